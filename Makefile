@@ -1,0 +1,94 @@
+# locd — the front door. See README.md.
+PREFIX ?= /usr/local
+DESTDIR ?=
+SYSCONFDIR ?= /etc
+SYSTEMDDIR ?= /usr/lib/systemd/system
+SYSUSERSDIR ?= /usr/lib/sysusers.d
+TMPFILESDIR ?= /usr/lib/tmpfiles.d
+SWIFT ?= swift
+CONFIG ?= debug
+BIN := .build/$(CONFIG)
+RUN_DIR := .run
+# The embedded default for `make run`: a car drive recorded by a real u-blox receiver
+# (GPSD regression corpus, BSD-2-Clause; see Tests/Fixtures/nmea/PROVENANCE.md).
+RUN_SOURCE ?= replay:Tests/Fixtures/nmea/bt451.log?speed=1&loop=1
+
+.PHONY: all deps deps-test build release test run bench lint format fuzz install uninstall docs tzdata clean
+
+all: build
+
+deps:
+	@scripts/deps.sh build
+
+deps-test:
+	@scripts/deps.sh test
+
+build: deps
+	$(SWIFT) build -c $(CONFIG)
+
+release:
+	@scripts/deps.sh build
+	$(SWIFT) build -c release
+
+test: deps-test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --parallel
+
+run: build
+	@mkdir -p $(RUN_DIR)/state
+	@echo "locd: socket $(RUN_DIR)/locd.sock, state $(RUN_DIR)/state; in another terminal:"
+	@echo "  $(BIN)/locctl --socket $(RUN_DIR)/locd.sock status"
+	$(BIN)/locd --config /dev/null --socket $(RUN_DIR)/locd.sock --state-dir $(RUN_DIR)/state \
+	  --source '$(RUN_SOURCE)' --log-level info
+
+bench:
+	@scripts/deps.sh bench
+	$(SWIFT) build -c release
+	@bench/run.sh
+
+lint:
+	swift-format lint --strict -r Sources Tests Package.swift
+
+format:
+	swift-format format -i -r Sources Tests Package.swift
+
+fuzz:
+	@scripts/deps.sh build
+	fuzz/run.sh
+
+docs:
+	@for m in docs/man/*.[0-9]; do man -l -Tutf8 "$$m" >/dev/null || exit 1; done; echo "docs: man pages render"
+
+tzdata:
+	scripts/tzdata/generate.sh
+
+install: release
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/locd
+	install -m 0755 .build/release/locd $(DESTDIR)$(PREFIX)/bin/locd
+	install -m 0755 .build/release/locctl $(DESTDIR)$(PREFIX)/bin/locctl
+	@if ls data/* >/dev/null 2>&1; then install -m 0644 data/* $(DESTDIR)$(PREFIX)/share/locd/; fi
+	install -d $(DESTDIR)$(SYSCONFDIR)/locd/timers.d
+	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf ]; then \
+	  install -m 0644 conf/locd.conf $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf; fi
+	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/locd.service.in > $(DESTDIR)$(SYSTEMDDIR)/locd.service
+	install -m 0644 systemd/locd.socket $(DESTDIR)$(SYSTEMDDIR)/locd.socket
+	install -m 0644 systemd/locd.sysusers $(DESTDIR)$(SYSUSERSDIR)/locd.conf
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
+	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/locctl.1
+	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/locd.conf.5
+	install -m 0644 docs/man/locd.8 $(DESTDIR)$(PREFIX)/share/man/man8/locd.8
+	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/locd.conf; fi
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/locd $(DESTDIR)$(PREFIX)/bin/locctl
+	rm -rf $(DESTDIR)$(PREFIX)/share/locd
+	rm -f $(DESTDIR)$(SYSTEMDDIR)/locd.service $(DESTDIR)$(SYSTEMDDIR)/locd.socket
+	rm -f $(DESTDIR)$(SYSUSERSDIR)/locd.conf
+	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/locctl.1 $(DESTDIR)$(PREFIX)/share/man/man5/locd.conf.5 \
+	  $(DESTDIR)$(PREFIX)/share/man/man8/locd.8
+	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration) and /var/lib/locd (state)"
+
+clean:
+	rm -rf .build $(RUN_DIR)

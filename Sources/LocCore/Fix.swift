@@ -1,0 +1,90 @@
+/// Fix dimension, as reported by the receiver (NMEA GSA mode / gpsd TPV `mode`).
+public enum FixMode: Int, Sendable, Hashable, Comparable {
+  /// The receiver has no position.
+  case noFix = 1
+  /// Latitude and longitude only.
+  case twoD = 2
+  /// Latitude, longitude and altitude.
+  case threeD = 3
+  public static func < (a: FixMode, b: FixMode) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// How the position was obtained (NMEA GGA quality indicator / mode indicator).
+public enum FixQuality: String, Sendable, Hashable {
+  /// Autonomous GNSS fix.
+  case gps
+  /// Differential GNSS (SBAS, DGPS).
+  case dgps
+  /// Precise Positioning Service.
+  case pps
+  /// Real-time kinematic, fixed integers.
+  case rtkFixed = "rtk-fixed"
+  /// Real-time kinematic, float solution.
+  case rtkFloat = "rtk-float"
+  /// Dead reckoning (estimated).
+  case deadReckoning = "dead-reckoning"
+  /// Manually entered position.
+  case manual
+  /// Simulator output: not a real position.
+  case simulated
+}
+
+/// One receiver epoch turned into a fix: everything locd knows about one instant.
+/// Missing values are `nil`, never NaN or 0.
+public struct Fix: Hashable, Sendable {
+  /// UTC time of the epoch.
+  public var time: Instant
+  /// Position, when the receiver has one.
+  public var coordinate: Coordinate?
+  /// Fix dimension.
+  public var mode: FixMode
+  /// How the position was obtained.
+  public var quality: FixQuality?
+  /// Altitude above mean sea level.
+  public var altitudeMSL: Meters?
+  /// Geoid separation (height of the geoid above the WGS84 ellipsoid).
+  public var geoidSeparation: Meters?
+  /// Speed over ground.
+  public var speed: MetersPerSecond?
+  /// Course over ground, true north.
+  public var course: Degrees?
+  /// Estimated horizontal accuracy (one-sigma-ish radius).
+  public var horizontalAccuracy: Meters?
+  /// Satellites used in the solution.
+  public var satellitesUsed: Int?
+  /// Satellites in view.
+  public var satellitesInView: Int?
+  /// Position dilution of precision (unitless).
+  public var pdop: Double?
+  /// Horizontal dilution of precision (unitless).
+  public var hdop: Double?
+  /// Vertical dilution of precision (unitless).
+  public var vdop: Double?
+  /// The date came from a receiver suspected of the GPS week-rollover bug.
+  public var dateSuspect: Bool
+
+  /// A fix with only the required fields; the rest default to missing.
+  public init(
+    time: Instant, coordinate: Coordinate?, mode: FixMode, quality: FixQuality? = nil,
+    altitudeMSL: Meters? = nil, geoidSeparation: Meters? = nil, speed: MetersPerSecond? = nil,
+    course: Degrees? = nil, horizontalAccuracy: Meters? = nil, satellitesUsed: Int? = nil,
+    satellitesInView: Int? = nil, pdop: Double? = nil, hdop: Double? = nil, vdop: Double? = nil,
+    dateSuspect: Bool = false
+  ) {
+    self.time = time
+    self.coordinate = coordinate
+    self.mode = mode
+    self.quality = quality
+    self.altitudeMSL = altitudeMSL
+    self.geoidSeparation = geoidSeparation
+    self.speed = speed
+    self.course = course
+    self.horizontalAccuracy = horizontalAccuracy
+    self.satellitesUsed = satellitesUsed
+    self.satellitesInView = satellitesInView
+    self.pdop = pdop
+    self.hdop = hdop
+    self.vdop = vdop
+    self.dateSuspect = dateSuspect
+  }
+}

@@ -1,0 +1,374 @@
+/// A JSON value (RFC 8259). locd speaks JSON without Foundation: this type, its
+/// bounded parser and its serializer are all the wire needs.
+public enum JSON: Hashable, Sendable {
+  case null
+  case bool(Bool)
+  case number(Double)
+  case string(String)
+  case array([JSON])
+  /// An object; keys keep their insertion order so output is stable and readable.
+  case object(JSONObject)
+
+  /// The string, if this is one.
+  public var string: String? { if case .string(let s) = self { return s } else { return nil } }
+  /// The number, if this is one.
+  public var number: Double? { if case .number(let n) = self { return n } else { return nil } }
+  /// The boolean, if this is one.
+  public var bool: Bool? { if case .bool(let b) = self { return b } else { return nil } }
+  /// The array, if this is one.
+  public var array: [JSON]? { if case .array(let a) = self { return a } else { return nil } }
+  /// The object, if this is one.
+  public var object: JSONObject? { if case .object(let o) = self { return o } else { return nil } }
+  /// Whether this is `null`.
+  public var isNull: Bool { if case .null = self { return true } else { return false } }
+  /// The member `key` of an object; `nil` for other values or a missing key.
+  public subscript(key: String) -> JSON? { object?[key] }
+
+  /// A number from an integer.
+  public static func int(_ value: Int) -> JSON { .number(Double(value)) }
+  /// A string, or null when `nil`.
+  public static func optional(_ value: String?) -> JSON { value.map { .string($0) } ?? .null }
+  /// A number, or null when `nil`.
+  public static func optional(_ value: Double?) -> JSON { value.map { .number($0) } ?? .null }
+  /// A number, or null when `nil`.
+  public static func optional(_ value: Int?) -> JSON { value.map { .number(Double($0)) } ?? .null }
+}
+
+/// A JSON object with ordered keys.
+public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
+  /// Members in order.
+  public private(set) var members: [(key: String, value: JSON)]
+
+  public init(dictionaryLiteral elements: (String, JSON)...) {
+    members = elements.map { (key: $0.0, value: $0.1) }
+  }
+
+  /// An empty object.
+  public init() { members = [] }
+
+  /// The value of `key`; setting replaces it in place or appends it.
+  public subscript(key: String) -> JSON? {
+    get { members.first(where: { $0.key == key })?.value }
+    set {
+      if let i = members.firstIndex(where: { $0.key == key }) {
+        if let newValue { members[i].value = newValue } else { members.remove(at: i) }
+      } else if let newValue {
+        members.append((key: key, value: newValue))
+      }
+    }
+  }
+
+  /// The keys in order.
+  public var keys: [String] { members.map(\.key) }
+
+  public static func == (a: JSONObject, b: JSONObject) -> Bool {
+    a.members.count == b.members.count
+      && zip(a.members, b.members).allSatisfy { $0.key == $1.key && $0.value == $1.value }
+  }
+
+  public func hash(into hasher: inout Hasher) {
+    for m in members {
+      hasher.combine(m.key)
+      hasher.combine(m.value)
+    }
+  }
+}
+
+// MARK: - Serializing
+
+extension JSON {
+  /// Compact serialization on one line (no newline inside, so it frames as one message).
+  public var serialized: String {
+    var out = ""
+    out.reserveCapacity(128)
+    write(to: &out)
+    return out
+  }
+
+  /// Appends the compact serialization to `out`.
+  public func write(to out: inout String) {
+    switch self {
+    case .null: out += "null"
+    case .bool(let b): out += b ? "true" : "false"
+    case .number(let n): JSON.writeNumber(n, to: &out)
+    case .string(let s): JSON.writeString(s, to: &out)
+    case .array(let a):
+      out += "["
+      for (i, v) in a.enumerated() {
+        if i > 0 { out += "," }
+        v.write(to: &out)
+      }
+      out += "]"
+    case .object(let o):
+      out += "{"
+      for (i, m) in o.members.enumerated() {
+        if i > 0 { out += "," }
+        JSON.writeString(m.key, to: &out)
+        out += ":"
+        m.value.write(to: &out)
+      }
+      out += "}"
+    }
+  }
+
+  static func writeNumber(_ n: Double, to out: inout String) {
+    guard n.isFinite else {
+      // JSON has no NaN or infinity; locd never produces them, but never emit invalid JSON.
+      out += "null"
+      return
+    }
+    if n == n.rounded(), abs(n) < 1e15 {
+      out += String(Int64(n))
+    } else {
+      out += n.description
+    }
+  }
+
+  static func writeString(_ s: String, to out: inout String) {
+    out += "\""
+    for scalar in s.unicodeScalars {
+      switch scalar {
+      case "\"": out += "\\\""
+      case "\\": out += "\\\\"
+      case "\n": out += "\\n"
+      case "\r": out += "\\r"
+      case "\t": out += "\\t"
+      default:
+        if scalar.value < 0x20 {
+          let hex = String(scalar.value, radix: 16)
+          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+        } else {
+          out.unicodeScalars.append(scalar)
+        }
+      }
+    }
+    out += "\""
+  }
+}
+
+// MARK: - Parsing
+
+/// Why a JSON text was rejected.
+public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Byte offset of the problem.
+  public var offset: Int
+  /// What is wrong.
+  public var reason: String
+  public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSON {
+  /// Parses one JSON value from UTF-8 bytes. Nesting deeper than `maxDepth` is an error,
+  /// so a hostile client cannot exhaust the stack.
+  public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSON {
+    let array = Array(bytes)
+    var parser = JSONParser(bytes: array, maxDepth: maxDepth)
+    parser.skipSpace()
+    let value = try parser.value(depth: 0)
+    parser.skipSpace()
+    guard parser.i == array.count else { throw JSONParseError(offset: parser.i, reason: "trailing characters") }
+    return value
+  }
+
+  /// Parses one JSON value from a string.
+  public static func parse(_ text: String, maxDepth: Int = 32) throws(JSONParseError) -> JSON {
+    try parse(Array(text.utf8), maxDepth: maxDepth)
+  }
+}
+
+struct JSONParser {
+  let bytes: [UInt8]
+  let maxDepth: Int
+  var i = 0
+
+  init(bytes: [UInt8], maxDepth: Int) {
+    self.bytes = bytes
+    self.maxDepth = maxDepth
+  }
+
+  mutating func skipSpace() {
+    while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+      i += 1
+    }
+  }
+
+  func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
+
+  mutating func value(depth: Int) throws(JSONParseError) -> JSON {
+    guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+    guard i < bytes.count else { throw fail("unexpected end") }
+    switch bytes[i] {
+    case UInt8(ascii: "{"):
+      i += 1
+      var object = JSONObject()
+      skipSpace()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+        i += 1
+        return .object(object)
+      }
+      while true {
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+        let key = try string()
+        skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+        i += 1
+        skipSpace()
+        let v = try value(depth: depth + 1)
+        if object[key] != nil { throw fail("duplicate key '\(key)'") }
+        object[key] = v
+        skipSpace()
+        guard i < bytes.count else { throw fail("unexpected end in object") }
+        if bytes[i] == UInt8(ascii: ",") {
+          i += 1
+          continue
+        }
+        guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
+        i += 1
+        return .object(object)
+      }
+    case UInt8(ascii: "["):
+      i += 1
+      var array: [JSON] = []
+      skipSpace()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+        i += 1
+        return .array(array)
+      }
+      while true {
+        skipSpace()
+        array.append(try value(depth: depth + 1))
+        skipSpace()
+        guard i < bytes.count else { throw fail("unexpected end in array") }
+        if bytes[i] == UInt8(ascii: ",") {
+          i += 1
+          continue
+        }
+        guard bytes[i] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+        i += 1
+        return .array(array)
+      }
+    case UInt8(ascii: "\""):
+      return .string(try string())
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return .null
+    default:
+      return .number(try number())
+    }
+  }
+
+  mutating func literal(_ word: StaticString) throws(JSONParseError) {
+    let n = word.utf8CodeUnitCount
+    guard i + n <= bytes.count else { throw fail("unexpected end") }
+    for k in 0..<n where bytes[i + k] != word.utf8Start[k] {
+      throw fail("invalid literal")
+    }
+    i += n
+  }
+
+  mutating func number() throws(JSONParseError) -> Double {
+    let start = i
+    if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+    guard i < bytes.count, (48...57).contains(bytes[i]) else { throw fail("invalid value") }
+    if bytes[i] == 48 {
+      i += 1
+    } else {
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+      i += 1
+      let f = i
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+      guard i > f else { throw fail("invalid number") }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+      i += 1
+      if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let e = i
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+      guard i > e else { throw fail("invalid number") }
+    }
+    guard i - start <= 64, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite else {
+      throw JSONParseError(offset: start, reason: "invalid number")
+    }
+    return v
+  }
+
+  mutating func hex4() throws(JSONParseError) -> UInt32 {
+    guard i + 4 <= bytes.count else { throw fail("short \\u escape") }
+    var v: UInt32 = 0
+    for _ in 0..<4 {
+      let c = bytes[i]
+      let d: UInt32
+      switch c {
+      case 48...57: d = UInt32(c - 48)
+      case 65...70: d = UInt32(c - 55)
+      case 97...102: d = UInt32(c - 87)
+      default: throw fail("bad \\u escape")
+      }
+      v = v << 4 | d
+      i += 1
+    }
+    return v
+  }
+
+  mutating func string() throws(JSONParseError) -> String {
+    i += 1  // opening quote
+    var out: [UInt8] = []
+    while true {
+      guard i < bytes.count else { throw fail("unterminated string") }
+      let c = bytes[i]
+      if c == UInt8(ascii: "\"") {
+        i += 1
+        break
+      }
+      if c < 0x20 { throw fail("control character in string") }
+      if c != UInt8(ascii: "\\") {
+        out.append(c)
+        i += 1
+        continue
+      }
+      i += 1
+      guard i < bytes.count else { throw fail("unterminated escape") }
+      let e = bytes[i]
+      i += 1
+      switch e {
+      case UInt8(ascii: "\""): out.append(0x22)
+      case UInt8(ascii: "\\"): out.append(0x5C)
+      case UInt8(ascii: "/"): out.append(0x2F)
+      case UInt8(ascii: "b"): out.append(0x08)
+      case UInt8(ascii: "f"): out.append(0x0C)
+      case UInt8(ascii: "n"): out.append(0x0A)
+      case UInt8(ascii: "r"): out.append(0x0D)
+      case UInt8(ascii: "t"): out.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try hex4()
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+            throw fail("lone surrogate")
+          }
+          i += 2
+          let low = try hex4()
+          guard (0xDC00...0xDFFF).contains(low) else { throw fail("bad surrogate pair") }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw fail("lone surrogate")
+        }
+        guard let u = Unicode.Scalar(scalar) else { throw fail("invalid code point") }
+        out.append(contentsOf: Array(String(Character(u)).utf8))
+      default:
+        throw fail("invalid escape")
+      }
+    }
+    // Invalid UTF-8 is rejected rather than silently repaired.
+    guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+    return s
+  }
+}

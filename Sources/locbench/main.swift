@@ -1,0 +1,20 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// One benchmark group, run as `locbench NAME [ARGS]`.
+protocol Benchmark {
+  static var name: String { get }
+  static func run(_ arguments: [String]) -> Int32
+}
+
+/// Every benchmark group. Add one line per group.
+let allBenchmarks: [any Benchmark.Type] = [
+]
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let name = arguments.first, let bench = allBenchmarks.first(where: { $0.name == name }) else {
+  print("usage: locbench GROUP [ARGS]; groups: \(allBenchmarks.map { $0.name }.joined(separator: " "))")
+  exit(2)
+}
+exit(bench.run(Array(arguments.dropFirst())))

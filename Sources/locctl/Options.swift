@@ -1,0 +1,57 @@
+/// A small command-line parser: `--name value`, `--name=value`, `--flag`, and positionals.
+struct Options {
+  /// Positional words, in order.
+  var positionals: [String] = []
+  private var values: [String: [String]] = [:]
+  private var flags: Set<String> = []
+
+  /// Error text for a usage problem.
+  struct UsageError: Error, CustomStringConvertible {
+    var description: String
+  }
+
+  /// Parses `arguments`; `valued` names options that take a value, `flagNames` those that do not.
+  /// A lone `-` is a positional (stdin). `--` ends option parsing.
+  init(_ arguments: [String], valued: Set<String>, flagNames: Set<String>) throws {
+    var i = 0
+    var onlyPositionals = false
+    while i < arguments.count {
+      let word = arguments[i]
+      i += 1
+      if onlyPositionals || !word.hasPrefix("--") {
+        positionals.append(word)
+        continue
+      }
+      if word == "--" {
+        onlyPositionals = true
+        continue
+      }
+      var name = String(word.dropFirst(2))
+      var inline: String? = nil
+      if let eq = name.firstIndex(of: "=") {
+        inline = String(name[name.index(after: eq)...])
+        name = String(name[..<eq])
+      }
+      if valued.contains(name) {
+        if let inline {
+          values[name, default: []].append(inline)
+        } else {
+          guard i < arguments.count else { throw UsageError(description: "option --\(name) needs a value") }
+          values[name, default: []].append(arguments[i])
+          i += 1
+        }
+      } else if flagNames.contains(name), inline == nil {
+        flags.insert(name)
+      } else {
+        throw UsageError(description: "unknown option --\(name)")
+      }
+    }
+  }
+
+  /// The last value given for `name`.
+  func value(_ name: String) -> String? { values[name]?.last }
+  /// Every value given for `name`, in order.
+  func all(_ name: String) -> [String] { values[name] ?? [] }
+  /// Whether `--name` was given.
+  func flag(_ name: String) -> Bool { flags.contains(name) }
+}

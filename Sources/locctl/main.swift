@@ -1,0 +1,44 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Prints to standard error.
+func printError(_ text: String) {
+  var line = text
+  line += "\n"
+  _ = line.withCString { fputs($0, stderr) }
+}
+
+func usage() -> String {
+  var text = "usage: locctl [--socket PATH] COMMAND [ARGS]\n\ncommands:\n"
+  for command in allCommands {
+    let pad = String(repeating: " ", count: max(1, 16 - command.name.count))
+    text += "  \(command.name)\(pad)\(command.summary)\n"
+  }
+  return text
+}
+
+var arguments = Array(CommandLine.arguments.dropFirst())
+// Global option: --socket PATH (also LOCD_SOCKET in the environment).
+if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
+  if first == "--socket" {
+    guard arguments.count >= 2 else {
+      printError("locctl: option --socket needs a value")
+      exit(ExitStatus.usage)
+    }
+    setenv("LOCD_SOCKET", arguments[1], 1)
+    arguments.removeFirst(2)
+  } else {
+    setenv("LOCD_SOCKET", String(first.dropFirst("--socket=".count)), 1)
+    arguments.removeFirst()
+  }
+}
+guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
+  print(usage(), terminator: "")
+  exit(arguments.isEmpty ? ExitStatus.usage : ExitStatus.ok)
+}
+guard let command = allCommands.first(where: { $0.name == name }) else {
+  printError("locctl: unknown command '\(name)'; see 'locctl --help'")
+  exit(ExitStatus.usage)
+}
+exit(command.run(Array(arguments.dropFirst())))

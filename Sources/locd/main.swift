@@ -1,0 +1,1 @@
+print("locd: not yet")

@@ -1,0 +1,19 @@
+import Glibc
+import LocSystem
+import Testing
+
+@Suite struct FileIOTests {
+  @Test func readsWholeFileAndEnforcesLimit() throws {
+    var template = Array("/tmp/locd-fileio-XXXXXX".utf8CString)
+    let fd = mkstemp(&template)
+    #expect(fd >= 0)
+    let path = String(cString: template)
+    defer { unlink(path) }
+    let bytes = (0..<200_000).map { UInt8($0 % 251) }
+    try FileIO.writeAll(fd: fd, bytes)
+    close(fd)
+    #expect(try FileIO.read(path: path) == bytes)
+    #expect(throws: Errno(call: "read", code: EFBIG)) { try FileIO.read(path: path, limit: 1000) }
+    #expect(throws: Errno(call: "open", code: ENOENT)) { try FileIO.read(path: path + ".missing") }
+  }
+}

@@ -1,0 +1,18 @@
+#!/bin/sh
+# Installs the Debian packages that building, running and testing locd need, if missing.
+# Usage: scripts/deps.sh [build|test|bench]
+set -eu
+what=${1:-build}
+pkgs="libsystemd-dev pkg-config"
+case "$what" in
+  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon util-linux python3-venv" ;;
+esac
+missing=""
+for p in $pkgs; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps: installing$missing"
+if [ "$(id -u)" -eq 0 ]; then sudo=""; else sudo="sudo"; fi
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing
