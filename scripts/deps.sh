@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test|bench]
 set -eu
 what=${1:-build}
-pkgs="libsystemd-dev pkg-config"
+pkgs="libsystemd-dev pkg-config tzdata"
 case "$what" in
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon util-linux python3-venv" ;;
 esac

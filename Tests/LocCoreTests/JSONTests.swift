@@ -1,4 +1,4 @@
-import LocProtocol
+import LocCore
 import Testing
 
 @Suite struct JSONTests {
