@@ -16,9 +16,10 @@ let package = Package(
   ],
   targets: [
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+    .target(name: "CLocShim"),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
-    .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd"], swiftSettings: shell),
+    .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"], swiftSettings: shell),
     .executableTarget(name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
     .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),

@@ -1,3 +1,8 @@
 /// Every subcommand of locctl, in the order `--help` lists them. Add one line per command.
 let allCommands: [any LocctlCommand.Type] = [
+  StatusCommand.self,
+  WatchCommand.self,
+  SetLocationCommand.self,
+  ClearLocationCommand.self,
+  ReloadCommand.self,
 ]

@@ -1,18 +1,18 @@
 /// A small command-line parser: `--name value`, `--name=value`, `--flag`, and positionals.
-struct Options {
+public struct CommandLineOptions {
   /// Positional words, in order.
-  var positionals: [String] = []
+  public var positionals: [String] = []
   private var values: [String: [String]] = [:]
   private var flags: Set<String> = []
 
   /// Error text for a usage problem.
-  struct UsageError: Error, CustomStringConvertible {
-    var description: String
+  public struct UsageError: Error, CustomStringConvertible {
+    public var description: String
   }
 
   /// Parses `arguments`; `valued` names options that take a value, `flagNames` those that do not.
   /// A lone `-` is a positional (stdin). `--` ends option parsing.
-  init(_ arguments: [String], valued: Set<String>, flagNames: Set<String>) throws {
+  public init(_ arguments: [String], valued: Set<String>, flagNames: Set<String>) throws {
     var i = 0
     var onlyPositionals = false
     while i < arguments.count {
@@ -49,9 +49,9 @@ struct Options {
   }
 
   /// The last value given for `name`.
-  func value(_ name: String) -> String? { values[name]?.last }
+  public func value(_ name: String) -> String? { values[name]?.last }
   /// Every value given for `name`, in order.
-  func all(_ name: String) -> [String] { values[name] ?? [] }
+  public func all(_ name: String) -> [String] { values[name] ?? [] }
   /// Whether `--name` was given.
-  func flag(_ name: String) -> Bool { flags.contains(name) }
+  public func flag(_ name: String) -> Bool { flags.contains(name) }
 }

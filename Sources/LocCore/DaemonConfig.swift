@@ -1,0 +1,130 @@
+/// Everything locd can be configured with, with its defaults (locd.conf(5)).
+public struct DaemonConfig: Sendable, Equatable {
+  /// Path of the control socket.
+  public var socketPath = "/run/locd/locd.sock"
+  /// Group owning the socket; `nil` keeps the daemon's group.
+  public var socketGroup: String? = "locd"
+  /// Permission bits of the socket.
+  public var socketMode: UInt32 = 0o660
+  /// Members of this group may read state (root and the daemon's own uid always may).
+  /// Defaults to the socket group.
+  public var readGroup: String? = nil
+  /// Members of this group may change state (set-location, reload, timers); root always may.
+  public var adminGroup: String? = nil
+  /// Where the last-known position file lives.
+  public var stateDirectory = "/var/lib/locd"
+  /// Fix sources; empty means `SourceURI.defaultSource`.
+  public var sources: [SourceURI] = []
+  /// Messages above this level are not logged.
+  public var logLevel = LogLevel.info
+  /// A fix older than this (since it was received) is no longer fresh.
+  public var freshFor: Duration = .seconds(10)
+  /// A move farther than this (plus the accuracy radii) is significant.
+  public var significantDistance: Meters = 1000
+  /// Zone used when none can be derived from the position (`nil`: the system zone).
+  public var timeZone: String? = nil
+  /// Most clients connected at once; more are answered `too-many-clients` and closed.
+  public var maxClients = 2048
+  /// Longest request line in bytes.
+  public var maxRequestBytes = 65536
+  /// Most bytes queued for a client that does not read; past it the client is dropped.
+  public var maxQueuedBytesPerClient = 1 << 20
+  /// A client must complete the hello within this time.
+  public var handshakeTimeout: Duration = .seconds(10)
+
+  /// The defaults.
+  public init() {}
+
+  /// The sources in effect.
+  public var effectiveSources: [SourceURI] { sources.isEmpty ? [SourceURI.defaultSource] : sources }
+  /// The read group in effect.
+  public var effectiveReadGroup: String? { readGroup ?? socketGroup }
+
+  /// A problem found while applying a configuration file.
+  public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
+    /// File name as given.
+    public var file: String
+    /// 1-based line.
+    public var line: Int
+    /// What is wrong.
+    public var message: String
+    /// `file:line: message`, the form editors jump to.
+    public var description: String { "\(file):\(line): \(message)" }
+  }
+
+  /// Applies the text of a configuration file over `self`; returns every problem found,
+  /// each with `file:line`. Unknown sections and keys are problems, so typos do not pass.
+  public mutating func apply(fileText: String, fileName: String) -> [Diagnostic] {
+    let (file, syntax) = ConfigFile.parse(fileText)
+    var problems = syntax.map { Diagnostic(file: fileName, line: $0.line, message: $0.message) }
+    var fileSources: [SourceURI] = []
+    var sawSource = false
+    for entry in file.entries {
+      func problem(_ message: String) {
+        problems.append(Diagnostic(file: fileName, line: entry.line, message: message))
+      }
+      let v = entry.value
+      switch (entry.section, entry.key) {
+      case ("Daemon", "Socket"):
+        if v.hasPrefix("/") { socketPath = v } else { problem("Socket= must be an absolute path") }
+      case ("Daemon", "SocketGroup"): socketGroup = v.isEmpty ? nil : v
+      case ("Daemon", "SocketMode"):
+        if let m = UInt32(v, radix: 8), m <= 0o777 { socketMode = m } else { problem("SocketMode= must be octal, e.g. 0660") }
+      case ("Daemon", "ReadGroup"): readGroup = v.isEmpty ? nil : v
+      case ("Daemon", "AdminGroup"): adminGroup = v.isEmpty ? nil : v
+      case ("Daemon", "StateDirectory"):
+        if v.hasPrefix("/") { stateDirectory = v } else { problem("StateDirectory= must be an absolute path") }
+      case ("Daemon", "LogLevel"):
+        if let l = LogLevel(name: v) { logLevel = l } else { problem("unknown LogLevel= '\(v)'") }
+      case ("Sources", "Source"):
+        sawSource = true
+        if v.isEmpty {
+          fileSources = []  // systemd style: an empty assignment resets the list
+        } else {
+          do { fileSources.append(try SourceURI(parsing: v)) } catch { problem(error.description) }
+        }
+      case ("Position", "FreshFor"):
+        if let d = Duration(timeSpan: v), d > .zero { freshFor = d } else { problem("FreshFor= must be a time span, e.g. 10s") }
+      case ("Position", "SignificantDistance"):
+        if let m = DaemonConfig.parseDistance(v) { significantDistance = m } else {
+          problem("SignificantDistance= must be a distance, e.g. 1km or 500m")
+        }
+      case ("Position", "TimeZone"): timeZone = v.isEmpty ? nil : v
+      case ("Limits", "MaxClients"):
+        if let n = Int(v), (1...65536).contains(n) { maxClients = n } else { problem("MaxClients= must be 1-65536") }
+      case ("Limits", "MaxRequestBytes"):
+        if let n = Int(v), (256...(16 << 20)).contains(n) { maxRequestBytes = n } else {
+          problem("MaxRequestBytes= must be 256-16777216")
+        }
+      case ("Limits", "MaxQueuedBytesPerClient"):
+        if let n = Int(v), (4096...(256 << 20)).contains(n) { maxQueuedBytesPerClient = n } else {
+          problem("MaxQueuedBytesPerClient= must be 4096-268435456")
+        }
+      case ("Limits", "HandshakeTimeout"):
+        if let d = Duration(timeSpan: v), d > .zero { handshakeTimeout = d } else { problem("HandshakeTimeout= must be a time span") }
+      default:
+        if ["Daemon", "Sources", "Position", "Limits"].contains(entry.section) {
+          problem("unknown key '\(entry.key)' in [\(entry.section)]")
+        } else {
+          problem("unknown section [\(entry.section)]")
+        }
+      }
+    }
+    if sawSource { sources = fileSources }
+    return problems
+  }
+
+  /// Parses `1km`, `500m`, `250` (metres).
+  public static func parseDistance(_ text: String) -> Meters? {
+    var t = Substring(text)
+    var scale = 1.0
+    if t.hasSuffix("km") {
+      scale = 1000
+      t = t.dropLast(2)
+    } else if t.hasSuffix("m") {
+      t = t.dropLast()
+    }
+    guard let v = Double(t.trimmingSpaces()), v >= 0, v.isFinite else { return nil }
+    return Meters(v * scale)
+  }
+}

@@ -1,0 +1,315 @@
+/// The functional core of locd: `handle(event, at: now) -> [Effect]`. It never reads a
+/// clock, a file, a socket or the environment; the shell feeds it events and carries out
+/// its effects. Every behaviour is a replayable list of (instant, event) pairs.
+public struct Engine {
+  /// The configuration in effect.
+  public private(set) var config: DaemonConfig
+  /// Looked-up data (zones, sun).
+  public var environment: EngineEnvironment
+
+  struct Session {
+    var peer: Peer
+    var access: AccessLevel
+    var app: String?
+    var subscriptions: Set<EventKind> = []
+  }
+
+  private(set) var sessions: [SessionID: Session] = [:]
+  private(set) var sources: [SourceID: SourceSnapshot] = [:]
+  /// Newest fix time per source since it (re)started, to drop fixes older than the current.
+  private var newestFixTime: [SourceID: Instant] = [:]
+  /// The latest accepted fix and the position made from it.
+  private(set) var latestFix: (fix: Fix, position: Position)?
+  /// Last known position from the state file (or last persisted).
+  private(set) var lastKnown: Position?
+  /// What the state file holds now for the last known position.
+  private var persistedLastKnown: Position?
+  /// The manual location.
+  private(set) var manual: Position?
+  private var lastTier: PositionTier = .none
+  private var serverCounters = ServerCounters()
+  private var stateProblem: String?
+  private var startedAt = Instant(microsecondsSinceEpoch: 0)
+  private var sentSummary: String?
+  private var sentSummaryAt = Instant(microsecondsSinceEpoch: 0)
+  private var statusRefreshArmed = false
+  /// Minimum time between two STATUS= updates that differ only in details (satellites).
+  static let statusThrottle: Duration = .seconds(10)
+
+  /// An engine with a configuration and its data.
+  public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
+    self.config = config
+    self.environment = environment
+  }
+
+  /// Handles one event at `now` and returns what the shell must do, in order.
+  public mutating func handle(_ event: EngineEvent, at now: Instant) -> [Effect] {
+    var effects: [Effect] = []
+    switch event {
+    case .started(let state, let problem):
+      startedAt = now
+      lastKnown = state?.lastKnown
+      persistedLastKnown = state?.lastKnown
+      manual = state?.manual
+      stateProblem = problem
+      if let problem {
+        effects.append(.log(.warning, "state file ignored: \(problem)"))
+      }
+      lastTier = resolve(at: now).tier
+    case .fixDecoded(let fix, let source):
+      handleFix(fix, from: source, at: now, into: &effects)
+    case .sourceUpdated(let snapshot, let restarted):
+      let old = sources[snapshot.id]
+      sources[snapshot.id] = snapshot
+      if restarted { newestFixTime[snapshot.id] = nil }
+      if old?.state != snapshot.state {
+        publish(.sourceStatus(snapshot), at: now, into: &effects)
+      }
+    case .serverCountersChanged(let counters):
+      serverCounters = counters
+    case .sessionOpened(let id, let peer, let access, let app):
+      sessions[id] = Session(peer: peer, access: access, app: app)
+    case .requestReceived(let session, let id, let request):
+      handleRequest(request, id: id, from: session, at: now, into: &effects)
+    case .sessionClosed(let id):
+      sessions[id] = nil
+    case .timerFired(let timer):
+      switch timer {
+      case .freshness: break  // the tier check below does the work
+      case .statusRefresh: statusRefreshArmed = false
+      }
+    case .configReloaded(let result, let requester):
+      switch result {
+      case .success(let newConfig):
+        config = newConfig
+        effects.append(.log(.notice, "configuration reloaded"))
+        if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
+      case .failure(let failure):
+        effects.append(
+          .log(.error, "configuration not reloaded, keeping the old one: \(failure.problems.joined(separator: "; "))"))
+        if let r = requester {
+          effects.append(
+            .reply(r.session, r.id, .failure(RequestError(.failed, failure.problems.joined(separator: "; ")))))
+        }
+      }
+    case .stopping:
+      if let latest = latestFix?.position, latest != persistedLastKnown {
+        lastKnown = latest
+        persistedLastKnown = latest
+        effects.append(.persist(storedState))
+      }
+    }
+    afterEvent(at: now, into: &effects)
+    return effects
+  }
+
+  // MARK: Fixes
+
+  private mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
+    guard fix.mode >= .twoD, let coordinate = fix.coordinate else { return }
+    guard fix.quality != .simulated else {
+      effects.append(.log(.debug, "simulated fix dropped"))
+      return
+    }
+    if let newest = newestFixTime[source], fix.time <= newest {
+      return  // older than (or same as) the current one from this stream
+    }
+    newestFixTime[source] = fix.time
+    let uri = sources[source]?.uri ?? "source \(source.index)"
+    let position = Position(
+      coordinate: coordinate, accuracy: fix.horizontalAccuracy, altitude: fix.altitudeMSL, time: fix.time,
+      receivedAt: now, source: uri)
+    latestFix = (fix, position)
+    effects.append(.arm(.freshness, at: now.adding(config.freshFor)))
+    effects.append(
+      .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
+    publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
+
+    let distance = persistedLastKnown.map { $0.coordinate.distance(to: coordinate) }
+    let threshold =
+      config.significantDistance.value + (persistedLastKnown?.accuracy?.value ?? 0) + (position.accuracy?.value ?? 0)
+    if distance == nil || distance!.value > threshold {
+      let from = persistedLastKnown
+      lastKnown = position
+      persistedLastKnown = position
+      effects.append(.persist(storedState))
+      effects.append(
+        .log(.info, distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"))
+      publish(.significantChange(from: from, to: position, distance: distance), at: now, into: &effects)
+    }
+  }
+
+  // MARK: Requests
+
+  private mutating func handleRequest(
+    _ request: Request, id: RequestID, from sessionID: SessionID, at now: Instant, into effects: inout [Effect]
+  ) {
+    guard let session = sessions[sessionID] else { return }
+    func deny(_ needed: AccessLevel) {
+      let what = needed == .admin ? "changing locd's state needs root or the admin group" : "reading locd's state needs root or the socket group"
+      effects.append(.reply(sessionID, id, .failure(RequestError(.permissionDenied, what))))
+    }
+    let needed: AccessLevel
+    switch request {
+    case .status, .subscribe, .unsubscribe: needed = .read
+    case .setLocation, .clearLocation, .reload: needed = .admin
+    }
+    guard session.access >= needed else {
+      serverCounters.permissionDenied += 1
+      deny(needed)
+      return
+    }
+    switch request {
+    case .status:
+      effects.append(.reply(sessionID, id, .success(.status(status(at: now)))))
+    case .subscribe(let kinds):
+      sessions[sessionID]?.subscriptions.formUnion(kinds)
+      effects.append(.reply(sessionID, id, .success(.subscriptions(sessions[sessionID]!.subscriptions))))
+      if kinds.contains(.location) {
+        // A new subscriber gets the current answer at once instead of waiting for a fix.
+        effects.append(.push(sessionID, .location(resolve(at: now), fix: latestFix?.fix), at: now))
+      }
+    case .unsubscribe(let kinds):
+      sessions[sessionID]?.subscriptions.subtract(kinds)
+      effects.append(.reply(sessionID, id, .success(.subscriptions(sessions[sessionID]!.subscriptions))))
+    case .setLocation(let coordinate, let name, let accuracy):
+      manual = Position(
+        coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name)
+      effects.append(.persist(storedState))
+      effects.append(.log(.notice, "manual location set by uid \(session.peer.uid)"))
+      effects.append(.reply(sessionID, id, .success(.manualLocation(manual))))
+    case .clearLocation:
+      manual = nil
+      effects.append(.persist(storedState))
+      effects.append(.log(.notice, "manual location cleared by uid \(session.peer.uid)"))
+      effects.append(.reply(sessionID, id, .success(.manualLocation(nil))))
+    case .reload:
+      effects.append(.reloadConfiguration(requestedBy: RequestRef(session: sessionID, id: id)))
+    }
+  }
+
+  // MARK: After every event
+
+  private mutating func afterEvent(at now: Instant, into effects: inout [Effect]) {
+    let resolved = resolve(at: now)
+    if resolved.tier != lastTier {
+      effects.append(.log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
+      lastTier = resolved.tier
+      // A tier change is news even without a fix (fix went stale, manual set, ...).
+      if !effects.contains(where: { if case .push(_, .location, _) = $0 { return true } else { return false } }) {
+        publish(.location(resolved, fix: latestFix?.fix), at: now, into: &effects)
+      }
+    }
+    let summary = summaryLine(resolved, at: now)
+    guard summary != sentSummary else { return }
+    let major = majorPart(of: summary) != sentSummary.map(majorPart(of:))
+    if major || now.duration(since: sentSummaryAt) >= Engine.statusThrottle {
+      sentSummary = summary
+      sentSummaryAt = now
+      effects.append(.notifyStatus(summary))
+    } else if !statusRefreshArmed {
+      statusRefreshArmed = true
+      effects.append(.arm(.statusRefresh, at: sentSummaryAt.adding(Engine.statusThrottle)))
+    }
+  }
+
+  /// The part of the summary before the first comma names the tier and fix mode; a change
+  /// there is reported at once, details (satellites) at most every `statusThrottle`.
+  private func majorPart(of summary: String) -> String {
+    String(summary.split(separator: ",", maxSplits: 1).first ?? "")
+  }
+
+  private mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
+    for id in sessions.keys.sorted() {
+      let s = sessions[id]!
+      if s.access >= .read, s.subscriptions.contains(notice.kind) {
+        effects.append(.push(id, notice, at: now))
+      }
+    }
+  }
+
+  // MARK: Queries
+
+  private var storedState: StoredState { StoredState(lastKnown: persistedLastKnown, manual: manual) }
+
+  /// Why fixes are not coming, from the sources' states.
+  private var sourceProblem: String? {
+    let snapshots = sources.values.sorted(by: { $0.id < $1.id })
+    if snapshots.contains(where: { $0.state == .connected }) { return nil }
+    guard let first = snapshots.first else { return nil }
+    let detail = first.lastError.map { ": \($0)" } ?? ""
+    return "source \(first.uri) is \(first.state.name)\(detail)"
+  }
+
+  /// The resolver's answer at `now`.
+  public func resolve(at now: Instant) -> ResolvedPosition {
+    PositionResolver.resolve(
+      fix: latestFix?.position, lastKnown: lastKnown, manual: manual, freshFor: config.freshFor, now: now,
+      sourceProblem: sourceProblem)
+  }
+
+  /// The zone in effect at `now` for a resolved position.
+  public func zone(for resolved: ResolvedPosition, at now: Instant) -> ZoneReport {
+    var id = environment.systemZone
+    var origin = "system"
+    if let c = resolved.position?.coordinate, let z = environment.zoneAt(c) {
+      id = z
+      origin = "position"
+    } else if let configured = config.timeZone {
+      id = configured
+      origin = "configured"
+    }
+    let offset = environment.zoneOffset(id, now)
+    return ZoneReport(id: id, origin: origin, offsetSeconds: offset?.seconds, abbreviation: offset?.abbreviation)
+  }
+
+  /// The full status at `now`.
+  public func status(at now: Instant) -> StatusReport {
+    let resolved = resolve(at: now)
+    let zone = zone(for: resolved, at: now)
+    let sun = resolved.position.flatMap { environment.sunToday($0.coordinate, zone.id, now) }
+    let fix = latestFix.map {
+      FixSummary(
+        mode: $0.fix.mode, quality: $0.fix.quality, satellitesUsed: $0.fix.satellitesUsed,
+        satellitesInView: $0.fix.satellitesInView, accuracy: $0.fix.horizontalAccuracy, hdop: $0.fix.hdop,
+        time: $0.fix.time)
+    }
+    return StatusReport(
+      position: resolved, fix: fix, sources: sources.values.sorted(by: { $0.id < $1.id }), timeZone: zone,
+      sun: sun, server: serverCounters, sessions: sessions.count, startedAt: startedAt,
+      stateProblem: stateProblem, summary: summaryLine(resolved, at: now))
+  }
+
+  /// The human one-liner for systemd's STATUS= (no coordinates).
+  func summaryLine(_ resolved: ResolvedPosition, at now: Instant) -> String {
+    var parts: [String] = []
+    switch resolved.tier {
+    case .fix:
+      let fix = latestFix?.fix
+      var head = fix?.mode == .threeD ? "3D fix" : "2D fix"
+      if let q = fix?.quality, q != .gps { head += " (\(q.rawValue))" }
+      parts.append(head)
+      if let n = fix?.satellitesUsed { parts.append("\(n) sats") }
+      if let a = fix?.horizontalAccuracy { parts.append("±\(Int(a.value.rounded())) m") }
+    case .cached:
+      parts.append("cached position, \(Engine.describeAge(resolved.age)) old")
+    case .manual:
+      parts.append("manual location")
+    case .none:
+      parts.append("no position")
+    }
+    let zone = zone(for: resolved, at: now)
+    parts.append(zone.id)
+    if resolved.tier == .none, let reason = resolved.reason { parts.append(reason) }
+    return parts.joined(separator: ", ")
+  }
+
+  /// "42 s", "5 min", "3 h", "2 d": coarse, so STATUS= does not change every second.
+  static func describeAge(_ age: Duration?) -> String {
+    guard let s = age?.seconds else { return "unknown" }
+    if s < 60 { return "<1 min" }
+    if s < 3600 { return "\(Int(s / 60)) min" }
+    if s < 172_800 { return "\(Int(s / 3600)) h" }
+    return "\(Int(s / 86_400)) d"
+  }
+}

@@ -1,0 +1,260 @@
+/// Identifies one client connection.
+public struct SessionID: Hashable, Sendable, Comparable, CustomStringConvertible {
+  /// A number unique for the daemon's lifetime.
+  public var raw: UInt64
+  /// A session id.
+  public init(_ raw: UInt64) { self.raw = raw }
+  public static func < (a: SessionID, b: SessionID) -> Bool { a.raw < b.raw }
+  public var description: String { "session \(raw)" }
+}
+
+/// Identifies one configured source (its index in the configuration).
+public struct SourceID: Hashable, Sendable, Comparable {
+  /// Index in `DaemonConfig.effectiveSources`.
+  public var index: Int
+  /// A source id.
+  public init(_ index: Int) { self.index = index }
+  public static func < (a: SourceID, b: SourceID) -> Bool { a.index < b.index }
+}
+
+/// A request id as the client sent it (JSON number or string), echoed in the reply.
+public enum RequestID: Hashable, Sendable {
+  case number(Int64)
+  case string(String)
+}
+
+/// One request of one session, for answers that come later.
+public struct RequestRef: Hashable, Sendable {
+  /// The session.
+  public var session: SessionID
+  /// The request's id.
+  public var id: RequestID
+  /// A reference.
+  public init(session: SessionID, id: RequestID) {
+    self.session = session
+    self.id = id
+  }
+}
+
+/// The connection state of a source.
+public enum SourceState: Sendable, Hashable {
+  /// Opening (connecting, opening the device or file).
+  case starting
+  /// Connected and reading.
+  case connected
+  /// Lost; the next attempt is at `retryAt`.
+  case reconnecting(retryAt: Instant)
+  /// A replay that reached its end without looping.
+  case finished
+  /// Cannot work as configured (e.g. file missing); not retried.
+  case failed
+
+  /// The state's name on the wire.
+  public var name: String {
+    switch self {
+    case .starting: return "starting"
+    case .connected: return "connected"
+    case .reconnecting: return "reconnecting"
+    case .finished: return "finished"
+    case .failed: return "failed"
+    }
+  }
+}
+
+/// A named counter.
+public struct Counter: Sendable, Hashable {
+  /// Counter name, e.g. "sentences".
+  public var name: String
+  /// Its value.
+  public var value: Int
+  /// A counter.
+  public init(_ name: String, _ value: Int) {
+    self.name = name
+    self.value = value
+  }
+}
+
+/// What the shell reports about one source.
+public struct SourceSnapshot: Sendable, Hashable {
+  /// Which source.
+  public var id: SourceID
+  /// Its URI (normalised; never contains coordinates).
+  public var uri: String
+  /// Connection state.
+  public var state: SourceState
+  /// Counters in a stable order (sentences, fixes, bad checksums, ...).
+  public var counters: [Counter]
+  /// The last error, e.g. "connect: Connection refused".
+  public var lastError: String?
+
+  /// A snapshot.
+  public init(id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil) {
+    self.id = id
+    self.uri = uri
+    self.state = state
+    self.counters = counters
+    self.lastError = lastError
+  }
+}
+
+/// Counters of the socket server (connection-level problems the engine never sees).
+public struct ServerCounters: Sendable, Hashable {
+  /// Connections accepted in total.
+  public var accepted = 0
+  /// Connections refused because of `maxClients`.
+  public var refusedTooMany = 0
+  /// Clients dropped because their queue overflowed.
+  public var droppedSlow = 0
+  /// Clients dropped because they did not complete the handshake in time.
+  public var droppedHandshake = 0
+  /// Lines that were not valid JSON.
+  public var invalidJSON = 0
+  /// Lines that were JSON but not a valid request.
+  public var invalidRequests = 0
+  /// Lines longer than `maxRequestBytes`.
+  public var tooLarge = 0
+  /// Requests with an unknown method.
+  public var unknownMethods = 0
+  /// Requests before the handshake.
+  public var beforeHandshake = 0
+  /// Requests refused for lack of permission.
+  public var permissionDenied = 0
+  /// The counters in a stable order.
+  public var all: [Counter] {
+    [
+      Counter("accepted", accepted), Counter("refusedTooMany", refusedTooMany),
+      Counter("droppedSlow", droppedSlow), Counter("droppedHandshake", droppedHandshake),
+      Counter("invalidJSON", invalidJSON), Counter("invalidRequests", invalidRequests),
+      Counter("tooLarge", tooLarge), Counter("unknownMethods", unknownMethods),
+      Counter("beforeHandshake", beforeHandshake), Counter("permissionDenied", permissionDenied),
+    ]
+  }
+  /// All zero.
+  public init() {}
+}
+
+/// Kinds of pushed events a session can subscribe to.
+public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
+  /// Each accepted fix, and each change of the resolved position's tier.
+  case location
+  /// A significant move (or a change of zone).
+  case significantChange = "significant-change"
+  /// The time zone changed.
+  case timezoneChanged = "timezone-changed"
+  /// Solar days were recomputed.
+  case solarRegenerated = "solar-regenerated"
+  /// A timer fired.
+  case timerFired = "timer-fired"
+  /// A source connected, was lost, or failed.
+  case sourceStatus = "source-status"
+  public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// A pushed event's payload.
+public enum Notice: Sendable, Hashable {
+  /// The resolved position, after a fix or a tier change.
+  case location(ResolvedPosition, fix: Fix?)
+  /// Moved from `from` to `to` by `distance`.
+  case significantChange(from: Position?, to: Position, distance: Meters?)
+  /// A source changed state.
+  case sourceStatus(SourceSnapshot)
+
+  /// The kind a subscriber asks for to get this.
+  public var kind: EventKind {
+    switch self {
+    case .location: return .location
+    case .significantChange: return .significantChange
+    case .sourceStatus: return .sourceStatus
+    }
+  }
+}
+
+/// A request after the protocol layer decoded and validated its shape.
+public enum Request: Sendable, Hashable {
+  /// The full status.
+  case status
+  /// Start pushing these kinds of events.
+  case subscribe(Set<EventKind>)
+  /// Stop pushing these kinds.
+  case unsubscribe(Set<EventKind>)
+  /// Set the manual location.
+  case setLocation(Coordinate, name: String?, accuracy: Meters?)
+  /// Forget the manual location.
+  case clearLocation
+  /// Reload the configuration file.
+  case reload
+}
+
+/// A successful answer.
+public enum Response: Sendable, Hashable {
+  /// The status report.
+  case status(StatusReport)
+  /// The session's subscriptions after the change.
+  case subscriptions(Set<EventKind>)
+  /// The manual location now in effect (nil after clearing).
+  case manualLocation(Position?)
+  /// Done, nothing to report.
+  case done
+}
+
+/// Timers the engine asks the shell to arm (one of each at a time).
+public enum EngineTimer: Hashable, Sendable {
+  /// The current fix stops being fresh.
+  case freshness
+  /// A throttled systemd STATUS= update is due.
+  case statusRefresh
+}
+
+/// Something that happened, fed to `Engine.handle(_:at:)`.
+public enum EngineEvent: Sendable {
+  /// The daemon started with this state file content (or a problem reading it).
+  case started(StoredState?, stateProblem: String?)
+  /// A source decoded a fix.
+  case fixDecoded(Fix, source: SourceID)
+  /// A source changed state or counters. `restarted` marks a new stream (reconnect,
+  /// replay loop): fix times may start over.
+  case sourceUpdated(SourceSnapshot, restarted: Bool)
+  /// The server's counters changed.
+  case serverCountersChanged(ServerCounters)
+  /// A client completed the hello.
+  case sessionOpened(SessionID, Peer, AccessLevel, app: String?)
+  /// A client sent a request.
+  case requestReceived(SessionID, RequestID, Request)
+  /// A client went away (or was dropped).
+  case sessionClosed(SessionID)
+  /// A timer the engine armed fired.
+  case timerFired(EngineTimer)
+  /// The configuration was reloaded (by SIGHUP or a `reload` request): `result` is the new
+  /// config or the problems that kept the old one.
+  case configReloaded(Result<DaemonConfig, ReloadFailure>, requestedBy: RequestRef?)
+  /// The daemon is stopping.
+  case stopping
+}
+
+/// Why a reload kept the old configuration.
+public struct ReloadFailure: Error, Sendable, Hashable {
+  /// The problems, each `file:line: message`.
+  public var problems: [String]
+  /// A failure.
+  public init(problems: [String]) { self.problems = problems }
+}
+
+/// What the engine asks the shell to do.
+public enum Effect: Sendable, Hashable {
+  /// Answer request `id` of `session`.
+  case reply(SessionID, RequestID, Result<Response, RequestError>)
+  /// Push an event to `session`.
+  case push(SessionID, Notice, at: Instant)
+  /// Arm (or re-arm) `timer` at `at` on the wall clock.
+  case arm(EngineTimer, at: Instant)
+  /// Disarm `timer`.
+  case disarm(EngineTimer)
+  /// Write the state file (atomically, mode 0600).
+  case persist(StoredState)
+  /// Send `STATUS=` to systemd.
+  case notifyStatus(String)
+  /// Re-read the configuration file, then feed `.configReloaded`.
+  case reloadConfiguration(requestedBy: RequestRef?)
+  /// Log a message. Messages above debug level never contain coordinates.
+  case log(LogLevel, String)
+}

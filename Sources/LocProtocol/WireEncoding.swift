@@ -1,0 +1,136 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+import LocCore
+
+/// The JSON shapes of the core's reports (documented field by field in docs/PROTOCOL.md).
+public enum WireEncoding {
+  /// A response's `result` object.
+  public static func encode(_ response: Response) -> JSON {
+    switch response {
+    case .status(let report): return encode(report)
+    case .subscriptions(let kinds): return .object(["events": .array(kinds.sorted().map { .string($0.rawValue) })])
+    case .manualLocation(let p): return .object(["manual": p.map { encode(position: $0, rounded: false) } ?? .null])
+    case .done: return .object([:])
+    }
+  }
+
+  /// An event's `data` object.
+  public static func encode(_ notice: Notice) -> JSON {
+    switch notice {
+    case .location(let resolved, let fix):
+      return .object(["position": encode(resolved, rounded: false), "fix": fix.map(encode(fix:)) ?? .null])
+    case .significantChange(let from, let to, let distance):
+      return .object([
+        "from": from.map { encode(position: $0, rounded: false) } ?? .null,
+        "to": encode(position: to, rounded: false),
+        "distance": .optional(distance.map { ($0.value * 10).rounded() / 10 }),
+      ])
+    case .sourceStatus(let s): return encode(source: s)
+    }
+  }
+
+  /// The status report. Coordinates are rounded to the position's accuracy.
+  public static func encode(_ r: StatusReport) -> JSON {
+    var zone: JSONObject = ["id": .string(r.timeZone.id), "origin": .string(r.timeZone.origin)]
+    zone["offset"] = .optional(r.timeZone.offsetSeconds)
+    zone["abbreviation"] = .optional(r.timeZone.abbreviation)
+    var sun: JSONObject = ["date": .null, "sunrise": .null, "sunset": .null, "note": .null]
+    if let s = r.sun {
+      sun["date"] = .string(s.date.description)
+      sun["sunrise"] = .optional(s.sunrise?.iso8601())
+      sun["sunset"] = .optional(s.sunset?.iso8601())
+      sun["note"] = .optional(s.note)
+    }
+    var server = JSONObject()
+    server["sessions"] = .int(r.sessions)
+    for c in r.server.all { server[c.name] = .int(c.value) }
+    let daemon: JSONObject = [
+      "startedAt": .string(r.startedAt.iso8601()), "stateProblem": .optional(r.stateProblem),
+    ]
+    let fix: JSON =
+      r.fix.map { f in
+        var o: JSONObject = ["mode": .int(f.mode.rawValue), "quality": .optional(f.quality?.rawValue)]
+        o["satellitesUsed"] = .optional(f.satellitesUsed)
+        o["satellitesInView"] = .optional(f.satellitesInView)
+        o["accuracy"] = .optional(f.accuracy.map { roundTo($0.value, 1) })
+        o["hdop"] = .optional(f.hdop)
+        o["time"] = .string(f.time.iso8601(fractionDigits: 3))
+        return JSON.object(o)
+      } ?? .null
+    return .object([
+      "position": encode(r.position, rounded: true), "fix": fix, "timezone": .object(zone), "sun": .object(sun),
+      "sources": .array(r.sources.map(encode(source:))), "server": .object(server), "daemon": .object(daemon),
+      "summary": .string(r.summary),
+    ])
+  }
+
+  /// The resolver's answer: always has `tier`; `lat`/`lon` are null in degraded mode.
+  public static func encode(_ resolved: ResolvedPosition, rounded: Bool) -> JSON {
+    var o: JSONObject
+    if let p = resolved.position, case .object(let base) = encode(position: p, rounded: rounded) {
+      o = base
+    } else {
+      o = ["lat": .null, "lon": .null, "accuracy": .null]
+    }
+    o["tier"] = .string(resolved.tier.rawValue)
+    o["age"] = .optional(resolved.age.map { roundTo($0.seconds, 1) })
+    o["reason"] = .optional(resolved.reason)
+    o["remedy"] = .optional(resolved.remedy)
+    return .object(o)
+  }
+
+  /// A position. With `rounded`, coordinates keep only the decimals its accuracy justifies.
+  public static func encode(position p: Position, rounded: Bool) -> JSON {
+    let decimals = rounded ? decimalsFor(accuracy: p.accuracy) : 7
+    var o: JSONObject = [
+      "lat": .number(roundTo(p.coordinate.latitude.value, decimals)),
+      "lon": .number(roundTo(p.coordinate.longitude.value, decimals)),
+    ]
+    o["accuracy"] = .optional(p.accuracy.map { roundTo($0.value, 1) })
+    o["altitude"] = .optional(p.altitude.map { roundTo($0.value, 1) })
+    o["time"] = .string(p.time.iso8601(fractionDigits: 3))
+    o["source"] = .string(p.source)
+    if let name = p.name { o["name"] = .string(name) }
+    return .object(o)
+  }
+
+  /// A fix in gpsd TPV terms (time, mode, lat, lon, altMSL, speed, track, eph) plus locd's extras.
+  public static func encode(fix f: Fix) -> JSON {
+    var o: JSONObject = ["time": .string(f.time.iso8601(fractionDigits: 3)), "mode": .int(f.mode.rawValue)]
+    o["lat"] = .optional(f.coordinate?.latitude.value)
+    o["lon"] = .optional(f.coordinate?.longitude.value)
+    o["altMSL"] = .optional(f.altitudeMSL?.value)
+    o["speed"] = .optional(f.speed?.value)
+    o["track"] = .optional(f.course?.value)
+    o["eph"] = .optional(f.horizontalAccuracy?.value)
+    o["quality"] = .optional(f.quality?.rawValue)
+    o["satellitesUsed"] = .optional(f.satellitesUsed)
+    o["satellitesInView"] = .optional(f.satellitesInView)
+    o["hdop"] = .optional(f.hdop)
+    return .object(o)
+  }
+
+  /// A source with its state and counters.
+  public static func encode(source s: SourceSnapshot) -> JSON {
+    var counters = JSONObject()
+    for c in s.counters { counters[c.name] = .int(c.value) }
+    var o: JSONObject = ["uri": .string(s.uri), "state": .string(s.state.name)]
+    if case .reconnecting(let at) = s.state { o["retryAt"] = .string(at.iso8601()) }
+    o["lastError"] = .optional(s.lastError)
+    o["counters"] = .object(counters)
+    return .object(o)
+  }
+
+  /// Decimal places so that one unit of the last place is no larger than the accuracy
+  /// (one degree of latitude is 111,320 m); 4 places (11 m) when accuracy is unknown.
+  public static func decimalsFor(accuracy: Meters?) -> Int {
+    guard let a = accuracy?.value, a > 0 else { return 4 }
+    return max(0, min(6, Int(ceil(log10(111_320 / a)))))
+  }
+
+  static func roundTo(_ v: Double, _ decimals: Int) -> Double {
+    let scale = pow(10, Double(decimals))
+    return (v * scale).rounded() / scale
+  }
+}

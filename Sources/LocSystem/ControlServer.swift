@@ -1,0 +1,354 @@
+import CLocShim
+import LocCore
+import LocProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The control socket: accepts clients, frames their lines, does the version handshake,
+/// enforces every per-client limit, and hands decoded requests to its owner. It knows
+/// nothing of positions; the engine answers through `send(_:to:)`.
+public final class ControlServer {
+  /// Limits that protect the daemon from clients.
+  public struct Limits {
+    /// Most clients at once.
+    public var maxClients: Int
+    /// Longest request line.
+    public var maxRequestBytes: Int
+    /// Most bytes queued for one client.
+    public var maxQueuedBytes: Int
+    /// Time allowed to complete the hello.
+    public var handshakeTimeout: Duration
+    /// Limits from a configuration.
+    public init(_ config: DaemonConfig) {
+      maxClients = config.maxClients
+      maxRequestBytes = config.maxRequestBytes
+      maxQueuedBytes = config.maxQueuedBytesPerClient
+      handshakeTimeout = config.handshakeTimeout
+    }
+  }
+
+  /// What the server tells its owner.
+  public struct Handlers {
+    /// Access level for a peer (asked once, at hello).
+    public var access: (Peer) -> AccessLevel
+    /// A client completed the hello.
+    public var opened: (SessionID, Peer, AccessLevel, String?) -> Void
+    /// A client sent a request.
+    public var request: (SessionID, RequestID, Request) -> Void
+    /// A client that had completed the hello went away.
+    public var closed: (SessionID) -> Void
+    /// Counters changed.
+    public var counters: (ServerCounters) -> Void
+    /// Log a line.
+    public var log: (LogLevel, String) -> Void
+    /// Handlers.
+    public init(
+      access: @escaping (Peer) -> AccessLevel, opened: @escaping (SessionID, Peer, AccessLevel, String?) -> Void,
+      request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
+      counters: @escaping (ServerCounters) -> Void, log: @escaping (LogLevel, String) -> Void
+    ) {
+      self.access = access
+      self.opened = opened
+      self.request = request
+      self.closed = closed
+      self.counters = counters
+      self.log = log
+    }
+  }
+
+  let loop: EventLoop
+  let listenFD: Int32
+  public var limits: Limits
+  let handlers: Handlers
+  let serverVersion: String
+  var listenWatch: IOWatch?
+  var clients: [SessionID: ClientConnection] = [:]
+  var nextID: UInt64 = 1
+  /// Connection-level counters.
+  public private(set) var counters = ServerCounters()
+
+  /// A server on an already listening socket.
+  public init(loop: EventLoop, listenFD: Int32, limits: Limits, serverVersion: String, handlers: Handlers) throws(Errno) {
+    self.loop = loop
+    self.listenFD = listenFD
+    self.limits = limits
+    self.handlers = handlers
+    self.serverVersion = serverVersion
+    UnixSocket.setNonBlocking(listenFD)
+    listenWatch = try loop.watch(fd: listenFD, events: Epoll.input) { [weak self] _ in
+      self?.acceptAll()
+    }
+  }
+
+  /// Clients connected now (with or without hello).
+  public var clientCount: Int { clients.count }
+
+  func bump(_ change: (inout ServerCounters) -> Void) {
+    change(&counters)
+    handlers.counters(counters)
+  }
+
+  func acceptAll() {
+    while true {
+      let fd = locshim_accept4(listenFD, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+      if fd < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN || errno == EWOULDBLOCK { return }
+        if errno == EMFILE || errno == ENFILE {
+          handlers.log(.warning, "accept: out of file descriptors, refusing connections for now")
+          return
+        }
+        if errno == ECONNABORTED { continue }
+        handlers.log(.warning, "accept: \(Errno(call: "accept").description), ignoring")
+        return
+      }
+      bump { $0.accepted += 1 }
+      guard clients.count < limits.maxClients else {
+        bump { $0.refusedTooMany += 1 }
+        let line = ServerMessage.error(nil, RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")) + "\n"
+        _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
+        close(fd)
+        continue
+      }
+      guard let peer = UnixSocket.peer(of: fd) else {
+        close(fd)
+        continue
+      }
+      let id = SessionID(nextID)
+      nextID += 1
+      do {
+        let client = try ClientConnection(server: self, fd: fd, id: id, peer: peer)
+        clients[id] = client
+        client.send(ServerMessage.hello(serverVersion: serverVersion))
+      } catch {
+        handlers.log(.warning, "client setup: \(error), dropping it")
+        close(fd)
+      }
+    }
+  }
+
+  /// Queues a line for a client; unknown (already gone) sessions are ignored.
+  public func send(_ line: String, to id: SessionID) {
+    clients[id]?.send(line)
+  }
+
+  /// Drops a client, e.g. after `slow-consumer`.
+  func drop(_ client: ClientConnection, reason: String, level: LogLevel = .info) {
+    guard clients[client.id] != nil else { return }
+    clients[client.id] = nil
+    handlers.log(level, "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)")
+    let wasOpen = client.handshaken
+    client.shutdown()
+    if wasOpen { handlers.closed(client.id) }
+  }
+
+  /// Closes every client and the listening socket's watch (the socket itself belongs to
+  /// the caller or to systemd).
+  public func stop() {
+    for client in clients.values { client.shutdown() }
+    clients.removeAll()
+    listenWatch?.cancel()
+    listenWatch = nil
+  }
+}
+
+/// One client connection: bounded line framing in, bounded queue out.
+final class ClientConnection {
+  unowned let server: ControlServer
+  let fd: Int32
+  let id: SessionID
+  let peer: Peer
+  var handshaken = false
+  var watch: IOWatch?
+  var handshakeTimer: Timer?
+  /// Bytes of an unfinished request line.
+  var pending: [UInt8] = []
+  /// Set while skipping the rest of an overlong line.
+  var discarding = false
+  /// Bytes waiting to be written, from `outOffset`.
+  var out: [UInt8] = []
+  var outOffset = 0
+  var closed = false
+
+  init(server: ControlServer, fd: Int32, id: SessionID, peer: Peer) throws(Errno) {
+    self.server = server
+    self.fd = fd
+    self.id = id
+    self.peer = peer
+    watch = try server.loop.watch(fd: fd, events: Epoll.input) { [weak self] revents in
+      self?.ready(revents)
+    }
+    let timer = try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
+      guard let self, !self.handshaken else { return }
+      self.server.bump { $0.droppedHandshake += 1 }
+      self.send(ServerMessage.error(nil, RequestError(.handshakeTimeout, "no hello within the time allowed")))
+      self.flush()
+      self.server.drop(self, reason: "no hello in time")
+    }
+    let timeout = UInt64(max(0, server.limits.handshakeTimeout.seconds) * 1_000_000)
+    timer.arm(atMicroseconds: server.loop.monotonicMicroseconds + timeout)
+    handshakeTimer = timer
+  }
+
+  var queuedBytes: Int { out.count - outOffset }
+
+  func ready(_ revents: UInt32) {
+    if revents & Epoll.output != 0 { flush() }
+    if closed { return }
+    if revents & (Epoll.input | Epoll.hangup | Epoll.error) != 0 {
+      readAvailable()
+    }
+  }
+
+  func readAvailable() {
+    var buffer = [UInt8](repeating: 0, count: 16384)
+    // Read a bounded amount per wakeup so one busy client cannot starve the others.
+    for _ in 0..<16 {
+      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n == 0 {
+        server.drop(self, reason: "closed by peer", level: .debug)
+        return
+      }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN || errno == EWOULDBLOCK { return }
+        server.drop(self, reason: Errno(call: "read").description, level: .debug)
+        return
+      }
+      consume(buffer[0..<n])
+      if closed { return }
+    }
+  }
+
+  func consume(_ bytes: ArraySlice<UInt8>) {
+    var start = bytes.startIndex
+    while start < bytes.endIndex {
+      guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
+        if !discarding {
+          pending.append(contentsOf: bytes[start...])
+          if pending.count > server.limits.maxRequestBytes { overlong() }
+        }
+        return
+      }
+      if discarding {
+        discarding = false
+      } else {
+        pending.append(contentsOf: bytes[start..<newline])
+        if pending.count > server.limits.maxRequestBytes {
+          overlong()
+          discarding = false
+        } else {
+          var line = pending
+          pending.removeAll(keepingCapacity: pending.count <= 4096)
+          if line.last == 0x0D { line.removeLast() }
+          if !line.isEmpty { handle(line) }
+          if closed { return }
+        }
+      }
+      start = bytes.index(after: newline)
+    }
+  }
+
+  func overlong() {
+    server.bump { $0.tooLarge += 1 }
+    pending.removeAll()
+    discarding = true
+    send(ServerMessage.error(nil, RequestError(.requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")))
+  }
+
+  func handle(_ line: [UInt8]) {
+    switch WireRequest.decode(line) {
+    case .failure(let failure):
+      switch failure.error.code {
+      case .invalidJSON: server.bump { $0.invalidJSON += 1 }
+      case .unknownMethod: server.bump { $0.unknownMethods += 1 }
+      default: server.bump { $0.invalidRequests += 1 }
+      }
+      send(ServerMessage.error(failure.id, failure.error))
+    case .success((let requestID, .hello(let major, let app))):
+      guard major == ProtocolVersion.major else {
+        send(ServerMessage.error(requestID, RequestError(.unsupportedVersion, "locd speaks protocol \(ProtocolVersion.major).\(ProtocolVersion.minor), not \(major)")))
+        return
+      }
+      guard !handshaken else {
+        send(ServerMessage.error(requestID, RequestError(.invalidRequest, "hello was already done")))
+        return
+      }
+      handshaken = true
+      handshakeTimer?.cancel()
+      handshakeTimer = nil
+      let access = server.handlers.access(peer)
+      let accessName: String
+      switch access {
+      case .none: accessName = "none"
+      case .read: accessName = "read"
+      case .admin: accessName = "admin"
+      }
+      let result: JSONObject = [
+        "session": .number(Double(id.raw)), "access": .string(accessName),
+        "protocol": .object(["major": .int(ProtocolVersion.major), "minor": .int(ProtocolVersion.minor)]),
+      ]
+      send(ServerMessage.reply(requestID, .object(result)))
+      server.handlers.opened(id, peer, access, app)
+    case .success((let requestID, .request(let request))):
+      guard handshaken else {
+        server.bump { $0.beforeHandshake += 1 }
+        send(ServerMessage.error(requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")))
+        return
+      }
+      server.handlers.request(id, requestID, request)
+    }
+  }
+
+  func send(_ line: String) {
+    guard !closed else { return }
+    if queuedBytes + line.utf8.count + 1 > server.limits.maxQueuedBytes {
+      server.bump { $0.droppedSlow += 1 }
+      // Best effort: say why before closing; the socket buffer may well be full.
+      let reason = ServerMessage.error(nil, RequestError(.slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")) + "\n"
+      _ = reason.withCString { write(fd, $0, strlen($0)) }
+      server.drop(self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
+      return
+    }
+    if outOffset > 65536, outOffset * 2 > out.count {
+      out.removeFirst(outOffset)
+      outOffset = 0
+    }
+    out.append(contentsOf: line.utf8)
+    out.append(0x0A)
+    flush()
+  }
+
+  func flush() {
+    while outOffset < out.count {
+      let n = out.withUnsafeBytes { write(fd, $0.baseAddress! + outOffset, $0.count - outOffset) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        if errno == EAGAIN || errno == EWOULDBLOCK {
+          watch?.setEvents(Epoll.input | Epoll.output)
+          return
+        }
+        server.drop(self, reason: Errno(call: "write").description, level: .debug)
+        return
+      }
+      outOffset += n
+    }
+    out.removeAll(keepingCapacity: out.count <= 65536)
+    outOffset = 0
+    watch?.setEvents(Epoll.input)
+  }
+
+  func shutdown() {
+    guard !closed else { return }
+    closed = true
+    watch?.cancel()
+    watch = nil
+    handshakeTimer?.cancel()
+    handshakeTimer = nil
+    close(fd)
+  }
+
+  deinit { shutdown() }
+}

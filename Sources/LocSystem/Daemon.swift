@@ -1,0 +1,270 @@
+import LocCore
+import LocProtocol
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The imperative shell: owns every descriptor, feeds the engine events, carries out its
+/// effects. Thin on purpose; decisions live in `Engine`.
+public final class Daemon {
+  /// The version printed by `locd --version` and in the protocol greeting.
+  public static let version = "0.1.0"
+
+  let loop: EventLoop
+  let logger: Logger
+  let loader: ConfigLoader
+  var config: DaemonConfig
+  var engine: Engine
+  var server: ControlServer?
+  var listenFD: Int32 = -1
+  /// Whether locd created the socket file (and so removes it at exit).
+  var ownsSocketFile = false
+  var sources: [FixSource] = []
+  var stateFile: StateFile
+  var timers: [EngineTimer: Timer] = [:]
+  let makeSource: (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
+  var stopping = false
+
+  /// A daemon for `config` (already loaded by `loader`). `makeSource` builds the source
+  /// for a URI (nil: not supported in this build).
+  public init(
+    config: DaemonConfig, loader: ConfigLoader, environment: EngineEnvironment,
+    makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
+  ) throws(Errno) {
+    self.loop = try EventLoop()
+    self.logger = Logger(level: config.logLevel)
+    self.loader = loader
+    self.config = config
+    self.engine = Engine(config: config, environment: environment)
+    self.stateFile = StateFile(directory: config.stateDirectory)
+    self.makeSource = makeSource
+  }
+
+  /// Starts everything, tells systemd READY=1, runs until SIGTERM/SIGINT; returns the exit status.
+  public func run() -> Int32 {
+    do {
+      try start()
+    } catch {
+      logger.error("cannot start: \(error)")
+      Systemd.notify("STATUS=cannot start: \(error)")
+      return 1
+    }
+    let code = loop.run()
+    return code
+  }
+
+  func start() throws(Errno) {
+    raiseFileLimit()
+    try loop.onSignal(SIGTERM) { [unowned self] in self.shutdown(reason: "SIGTERM") }
+    try loop.onSignal(SIGINT) { [unowned self] in self.shutdown(reason: "SIGINT") }
+    try loop.onSignal(SIGHUP) { [unowned self] in self.reload(requestedBy: nil) }
+    signal(SIGPIPE, SIG_IGN)
+
+    // State before the socket: the first client must get the cached answer.
+    var state: StoredState? = nil
+    var problem: String? = nil
+    do { try stateFile.ensureDirectory() } catch { problem = "state directory: \(error)" }
+    switch stateFile.read() {
+    case .missing: break
+    case .loaded(let s): state = s
+    case .unusable(let why): problem = why
+    }
+    execute(engine.handle(.started(state, stateProblem: problem), at: loop.now))
+
+    try openSocket()
+    server = try ControlServer(
+      loop: loop, listenFD: listenFD, limits: ControlServer.Limits(config), serverVersion: Daemon.version,
+      handlers: ControlServer.Handlers(
+        access: { [unowned self] peer in self.accessPolicy().level(for: peer) },
+        opened: { [unowned self] id, peer, access, app in
+          self.feed(.sessionOpened(id, peer, access, app: app))
+        },
+        request: { [unowned self] session, id, request in
+          if case .status = request { self.refreshSourceSnapshots() }
+          self.feed(.requestReceived(session, id, request))
+        },
+        closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
+        counters: { [unowned self] counters in self.feed(.serverCountersChanged(counters)) },
+        log: { [unowned self] level, message in self.logger.log(level, message) }))
+
+    startSources()
+    let watchdog = loop.enableWatchdog()
+    logger.info(
+      "locd \(Daemon.version) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
+      fields: [("LOCD_SOCKET", config.socketPath)])
+    let status = engine.status(at: loop.now).summary
+    Systemd.notify("READY=1\nSTATUS=\(status)")
+  }
+
+  /// A soft limit of 1024 descriptors would cap clients far below MaxClients; raise the
+  /// soft limit to the hard one (setrlimit(2)), as systemd recommends for servers.
+  func raiseFileLimit() {
+    var limit = rlimit()
+    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
+    let wanted = rlim_t(config.maxClients + 256)
+    if limit.rlim_cur < wanted {
+      limit.rlim_cur = min(limit.rlim_max, max(wanted, limit.rlim_cur))
+      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+    }
+  }
+
+  func accessPolicy() -> AccessPolicy {
+    AccessPolicy(
+      daemonUID: getuid(), readGID: config.effectiveReadGroup.flatMap(UnixSocket.groupID(named:)),
+      adminGID: config.adminGroup.flatMap(UnixSocket.groupID(named:)))
+  }
+
+  func openSocket() throws(Errno) {
+    let passed = Systemd.listenFDs()
+    if let fd = passed.first {
+      guard Systemd.isListeningUnixSocket(fd) else {
+        throw Errno(call: "socket activation: descriptor 3 is not a listening Unix stream socket", code: EINVAL)
+      }
+      listenFD = fd
+      ownsSocketFile = false
+      logger.debug("using the socket passed by the service manager")
+      return
+    }
+    var gid: UInt32? = nil
+    if let group = config.socketGroup {
+      gid = UnixSocket.groupID(named: group)
+      if gid == nil {
+        logger.notice("socket group '\(group)' does not exist; the socket keeps the daemon's group")
+      }
+    }
+    let directory = String(config.socketPath[..<(config.socketPath.lastIndex(of: "/") ?? config.socketPath.startIndex)])
+    if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
+      throw Errno(call: "mkdir \(directory)")
+    }
+    do {
+      listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: gid)
+    } catch let e where e.code == EPERM && gid != nil {
+      // Not allowed to give the socket that group (not root, not a member): keep ours.
+      logger.notice("cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
+      listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: nil)
+    }
+    ownsSocketFile = true
+  }
+
+  func startSources() {
+    let sink = SourceSink(
+      fix: { [unowned self] fix, id in self.feed(.fixDecoded(fix, source: id)) },
+      update: { [unowned self] snapshot, restarted in self.feed(.sourceUpdated(snapshot, restarted: restarted)) },
+      log: { [unowned self] level, message in self.logger.log(level, message) })
+    for (index, uri) in config.effectiveSources.enumerated() {
+      let id = SourceID(index)
+      guard let source = makeSource(uri, id, loop, sink) else {
+        logger.error("source \(uri) is not supported by this build, ignoring")
+        feed(.sourceUpdated(SourceSnapshot(id: id, uri: uri.description, state: .failed, lastError: "not supported"), restarted: true))
+        continue
+      }
+      sources.append(source)
+      feed(.sourceUpdated(source.snapshot, restarted: true))
+      source.start()
+    }
+  }
+
+  func stopSources() {
+    for source in sources { source.stop() }
+    sources.removeAll()
+  }
+
+  /// Counters change with every sentence; they are pulled only when someone asks.
+  func refreshSourceSnapshots() {
+    for source in sources { feed(.sourceUpdated(source.snapshot, restarted: false)) }
+  }
+
+  func feed(_ event: EngineEvent) {
+    execute(engine.handle(event, at: loop.now))
+  }
+
+  func execute(_ effects: [Effect]) {
+    for effect in effects {
+      switch effect {
+      case .reply(let session, let id, let result):
+        let line: String
+        switch result {
+        case .success(let response): line = ServerMessage.reply(id, WireEncoding.encode(response))
+        case .failure(let error): line = ServerMessage.error(id, error)
+        }
+        server?.send(line, to: session)
+      case .push(let session, let notice, let at):
+        server?.send(ServerMessage.event(notice, at: at), to: session)
+      case .arm(let which, let at):
+        arm(which, at: at)
+      case .disarm(let which):
+        timers[which]?.disarm()
+      case .persist(let state):
+        do {
+          try stateFile.write(state)
+        } catch {
+          logger.error("cannot write the state file: \(error); will try again at the next change")
+        }
+      case .notifyStatus(let line):
+        Systemd.notify("STATUS=\(line)")
+      case .reloadConfiguration(let requester):
+        reload(requestedBy: requester)
+      case .log(let level, let message):
+        logger.log(level, message)
+      }
+    }
+  }
+
+  func arm(_ which: EngineTimer, at: Instant) {
+    if timers[which] == nil {
+      do {
+        timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000) { [unowned self] in
+          self.feed(.timerFired(which))
+        }
+      } catch {
+        logger.error("cannot create a timer: \(error)")
+        return
+      }
+    }
+    timers[which]?.arm(atMicroseconds: UInt64(max(0, at.microsecondsSinceEpoch)))
+  }
+
+  func reload(requestedBy requester: RequestRef?) {
+    Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(loop.monotonicMicroseconds)")
+    let result = loader.load()
+    if case .success(let new) = result {
+      apply(new)
+    }
+    feed(.configReloaded(result, requestedBy: requester))
+    Systemd.notify("READY=1\nSTATUS=\(engine.status(at: loop.now).summary)")
+  }
+
+  /// Applies what can change at run time; the socket path needs a restart.
+  func apply(_ new: DaemonConfig) {
+    let old = config
+    config = new
+    logger.level = new.logLevel
+    server?.limits = ControlServer.Limits(new)
+    if new.socketPath != old.socketPath || new.socketMode != old.socketMode || new.socketGroup != old.socketGroup {
+      logger.warning("socket settings changed; they take effect at the next restart")
+    }
+    if new.stateDirectory != old.stateDirectory {
+      stateFile = StateFile(directory: new.stateDirectory)
+      do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
+    }
+    if new.effectiveSources != old.effectiveSources {
+      logger.info("sources changed; restarting them")
+      stopSources()
+      startSources()
+    }
+  }
+
+  func shutdown(reason: String) {
+    guard !stopping else { return }
+    stopping = true
+    logger.info("stopping (\(reason))")
+    Systemd.notify("STOPPING=1\nSTATUS=stopping")
+    feed(.stopping)
+    stopSources()
+    server?.stop()
+    if ownsSocketFile { unlink(config.socketPath) }
+    for timer in timers.values { timer.cancel() }
+    loop.exit(code: 0)
+  }
+}

@@ -1,0 +1,221 @@
+import CSystemd
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The daemon's event loop: a thin owner of an sd-event loop (sd-event(3)). All I/O,
+/// timers and signals of locd run on it, on one thread.
+public final class EventLoop {
+  let event: OpaquePointer
+
+  /// A new loop (sd_event_new).
+  public init() throws(Errno) {
+    var e: OpaquePointer? = nil
+    let r = sd_event_new(&e)
+    guard r >= 0, let e else { throw Errno(call: "sd_event_new", code: -r) }
+    event = e
+  }
+
+  deinit { sd_event_unref(event) }
+
+  /// The loop's notion of now on the wall clock (sd_event_now, CLOCK_REALTIME): the time
+  /// the current iteration woke up, so every event of one iteration sees the same instant.
+  public var now: Instant {
+    var usec: UInt64 = 0
+    if sd_event_now(event, CLOCK_REALTIME, &usec) < 0 {
+      var ts = timespec()
+      clock_gettime(CLOCK_REALTIME, &ts)
+      return Instant(microsecondsSinceEpoch: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000))
+    }
+    return Instant(microsecondsSinceEpoch: Int64(usec))
+  }
+
+  /// CLOCK_MONOTONIC now, microseconds (sd_event_now).
+  public var monotonicMicroseconds: UInt64 {
+    var usec: UInt64 = 0
+    if sd_event_now(event, CLOCK_MONOTONIC, &usec) < 0 {
+      var ts = timespec()
+      clock_gettime(CLOCK_MONOTONIC, &ts)
+      return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+    }
+    return usec
+  }
+
+  /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT, ...) (sd_event_add_io).
+  public func watch(fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) throws(Errno) -> IOWatch {
+    let watch = IOWatch(handler: handler)
+    var source: OpaquePointer? = nil
+    let r = sd_event_add_io(
+      event, &source, fd, events,
+      { _, _, revents, userdata in
+        // Keep the watch alive while its handler runs: the handler may cancel and drop it.
+        let watch = Unmanaged<IOWatch>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(watch) { watch.handler(revents) }
+        return 0
+      }, Unmanaged.passUnretained(watch).toOpaque())
+    guard r >= 0 else { throw Errno(call: "sd_event_add_io", code: -r) }
+    watch.source = source
+    return watch
+  }
+
+  /// A timer on `clock`, initially off; arm it with `Timer.arm(atMicroseconds:)` (sd_event_add_time).
+  /// `accuracy` lets the kernel coalesce wakeups (sd-event's default is 250 ms; timers that
+  /// must be punctual use 1 ms).
+  public func timer(clock: Clock, accuracyMicroseconds: UInt64 = 1000, _ handler: @escaping () -> Void) throws(Errno)
+    -> Timer
+  {
+    let timer = Timer(handler: handler)
+    var source: OpaquePointer? = nil
+    let r = sd_event_add_time(
+      event, &source, clock.id, UInt64.max, accuracyMicroseconds,
+      { _, _, userdata in
+        let timer = Unmanaged<Timer>.fromOpaque(userdata!).takeUnretainedValue()
+        withExtendedLifetime(timer) { timer.fire() }
+        return 0
+      }, Unmanaged.passUnretained(timer).toOpaque())
+    guard r >= 0 else { throw Errno(call: "sd_event_add_time", code: -r) }
+    timer.source = source
+    sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
+    return timer
+  }
+
+  /// Handles signal `signo` on the loop (sd_event_add_signal); the signal is blocked for
+  /// the process so it is only delivered here.
+  public func onSignal(_ signo: Int32, _ handler: @escaping () -> Void) throws(Errno) {
+    var set = sigset_t()
+    sigemptyset(&set)
+    sigaddset(&set, signo)
+    sigprocmask(SIG_BLOCK, &set, nil)
+    let box = Callback(handler)
+    var source: OpaquePointer? = nil
+    let r = sd_event_add_signal(
+      event, &source, signo,
+      { _, _, userdata in
+        Unmanaged<Callback>.fromOpaque(userdata!).takeUnretainedValue().body()
+        return 0
+      }, Unmanaged.passRetained(box).toOpaque())
+    guard r >= 0 else { throw Errno(call: "sd_event_add_signal", code: -r) }
+  }
+
+  /// Runs `body` once, on the next iteration (sd_event_add_defer, one shot).
+  public func soon(_ body: @escaping () -> Void) {
+    let box = Callback(body)
+    var source: OpaquePointer? = nil
+    let r = sd_event_add_defer(
+      event, &source,
+      { s, userdata in
+        let box = Unmanaged<Callback>.fromOpaque(userdata!).takeRetainedValue()
+        sd_event_source_disable_unref(s)
+        box.body()
+        return 0
+      }, Unmanaged.passRetained(box).toOpaque())
+    if r < 0 { Unmanaged.passUnretained(box).release() }
+  }
+
+  /// Sends WATCHDOG=1 automatically at half of WatchdogSec when the service manager asks
+  /// for it (sd_event_set_watchdog; reads WATCHDOG_USEC/WATCHDOG_PID).
+  @discardableResult public func enableWatchdog() -> Bool { sd_event_set_watchdog(event, 1) > 0 }
+
+  /// Runs until `exit(code:)`; returns the code (sd_event_loop).
+  public func run() -> Int32 { sd_event_loop(event) }
+
+  /// Makes `run()` return `code` after the current iteration (sd_event_exit).
+  public func exit(code: Int32) { sd_event_exit(event, code) }
+
+  /// Clocks timers can run on.
+  public enum Clock {
+    /// Wall-clock time; deadlines are absolute and move with clock steps.
+    case realtime
+    /// Time since boot, not counting suspend.
+    case monotonic
+    /// Time since boot, counting suspend.
+    case boottime
+    var id: clockid_t {
+      switch self {
+      case .realtime: return CLOCK_REALTIME
+      case .monotonic: return CLOCK_MONOTONIC
+      case .boottime: return CLOCK_BOOTTIME
+      }
+    }
+  }
+}
+
+/// A closure box kept alive by the C side.
+final class Callback {
+  let body: () -> Void
+  init(_ body: @escaping () -> Void) { self.body = body }
+}
+
+/// A watched file descriptor. Cancel it before closing the descriptor.
+public final class IOWatch {
+  let handler: (UInt32) -> Void
+  var source: OpaquePointer?
+
+  init(handler: @escaping (UInt32) -> Void) { self.handler = handler }
+
+  /// Changes the events watched (sd_event_source_set_io_events).
+  public func setEvents(_ events: UInt32) {
+    if let source { sd_event_source_set_io_events(source, events) }
+  }
+
+  /// Stops watching; the handler is not called again (sd_event_source_disable_unref).
+  public func cancel() {
+    if let source { sd_event_source_disable_unref(source) }
+    source = nil
+  }
+
+  deinit { cancel() }
+}
+
+/// A one-shot timer that can be re-armed.
+public final class Timer {
+  let handler: () -> Void
+  var source: OpaquePointer?
+  /// The deadline armed, if any.
+  public private(set) var deadline: UInt64?
+
+  init(handler: @escaping () -> Void) { self.handler = handler }
+
+  func fire() {
+    deadline = nil
+    handler()
+  }
+
+  /// Arms at an absolute time on the timer's clock, in microseconds (sd_event_source_set_time).
+  public func arm(atMicroseconds usec: UInt64) {
+    guard let source else { return }
+    deadline = usec
+    sd_event_source_set_time(source, usec)
+    sd_event_source_set_enabled(source, Int32(SD_EVENT_ONESHOT))
+  }
+
+  /// Disarms.
+  public func disarm() {
+    deadline = nil
+    if let source { sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF)) }
+  }
+
+  /// Frees the timer; it never fires again.
+  public func cancel() {
+    deadline = nil
+    if let source { sd_event_source_disable_unref(source) }
+    source = nil
+  }
+
+  deinit { cancel() }
+}
+
+/// epoll event bits (epoll_ctl(2); values from the Linux UAPI <sys/epoll.h>, the same on
+/// every architecture). Glibc's Swift module does not export <sys/epoll.h>.
+public enum Epoll {
+  /// EPOLLIN: readable.
+  public static let input: UInt32 = 0x001
+  /// EPOLLOUT: writable.
+  public static let output: UInt32 = 0x004
+  /// EPOLLERR: error condition.
+  public static let error: UInt32 = 0x008
+  /// EPOLLHUP: hang up.
+  public static let hangup: UInt32 = 0x010
+}

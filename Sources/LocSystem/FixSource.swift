@@ -1,0 +1,34 @@
+import LocCore
+
+/// A running source of fixes (replay file, gpsd, NMEA socket, serial line). Sources live
+/// on the event loop and report through their sink; they retry on their own.
+public protocol FixSource: AnyObject {
+  /// Which configured source this is.
+  var id: SourceID { get }
+  /// State and counters now.
+  var snapshot: SourceSnapshot { get }
+  /// Opens and starts reading.
+  func start()
+  /// Closes everything; no more reports.
+  func stop()
+}
+
+/// Where sources report.
+public struct SourceSink {
+  /// A fix was decoded.
+  public var fix: (Fix, SourceID) -> Void
+  /// State or counters changed; `restarted` marks a new stream (fix times may start over).
+  public var update: (SourceSnapshot, Bool) -> Void
+  /// A log line (never coordinates above debug).
+  public var log: (LogLevel, String) -> Void
+
+  /// A sink.
+  public init(
+    fix: @escaping (Fix, SourceID) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
+    log: @escaping (LogLevel, String) -> Void
+  ) {
+    self.fix = fix
+    self.update = update
+    self.log = log
+  }
+}

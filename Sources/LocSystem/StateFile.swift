@@ -1,0 +1,79 @@
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The one file locd keeps: `state.json` in the state directory, mode 0600, replaced
+/// atomically (write a temporary file, fsync, rename over, fsync the directory), so a
+/// crash at any moment leaves either the old or the new content, never a torn file.
+public struct StateFile {
+  /// The state directory.
+  public let directory: String
+  /// Largest state file accepted; a real one is a few hundred bytes.
+  public static let sizeLimit = 64 * 1024
+  /// The file name inside the directory.
+  public static let fileName = "state.json"
+
+  /// A state file in `directory`.
+  public init(directory: String) { self.directory = directory }
+
+  /// The file's path.
+  public var path: String { directory + "/" + StateFile.fileName }
+
+  /// What reading found.
+  public enum ReadResult {
+    /// No file yet (first start).
+    case missing
+    /// The content.
+    case loaded(StoredState)
+    /// Unreadable or corrupt; the reason names no coordinates.
+    case unusable(String)
+  }
+
+  /// Reads the file.
+  public func read() -> ReadResult {
+    let bytes: [UInt8]
+    do { bytes = try FileIO.read(path: path, limit: StateFile.sizeLimit) } catch {
+      if error.code == ENOENT { return .missing }
+      return .unusable("\(path): \(error)")
+    }
+    do { return .loaded(try StoredState(decoding: bytes)) } catch {
+      return .unusable("\(path): \(error)")
+    }
+  }
+
+  /// Creates the directory (mode 0700) if it is missing.
+  public func ensureDirectory() throws(Errno) {
+    if mkdir(directory, 0o700) != 0, errno != EEXIST { throw Errno(call: "mkdir \(directory)") }
+  }
+
+  /// Replaces the file atomically with `state`.
+  public func write(_ state: StoredState) throws(Errno) {
+    let temporary = path + ".tmp"
+    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
+    guard fd >= 0 else { throw Errno(call: "open \(temporary)") }
+    do throws(Errno) {
+      // The mode is set explicitly: open's mode is masked by the umask, and a temporary
+      // left over from a crash keeps whatever mode it had.
+      guard fchmod(fd, 0o600) == 0 else { throw Errno(call: "fchmod") }
+      try FileIO.writeAll(fd: fd, state.encoded())
+      guard fsync(fd) == 0 else { throw Errno(call: "fsync") }
+    } catch {
+      close(fd)
+      unlink(temporary)
+      throw error
+    }
+    close(fd)
+    guard rename(temporary, path) == 0 else {
+      let e = Errno(call: "rename")
+      unlink(temporary)
+      throw e
+    }
+    let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    if dirfd >= 0 {
+      fsync(dirfd)
+      close(dirfd)
+    }
+  }
+}

@@ -1,0 +1,68 @@
+import LocCore
+import LocSystem
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// Connects to locd and runs `body`; turns failures into one clear line and an exit status.
+func withDaemon(_ body: (ControlClient) throws(ControlClient.Failure) -> Int32) -> Int32 {
+  do {
+    let client = try ControlClient()
+    return try body(client)
+  } catch {
+    printError("locctl: \(error)")
+    switch error {
+    case .notRunning: return ExitStatus.notRunning
+    case .permissionDenied: return ExitStatus.permission
+    case .daemon(let code, _): return code == "permission-denied" ? ExitStatus.permission : ExitStatus.failure
+    case .protocolError: return ExitStatus.failure
+    }
+  }
+}
+
+/// Parses options or prints the usage problem; nil means "exit with usage status".
+func parseOptions(_ arguments: [String], valued: Set<String> = [], flags: Set<String> = [], command: String)
+  -> CommandLineOptions?
+{
+  do {
+    return try CommandLineOptions(arguments, valued: valued, flagNames: flags)
+  } catch {
+    printError("locctl \(command): \(error)")
+    return nil
+  }
+}
+
+/// Terminal styling, only when stdout is a terminal and NO_COLOR is unset (no-color.org).
+enum Style {
+  static let enabled: Bool = isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
+  static func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
+  static func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
+  static func yellow(_ s: String) -> String { enabled ? "\u{1B}[33m\(s)\u{1B}[0m" : s }
+  static func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
+}
+
+/// Local wall time `HH:MM` of an ISO instant, with a fixed UTC offset in seconds.
+func localClock(_ iso: String?, offset: Int) -> String? {
+  guard let iso, let t = Instant(iso8601: iso) else { return nil }
+  let local = t.adding(seconds: Double(offset))
+  let s = Int(local.utcSecondOfDay)
+  return "\(s / 3600 < 10 ? "0" : "")\(s / 3600):\(s / 60 % 60 < 10 ? "0" : "")\(s / 60 % 60)"
+}
+
+/// `UTC+02:00` for an offset in seconds.
+func offsetText(_ seconds: Int) -> String {
+  let sign = seconds < 0 ? "-" : "+"
+  let a = abs(seconds)
+  let h = a / 3600
+  let m = a / 60 % 60
+  return "UTC\(sign)\(h < 10 ? "0" : "")\(h):\(m < 10 ? "0" : "")\(m)"
+}
+
+/// "3 s", "4 min", "2 h 5 min", "3 d".
+func ageText(_ seconds: Double) -> String {
+  if seconds < 90 { return "\(Int(seconds.rounded())) s" }
+  if seconds < 3600 { return "\(Int(seconds / 60)) min" }
+  if seconds < 86_400 { return "\(Int(seconds / 3600)) h \(Int(seconds / 60) % 60) min" }
+  return "\(Int(seconds / 86_400)) d"
+}
