@@ -111,7 +111,7 @@ public struct DaemonConfig: Sendable, Equatable {
       }
     }
     if sawSource { sources = fileSources }
-    return problems
+    return problems.sorted(by: { $0.line < $1.line })
   }
 
   /// Parses `1km`, `500m`, `250` (metres).

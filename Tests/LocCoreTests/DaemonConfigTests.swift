@@ -1,0 +1,100 @@
+import LocCore
+import Testing
+
+@Suite struct DaemonConfigTests {
+  @Test func appliesEveryKey() {
+    var c = DaemonConfig()
+    let problems = c.apply(
+      fileText: """
+        # comment
+        [Daemon]
+        Socket=/run/x/locd.sock
+        SocketGroup=gps
+        SocketMode=0666
+        AdminGroup=wheel
+        StateDirectory=/var/lib/x
+        LogLevel=debug
+
+        [Sources]
+        Source=gpsd://10.0.0.2
+        Source=
+        Source=replay:/tmp/drive.nmea?speed=max&loop=1
+        Source=serial:/dev/ttyACM0?baud=9600
+
+        [Position]
+        FreshFor=30s
+        SignificantDistance=2.5km
+        TimeZone=Europe/Oslo
+
+        [Limits]
+        MaxClients=10
+        MaxRequestBytes=4096
+        HandshakeTimeout=500ms
+        """, fileName: "locd.conf")
+    #expect(problems.isEmpty)
+    #expect(c.socketPath == "/run/x/locd.sock")
+    #expect(c.socketMode == 0o666)
+    #expect(c.socketGroup == "gps")
+    #expect(c.adminGroup == "wheel")
+    #expect(c.effectiveReadGroup == "gps")
+    #expect(c.logLevel == .debug)
+    #expect(c.sources == [.replay(path: "/tmp/drive.nmea", speed: .max, loop: true), .serial(path: "/dev/ttyACM0", baud: .fixed(9600))])
+    #expect(c.freshFor == .seconds(30))
+    #expect(c.significantDistance == 2500)
+    #expect(c.timeZone == "Europe/Oslo")
+    #expect(c.maxClients == 10)
+    #expect(c.handshakeTimeout == .milliseconds(500))
+  }
+
+  @Test func reportsProblemsWithFileAndLine() {
+    var c = DaemonConfig()
+    let problems = c.apply(
+      fileText: "Socket=/x\n[Daemon]\nSocket=relative\nNoSuchKey=1\n[Nope]\nA=1\n[Sources]\nSource=ftp://x\nbroken line\n",
+      fileName: "/etc/locd/locd.conf")
+    #expect(problems.map(\.description) == [
+      "/etc/locd/locd.conf:1: assignment outside a [Section]",
+      "/etc/locd/locd.conf:3: Socket= must be an absolute path",
+      "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
+      "/etc/locd/locd.conf:6: unknown section [Nope]",
+      "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)",
+      "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
+    ])
+    #expect(c.socketPath == DaemonConfig().socketPath)
+  }
+
+  @Test(arguments: [
+    ("gpsd://127.0.0.1:2947", "gpsd://127.0.0.1:2947"),
+    ("gpsd://localhost", "gpsd://localhost:2947"),
+    ("gpsd://[::1]:2948?nmea=1", "gpsd://[::1]:2948?nmea=1"),
+    ("nmea+tcp://phone.lan:10110", "nmea+tcp://phone.lan:10110"),
+    ("nmea+tcp-listen://0.0.0.0:10110", "nmea+tcp-listen://0.0.0.0:10110"),
+    ("nmea+udp://127.0.0.1:29470", "nmea+udp://127.0.0.1:29470"),
+    ("serial:/dev/ttyUSB0?baud=auto", "serial:/dev/ttyUSB0?baud=auto"),
+    ("serial:/dev/ttyUSB0", "serial:/dev/ttyUSB0?baud=auto"),
+    ("replay:/a/b.log?speed=10&loop=1", "replay:/a/b.log?speed=10&loop=1"),
+    ("replay:rel.log", "replay:rel.log?speed=1&loop=0"),
+  ])
+  func sourceURIsRoundTrip(_ input: String, _ normalised: String) throws {
+    #expect(try SourceURI(parsing: input).description == normalised)
+  }
+
+  @Test(arguments: [
+    "gpsd", "gpsd://", "gpsd://host:0", "gpsd://host:70000", "nmea+tcp://host", "serial:ttyUSB0",
+    "serial:/dev/ttyUSB0?baud=1234", "replay:", "replay:/x?speed=0", "replay:/x?speed=fast", "replay:/x?loop=yes",
+    "replay:/x?foo=1", "gpsd://h?nmea", "http://x",
+  ])
+  func sourceURIsRejected(_ input: String) {
+    #expect(throws: SourceURI.ParseError.self) { try SourceURI(parsing: input) }
+  }
+
+  @Test func timeSpans() {
+    #expect(Duration(timeSpan: "10s") == .seconds(10))
+    #expect(Duration(timeSpan: "1h 30min") == .seconds(5400))
+    #expect(Duration(timeSpan: "250ms") == .milliseconds(250))
+    #expect(Duration(timeSpan: "15") == .seconds(15))
+    #expect(Duration(timeSpan: "2d") == .seconds(172_800))
+    #expect(Duration(timeSpan: "") == nil)
+    #expect(Duration(timeSpan: "-1s") == nil)
+    #expect(Duration(timeSpan: "5 parsecs") == nil)
+  }
+}
