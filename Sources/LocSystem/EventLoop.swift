@@ -84,6 +84,9 @@ public final class EventLoop {
   /// Handles signal `signo` on the loop (sd_event_add_signal); the signal is blocked for
   /// the process so it is only delivered here.
   public func onSignal(_ signo: Int32, _ handler: @escaping () -> Void) throws(Errno) {
+    // An ignored signal is discarded before it can reach the signalfd, and dispositions
+    // are inherited across exec: reset to the default first.
+    Glibc.signal(signo, SIG_DFL)
     var set = sigset_t()
     sigemptyset(&set)
     sigaddset(&set, signo)

@@ -10,4 +10,7 @@
 /// accept4(2) with no address, returning the new descriptor or -1 (errno set).
 int locshim_accept4(int fd, int flags);
 
+/// pipe2(2): a pipe whose ends get `flags` (O_CLOEXEC, O_NONBLOCK) atomically.
+int locshim_pipe2(int fds[2], int flags);
+
 #endif

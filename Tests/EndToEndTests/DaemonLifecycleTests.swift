@@ -1,0 +1,112 @@
+import Foundation
+import Glibc
+import LocCore
+import Testing
+
+@Suite struct DaemonLifecycleTests {
+  @Test func manualLocationSurvivesRestartInA0600File() throws {
+    let dir = LocdProcess.makeDirectory()
+    var daemon = try LocdProcess(directory: dir)
+    let set = try daemon.locctl(["set-location", "69.6492", "18.9553", "--name", "Tromsø"])
+    #expect(set.status == 0, "\(set.stderr)")
+    var s = try daemon.status()
+    #expect(s["position"]?["tier"]?.string == "manual")
+    #expect(s["position"]?["name"]?.string == "Tromsø")
+    #expect(daemon.stop() == 0)
+    var st = stat()
+    #expect(stat(daemon.stateDirectory + "/state.json", &st) == 0)
+    #expect(st.st_mode & 0o777 == 0o600)
+    // Nothing else with coordinates is left behind.
+    #expect(try FileManager.default.contentsOfDirectory(atPath: daemon.stateDirectory) == ["state.json"])
+
+    daemon = try LocdProcess(directory: dir)
+    s = try daemon.status()
+    #expect(s["position"]?["tier"]?.string == "manual")
+    #expect(s["position"]?["lat"]?.number == 69.6492)
+    let cleared = try daemon.locctl(["clear-location"])
+    #expect(cleared.status == 0)
+    s = try daemon.status()
+    #expect(s["position"]?["tier"]?.string == "none")
+    #expect(s["position"]?["remedy"]?.string?.contains("set-location") == true)
+  }
+
+  @Test func corruptStateFileIsReportedAndIgnored() throws {
+    let dir = LocdProcess.makeDirectory()
+    mkdir(dir + "/state", 0o700)
+    try "{\"version\":1,\"lastKnown\":{\"lat\":".write(toFile: dir + "/state/state.json", atomically: true, encoding: .utf8)
+    let daemon = try LocdProcess(directory: dir)
+    let s = try daemon.status()
+    #expect(s["daemon"]?["stateProblem"]?.string?.contains("state.json") == true)
+    #expect(s["position"]?["tier"]?.string == "none")
+    #expect(daemon.log.contains("state file ignored"))
+    // The daemon keeps working and writes a good file on the next change.
+    #expect(try daemon.locctl(["set-location", "1", "2"]).status == 0)
+    let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/state/state.json")))
+    #expect(try StoredState(decoding: bytes).manual?.coordinate == Coordinate(lat: 1, lon: 2))
+  }
+
+  @Test func killDuringHeavyWritingNeverLeavesAnUnreadableFile() throws {
+    let dir = LocdProcess.makeDirectory()
+    for round in 0..<12 {
+      let daemon = try LocdProcess(directory: dir)
+      let client = try RawClient(path: daemon.socketPath)
+      try client.handshake()
+      // Pipeline many writes, then kill -9 while they are being carried out.
+      var batch = ""
+      for i in 0..<400 {
+        batch += #"{"id":\#(i + 1),"method":"set-location","params":{"lat":\#(Double(i % 90)),"lon":\#(Double(round)),"name":"\#(String(repeating: "x", count: i % 100))"}}"# + "\n"
+      }
+      try client.send(batch)
+      _ = try client.readLine()
+      usleep(UInt32(1000 * (round % 5)))
+      daemon.stop(signal: SIGKILL)
+      let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: dir + "/state/state.json")))
+      let state = try StoredState(decoding: bytes)
+      #expect(state.manual != nil)
+    }
+  }
+
+  @Test func sighupReloadsAndABrokenConfigKeepsTheOldOne() throws {
+    let dir = LocdProcess.makeDirectory()
+    let daemon = try LocdProcess(directory: dir, config: "[Position]\nTimeZone=Europe/Oslo\n")
+    #expect(try daemon.status()["timezone"]?["id"]?.string == "Europe/Oslo")
+    try "[Position]\nTimeZone=Asia/Tokyo\n".write(toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
+    kill(daemon.pid, SIGHUP)
+    _ = try daemon.waitForStatus { $0["timezone"]?["id"]?.string == "Asia/Tokyo" }
+    try "[Position]\nTimeZone=Europe/Paris\nFreshFor=soon\n".write(toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
+    let reload = try daemon.locctl(["reload"])
+    #expect(reload.status == 1)
+    #expect(reload.stderr.contains("locd.conf:3: FreshFor= must be a time span"))
+    #expect(try daemon.status()["timezone"]?["id"]?.string == "Asia/Tokyo")
+    #expect(daemon.log.contains("keeping the old one"))
+  }
+
+  @Test func locctlSaysWhenLocdIsNotRunning() throws {
+    let r = try run(Binaries.locctl, ["status"], environment: ["LOCD_SOCKET": "/tmp/locd-e2e-none/locd.sock"])
+    #expect(r.status == 3)
+    #expect(r.stderr.contains("/tmp/locd-e2e-none/locd.sock"))
+    #expect(r.stderr.contains("systemctl start locd"))
+    #expect(r.stderr.split(separator: "\n").count == 1)
+  }
+
+  @Test func checkConfigReportsFileAndLine() throws {
+    let dir = LocdProcess.makeDirectory()
+    let path = dir + "/bad.conf"
+    try "[Daemon]\nLogLevel=loud\n[Sources]\nSource=gpsd://host:99999\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let bad = try run(Binaries.locd, ["--config", path, "--check-config"])
+    #expect(bad.status == 1)
+    #expect(bad.stderr.contains("\(path):2: unknown LogLevel= 'loud'"))
+    #expect(bad.stderr.contains("\(path):4: invalid source"))
+    try "[Daemon]\nLogLevel=debug\n".write(toFile: path, atomically: true, encoding: .utf8)
+    let good = try run(Binaries.locd, ["--config", path, "--check-config"])
+    #expect(good.status == 0)
+  }
+
+  @Test func refusesToStartOverALiveDaemon() throws {
+    let first = try LocdProcess()
+    let second = try LocdProcess(directory: first.directory, wait: false)
+    #expect(second.child.wait() != 0)
+    #expect(second.log.contains("another locd answers"))
+    #expect(try first.status()["position"] != nil)
+  }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Glibc
+import LocCore
+
+/// A real `locd` started from the build directory on a temporary socket and state
+/// directory, with its stderr captured; stopped (SIGTERM) by `stop()` or at deinit.
+final class LocdProcess {
+  let directory: String
+  let socketPath: String
+  let stateDirectory: String
+  let logPath: String
+  private(set) var child: Child!
+  /// The daemon's pid.
+  var pid: pid_t { child.pid }
+  private(set) var stopped = false
+
+  /// Makes a fresh temporary directory (mode 0755, so other uids can reach the socket).
+  static func makeDirectory() -> String {
+    var template = Array("/tmp/locd-e2e-XXXXXX".utf8CString)
+    guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed") }
+    let dir = String(cString: template)
+    chmod(dir, 0o755)
+    return dir
+  }
+
+  /// Starts locd with `arguments` after the defaults (--config /dev/null, temp socket and
+  /// state); `environment` adds variables. Waits until the socket answers unless `wait` is false.
+  init(
+    arguments: [String] = [], environment: [String: String] = [:], directory: String? = nil,
+    config: String? = nil, wait: Bool = true
+  ) throws {
+    self.directory = directory ?? LocdProcess.makeDirectory()
+    socketPath = self.directory + "/locd.sock"
+    stateDirectory = self.directory + "/state"
+    logPath = self.directory + "/locd.log"
+    var configPath = "/dev/null"
+    if let config {
+      configPath = self.directory + "/locd.conf"
+      try config.write(toFile: configPath, atomically: true, encoding: .utf8)
+    }
+    let arguments =
+      ["--config", configPath, "--socket", socketPath, "--state-dir", stateDirectory, "--log-level", "debug"]
+      + arguments
+    let logFD = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    defer { close(logFD) }
+    // setpriv execs locd in place (same pid) after asking the kernel to kill it when the
+    // test runner dies, so no daemon outlives a crashed or killed test run.
+    child = try Child(
+      "/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", Binaries.locd.path] + arguments, environment: environment,
+      stderrFD: logFD)
+    if wait { try waitUntilServing() }
+  }
+
+  /// Polls until a connection to the socket gets the greeting (10 s at most).
+  func waitUntilServing(timeout: Double = 10) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      if let client = try? RawClient(path: socketPath), (try? client.readLine(timeout: 2)) != nil { return }
+      guard child.isRunning else { throw HarnessError("locd exited early: \(log)") }
+      usleep(20_000)
+    }
+    throw HarnessError("locd did not serve \(socketPath) within \(timeout) s: \(log)")
+  }
+
+  /// What locd logged so far.
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+
+  /// Runs locctl against this daemon.
+  func locctl(_ arguments: [String], environment: [String: String] = [:]) throws -> Completed {
+    try run(Binaries.locctl, ["--socket", socketPath] + arguments, environment: environment)
+  }
+
+  /// `locctl status --json`, parsed.
+  func status() throws -> JSON {
+    let r = try locctl(["status", "--json"])
+    guard r.status == 0 else { throw HarnessError("status failed: \(r.stderr)") }
+    return try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+  }
+
+  /// Polls `status` until `condition` holds (10 s at most).
+  func waitForStatus(timeout: Double = 10, _ condition: (JSON) -> Bool) throws -> JSON {
+    let deadline = Date().addingTimeInterval(timeout)
+    var last = JSON.null
+    while Date() < deadline {
+      last = try status()
+      if condition(last) { return last }
+      usleep(50_000)
+    }
+    throw HarnessError("condition not met; last status: \(last.serialized)")
+  }
+
+  /// Sends `signal` and waits for exit; returns the exit status.
+  @discardableResult func stop(signal: Int32 = SIGTERM, timeout: Double = 20) -> Int32 {
+    stopped = true
+    if child.isRunning { kill(child.pid, signal) }
+    return child.wait(timeout: timeout)
+  }
+
+  deinit {
+    if !stopped { stop(signal: SIGKILL) }
+  }
+}
+
+/// A test harness failure with a message.
+struct HarnessError: Error, CustomStringConvertible {
+  var description: String
+  init(_ description: String) { self.description = description }
+}
+
+/// A raw client of the control socket: bytes in, lines out, with timeouts.
+final class RawClient {
+  let fd: Int32
+  private var buffer: [UInt8] = []
+
+  init(path: String) throws {
+    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      let bytes = Array(path.utf8)
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let r = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard r == 0 else {
+      let e = errno
+      close(fd)
+      throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
+    }
+  }
+
+  deinit { close(fd) }
+
+  func send(_ text: String) throws {
+    try send(Array(text.utf8))
+  }
+
+  func send(_ bytes: [UInt8]) throws {
+    var offset = 0
+    while offset < bytes.count {
+      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
+      guard n > 0 else { throw HarnessError("write: \(String(cString: strerror(errno)))") }
+      offset += n
+    }
+  }
+
+  /// The next line, or nil at end of stream; throws on timeout.
+  func readLine(timeout: Double = 5) throws -> String? {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      if let nl = buffer.firstIndex(of: 0x0A) {
+        let line = String(decoding: buffer[..<nl], as: UTF8.self)
+        buffer.removeSubrange(...nl)
+        return line
+      }
+      let remaining = deadline.timeIntervalSinceNow
+      guard remaining > 0 else { throw HarnessError("timed out waiting for a line") }
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, Int32(remaining * 1000)) > 0 else { continue }
+      var chunk = [UInt8](repeating: 0, count: 65536)
+      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+      if n <= 0 { return nil }
+      buffer.append(contentsOf: chunk[0..<n])
+    }
+  }
+
+  /// The next line parsed as JSON.
+  func readJSON(timeout: Double = 5) throws -> JSON {
+    guard let line = try readLine(timeout: timeout) else { throw HarnessError("connection closed") }
+    return try JSON.parse(line)
+  }
+
+  /// Reads the greeting and says hello; returns the hello reply.
+  @discardableResult func handshake() throws -> JSON {
+    _ = try readJSON()
+    try send(#"{"id":0,"method":"hello","params":{"protocol":1,"app":"test"}}"# + "\n")
+    return try readJSON()
+  }
+}

@@ -1,0 +1,105 @@
+import Foundation
+import Glibc
+import LocCore
+import Testing
+
+/// A datagram socket posing as systemd's NOTIFY_SOCKET. Like PID 1 it drains the socket
+/// all the time (a full datagram queue would block the sender), on a thread of its own.
+final class NotifySocket: @unchecked Sendable {
+  let path: String
+  let fd: Int32
+  private let lock = NSLock()
+  private var messages: [String] = []
+
+  init(directory: String) throws {
+    path = directory + "/notify.sock"
+    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      let bytes = Array(path.utf8)
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    let r = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard r == 0 else { throw HarnessError("bind notify socket") }
+    let socketFD = self.fd
+    Thread.detachNewThread { [weak self] in
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let n = buffer.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
+        guard n > 0, let self else { return }
+        let message = String(decoding: buffer[0..<n], as: UTF8.self)
+        self.lock.lock()
+        self.messages.append(message)
+        self.lock.unlock()
+      }
+    }
+  }
+
+  deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+
+  /// Every datagram received so far, once one matches `predicate` (or at the timeout).
+  func receive(until predicate: (String) -> Bool, timeout: Double = 10) -> [String] {
+    let deadline = Date().addingTimeInterval(timeout)
+    while true {
+      lock.lock()
+      let snapshot = messages
+      lock.unlock()
+      if snapshot.contains(where: predicate) || deadline.timeIntervalSinceNow < 0 { return snapshot }
+      usleep(10_000)
+    }
+  }
+}
+
+@Suite struct SystemdIntegrationTests {
+  @Test func notifiesReadyStatusWatchdogAndStopping() throws {
+    let dir = LocdProcess.makeDirectory()
+    let notify = try NotifySocket(directory: dir)
+    let daemon = try LocdProcess(
+      environment: ["NOTIFY_SOCKET": notify.path, "WATCHDOG_USEC": "200000"], directory: dir, wait: false)
+    let ready = notify.receive(until: { $0.contains("READY=1") })
+    #expect(ready.contains(where: { $0.contains("READY=1") && $0.contains("STATUS=") }))
+    // READY=1 comes only once the socket answers.
+    let client = try RawClient(path: daemon.socketPath)
+    #expect(try client.readJSON()["type"]?.string == "hello")
+    let pings = notify.receive(until: { $0.contains("WATCHDOG=1") }, timeout: 3)
+    #expect(pings.contains(where: { $0.contains("WATCHDOG=1") }))
+    #expect(try daemon.locctl(["set-location", "48.8566", "2.3522"]).status == 0)
+    let statusUpdate = notify.receive(until: { $0.contains("STATUS=manual location") })
+    #expect(statusUpdate.contains(where: { $0.contains("STATUS=manual location") }))
+    // STATUS= never carries coordinates.
+    #expect(!statusUpdate.contains(where: { $0.contains("48.8") }))
+    kill(daemon.pid, SIGTERM)
+    let stopping = notify.receive(until: { $0.contains("STOPPING=1") })
+    #expect(stopping.contains(where: { $0.contains("STOPPING=1") }))
+    #expect(daemon.stop() == 0)
+  }
+
+  @Test func servesASocketPassedBySystemdSocketActivate() throws {
+    let dir = LocdProcess.makeDirectory()
+    let socketPath = dir + "/activated.sock"
+    let activator = try Child(
+      "/usr/bin/systemd-socket-activate",
+      ["-l", socketPath, Binaries.locd.path, "--config", "/dev/null", "--state-dir", dir + "/state", "--socket", socketPath])
+    defer {
+      kill(activator.pid, SIGTERM)
+      // systemd-socket-activate execs locd in its own process, so this is locd stopping.
+      #expect(activator.wait() == 0)
+    }
+    var ready = false
+    for _ in 0..<200 where !ready {
+      ready = FileManager.default.fileExists(atPath: socketPath)
+      if !ready { usleep(20_000) }
+    }
+    #expect(ready)
+    // The first connection makes systemd-socket-activate exec locd with the socket as fd 3.
+    let r = try run(Binaries.locctl, ["--socket", socketPath, "status", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let status = try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    #expect(status["position"]?["tier"]?.string == "none")
+    #expect(try run(Binaries.locctl, ["--socket", socketPath, "set-location", "1", "1"]).status == 0)
+  }
+}
