@@ -109,6 +109,7 @@ public struct SolarCalculator: Sendable {
     var hourAngleRate: Double
     var sinDec: Double
     var cosDec: Double
+    var cosHourAngle: Double
   }
 
   @inline(__always)
@@ -116,17 +117,18 @@ public struct SolarCalculator: Sendable {
     let p = track.place(at: t)
     let hourAngle = track.apparentSiderealTime(at: t) + longitude - p.ra
     let hourAngleRate = SolarTrack.siderealRate - p.raRate
-    let sinDec = sin(p.dec)
-    let cosDec = cos(p.dec)
-    let sinH = sin(hourAngle)
-    let cosH = cos(hourAngle)
-    let sinAltitude = sinLatitude * sinDec + cosLatitude * cosDec * cosH
+    // One libm call: the cosine from the sine, its sign from the reduced angle's quadrant.
+    let reduced = SolarTrack.wrap(hourAngle)
+    let sinH = sin(reduced)
+    let cosMagnitude = (1 - sinH * sinH).squareRoot()
+    let cosH = abs(reduced) <= .pi / 2 ? cosMagnitude : -cosMagnitude
+    let sinAltitude = sinLatitude * p.sinDec + cosLatitude * p.cosDec * cosH
     let rate =
-      -cosLatitude * cosDec * sinH * hourAngleRate
-      + (sinLatitude * cosDec - cosLatitude * sinDec * cosH) * p.decRate
+      -cosLatitude * p.cosDec * sinH * hourAngleRate
+      + (sinLatitude * p.cosDec - cosLatitude * p.sinDec * cosH) * p.decRate
     return State(
       sinAltitude: sinAltitude, rate: rate, hourAngle: hourAngle, hourAngleRate: hourAngleRate,
-      sinDec: sinDec, cosDec: cosDec)
+      sinDec: p.sinDec, cosDec: p.cosDec, cosHourAngle: cosH)
   }
 
   /// Finds the requested events inside `interval`.
@@ -143,17 +145,17 @@ public struct SolarCalculator: Sendable {
     // within seconds of the transits (minutes near the poles).
     var transits: [(t: Int64, upper: Bool)] = []
     let margin: Int64 = 3_600_000_000
-    let startState = state(track, t0 - margin)
-    var h = startState.hourAngle.truncatingRemainder(dividingBy: 2 * .pi)
+    let startState = track.hourAngle(at: t0 - margin, longitude: longitude)
+    var h = startState.angle.truncatingRemainder(dividingBy: 2 * .pi)
     if h < 0 { h += 2 * .pi }
     var upper = h >= .pi
     var target: Double = upper ? 2 * .pi : .pi
-    var t = (t0 - margin) + Int64((target - h) / startState.hourAngleRate * 1_000_000)
+    var t = (t0 - margin) + Int64((target - h) / startState.rate * 1_000_000)
     while t < t1 + margin {
       // Newton on the hour angle (it is nearly linear in time: two steps reach microseconds).
       for _ in 0..<2 {
-        let s = state(track, t)
-        t -= Int64(SolarTrack.wrap(s.hourAngle - target) / s.hourAngleRate * 1_000_000)
+        let s = track.hourAngle(at: t, longitude: longitude)
+        t -= Int64(SolarTrack.wrap(s.angle - target) / s.rate * 1_000_000)
       }
       transits.append((t, upper))
       upper.toggle()
@@ -163,18 +165,23 @@ public struct SolarCalculator: Sendable {
 
     // Boundaries of monotonic pieces: the interval's ends and the altitude extrema inside it.
     var bounds: [Int64] = [t0]
-    for transit in transits {
+    var sines: [Double] = [state(track, t0).sinAltitude]
+    for transit in transits where transit.t > t0 - margin / 2 && transit.t < t1 + margin / 2 {
       let extremum = altitudeExtremum(track, near: transit.t)
-      if extremum > t0, extremum < t1 { bounds.append(extremum) }
+      // Extrema follow their transits in time; keep the order even in a pathological case.
+      if extremum.t > t0, extremum.t < t1, extremum.t > bounds.last! {
+        bounds.append(extremum.t)
+        sines.append(extremum.sinAltitude)
+      }
     }
     bounds.append(t1)
-    // Extrema are ordered like their transits; guard against a pathological overlap anyway.
-    bounds.sort()
-    var sines: [Double] = []
-    sines.reserveCapacity(bounds.count)
-    for b in bounds { sines.append(state(track, b).sinAltitude) }
-    let lowest = sines.min()!
-    let highest = sines.max()!
+    sines.append(state(track, t1).sinAltitude)
+    var lowest = sines[0]
+    var highest = sines[0]
+    for v in sines {
+      lowest = min(lowest, v)
+      highest = max(highest, v)
+    }
 
     var entries: [SolarDay.Entry] = []
     entries.reserveCapacity(events.count)
@@ -217,19 +224,22 @@ public struct SolarCalculator: Sendable {
 
   /// The altitude extremum next to a meridian transit: Newton on d(sin h)/dt = 0 with the
   /// dominant second derivative; the transit itself where the Sun's daily circle vanishes (at
-  /// the poles) or the search strays.
-  private func altitudeExtremum(_ track: SolarTrack, near transit: Int64) -> Int64 {
+  /// the poles) or the search strays. Returns the instant and sin(altitude) there.
+  private func altitudeExtremum(_ track: SolarTrack, near transit: Int64) -> (t: Int64, sinAltitude: Double) {
     var t = transit
-    for _ in 0..<3 {
-      let s = state(track, t)
-      let curvature = -cosLatitude * s.cosDec * cos(s.hourAngle) * s.hourAngleRate * s.hourAngleRate
-      guard abs(curvature) > 1e-15 else { return transit }
+    var s = state(track, t)
+    for _ in 0..<4 {
+      let curvature = -cosLatitude * s.cosDec * s.cosHourAngle * s.hourAngleRate * s.hourAngleRate
       let step = s.rate / curvature
-      guard step.isFinite, abs(step) < 10_800 else { return transit }
+      guard abs(curvature) > 1e-15, step.isFinite, abs(step) < 10_800, abs(t - transit) < 10_800_000_000 else {
+        return (transit, state(track, transit).sinAltitude)
+      }
       t -= Int64(step * 1_000_000)
-      if abs(step) < 1e-3 { break }
+      // Near the extremum sin(altitude) is flat: a step under a second changes it by ~1e-9.
+      if abs(step) < 1 { break }
+      s = state(track, t)
     }
-    return abs(t - transit) < 10_800_000_000 ? t : transit
+    return (t, s.sinAltitude)
   }
 
   /// The instant in (a, b] where sin(altitude) crosses `targetSine`, given that it is monotonic
@@ -239,32 +249,37 @@ public struct SolarCalculator: Sendable {
     var lo = 0.0
     var hi = Double(b - a) / 1_000_000
     let rising = fa < 0
-    // First guess: the hour angle at which a Sun of fixed declination reaches the target.
-    let s0 = state(track, a + (b - a) / 2)
+    // First guess: the hour angle at which a Sun of fixed declination reaches the target,
+    // refined once with the declination at the guess (no trigonometry but acos).
     var x = hi / 2
-    let cosH0 = (targetSine - sinLatitude * s0.sinDec) / (cosLatitude * s0.cosDec)
-    if cosH0.isFinite, abs(cosH0) < 1 {
+    let start = track.hourAngle(at: a, longitude: longitude)
+    for _ in 0..<2 {
+      let p = track.place(at: a + Int64(x * 1_000_000))
+      let cosH0 = (targetSine - sinLatitude * p.sinDec) / (cosLatitude * p.cosDec)
+      guard cosH0.isFinite, abs(cosH0) < 1 else { break }
       let h0 = acos(cosH0)
-      let wanted = rising ? -h0 : h0
-      let ha = state(track, a)
-      var dh = (wanted - ha.hourAngle).truncatingRemainder(dividingBy: 2 * .pi)
-      if dh < 0 { dh += 2 * .pi }
-      let guess = dh / ha.hourAngleRate
-      if guess > lo, guess < hi { x = guess }
+      var dh = (rising ? -h0 : h0) - start.angle
+      dh -= 2 * .pi * SolarTrack.roundedToInteger(dh / (2 * .pi) - 0.5)
+      let guess = dh / start.rate
+      guard guess > lo, guess < hi else { break }
+      x = guess
     }
     for _ in 0..<60 {
       let s = state(track, a + Int64(x * 1_000_000))
       let f = s.sinAltitude - targetSine
       // Keep the bracket: below the target is before the crossing when rising.
       if (f < 0) == rising { lo = x } else { hi = x }
-      var next = x - f / s.rate
-      if !(next > lo && next < hi) || !next.isFinite { next = (lo + hi) / 2 }
-      if abs(next - x) < 1e-4 || hi - lo < 1e-4 {
-        x = next
-        break
+      let step = -f / s.rate
+      let next = x + step
+      guard next > lo, next < hi, next.isFinite else {
+        x = (lo + hi) / 2
+        if hi - lo < 1e-4 { break }
+        continue
       }
       x = next
+      // Newton converges quadratically: after a step under 5 ms the error is below a microsecond.
+      if abs(step) < 0.005 { break }
     }
-    return a + Int64((x * 1_000_000).rounded())
+    return a + Int64(SolarTrack.roundedToInteger(x * 1_000_000))
   }
 }

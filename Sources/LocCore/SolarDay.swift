@@ -1,6 +1,8 @@
 /// The solar events of one local day at one place: for each requested event, when it happens or
 /// why it does not.
-public struct SolarDay: Sendable {
+///
+/// It is a collection of (event, occurrence) pairs in the order the events were asked for.
+public struct SolarDay: Sendable, RandomAccessCollection {
   /// The local calendar date.
   public let date: CivilDate
   /// The local day, [first instant of `date`, first instant of the next date); 23 or 25 hours
@@ -44,6 +46,15 @@ public struct SolarDay: Sendable {
     self.date = date
     self.interval = interval
     self.entries = entries
+  }
+
+  public var startIndex: Int { 0 }
+  public var endIndex: Int { entries.count }
+
+  /// The event at `index` and what happened to it.
+  public subscript(index: Int) -> (event: SolarEvent, occurrence: Occurrence) {
+    let entry = entries[index]
+    return (entry.event, entry.first.map { .at($0) } ?? .never(entry.absence))
   }
 
   /// The events this day was computed for, in the order asked.

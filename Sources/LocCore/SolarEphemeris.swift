@@ -4,7 +4,7 @@
 
 /// The Sun's apparent geocentric place (true equator and equinox of date) at an instant of TT,
 /// after J. Meeus, "Astronomical Algorithms", 2nd ed. (1998): chapter 25 "higher accuracy"
-/// (VSOP87 Earth, FK5 correction, aberration), chapter 22 (nutation, IAU 1980 theory, its 31
+/// (VSOP87 Earth, FK5 correction, aberration), chapter 22 (nutation, IAU 1980 theory, its 13
 /// largest terms) and formula 22.2 (obliquity).
 enum SolarEphemeris {
   /// Apparent right ascension and declination, distance and the equation of the equinoxes.
@@ -24,7 +24,33 @@ enum SolarEphemeris {
 
   /// The Sun's place at `julianCenturiesTT` (Julian centuries of TT since J2000.0).
   static func place(julianCenturiesTT t: Double) -> Place {
-    let helio = VSOP87Earth.heliocentric(millenniaTT: t / 10)
+    place(julianCenturiesTT: t, nutation: nutation(julianCenturiesTT: t))
+  }
+
+  /// The Sun's place with a given nutation (in longitude, in obliquity; radians), which changes
+  /// by under 0.1" a day, so that one evaluation serves a day.
+  static func place(julianCenturiesTT t: Double, nutation: (longitude: Double, obliquity: Double)) -> Place {
+    place(julianCenturiesTT: t, heliocentric: VSOP87Earth.heliocentric(millenniaTT: t / 10), nutation: nutation)
+  }
+
+  /// The places 13 hours before `t`, at `t` and 13 hours after (`VSOP87Earth.tripleHalfSpan`),
+  /// with the nutation at `t`.
+  static func triple(julianCenturiesTT t: Double) -> (Place, Place, Place) {
+    let nutation = nutation(julianCenturiesTT: t)
+    let helio = VSOP87Earth.heliocentricTriple(millenniaTT: t / 10)
+    let h = VSOP87Earth.tripleHalfSpan * 10
+    return (
+      place(julianCenturiesTT: t - h, heliocentric: helio.minus, nutation: nutation),
+      place(julianCenturiesTT: t, heliocentric: helio.middle, nutation: nutation),
+      place(julianCenturiesTT: t + h, heliocentric: helio.plus, nutation: nutation)
+    )
+  }
+
+  /// The apparent place from the Earth's heliocentric coordinates at `t`.
+  static func place(
+    julianCenturiesTT t: Double, heliocentric helio: (longitude: Double, latitude: Double, distance: Double),
+    nutation: (longitude: Double, obliquity: Double)
+  ) -> Place {
     // Geocentric: the opposite direction.
     var longitude = helio.longitude + .pi
     var latitude = -helio.latitude
@@ -33,7 +59,7 @@ enum SolarEphemeris {
     longitude += -0.090_33 * arcsecond
     latitude += 0.039_16 * arcsecond * (cos(lambdaPrime) - sin(lambdaPrime))
 
-    let (deltaPsi, deltaEpsilon) = nutation(julianCenturiesTT: t)
+    let (deltaPsi, deltaEpsilon) = nutation
     // Meeus 22.2 (IAU 1980 mean obliquity), seconds of arc.
     let epsilon0 = (84_381.448 + t * (-46.8150 + t * (-0.000_59 + t * 0.001_813))) * arcsecond
     let epsilon = epsilon0 + deltaEpsilon
@@ -52,8 +78,8 @@ enum SolarEphemeris {
       equationOfEquinoxes: deltaPsi * cosE)
   }
 
-  /// Nutation in longitude and obliquity (radians), IAU 1980 theory (Meeus table 22.A): the 31
-  /// terms of 0.0015" or more; the other 75 are each smaller, together well under 0.1".
+  /// Nutation in longitude and obliquity (radians), IAU 1980 theory (Meeus table 22.A): the 13
+  /// terms of 0.01" or more; the other 93 add up to under 0.1" at worst.
   static func nutation(julianCenturiesTT t: Double) -> (longitude: Double, obliquity: Double) {
     // Meeus 22: fundamental arguments, degrees.
     let t2 = t * t
@@ -93,23 +119,5 @@ enum SolarEphemeris {
     -2, 0, 1, 0, 0, -158, 0, 0, 0,
     -2, 0, 0, 2, 1, 129, 0.1, -70, 0,
     0, 0, -1, 2, 2, 123, 0, -53, 0,
-    2, 0, 0, 0, 0, 63, 0, 0, 0,
-    0, 0, 1, 0, 1, 63, 0.1, -33, 0,
-    2, 0, -1, 2, 2, -59, 0, 26, 0,
-    0, 0, -1, 0, 1, -58, -0.1, 32, 0,
-    0, 0, 1, 2, 1, -51, 0, 27, 0,
-    -2, 0, 2, 0, 0, 48, 0, 0, 0,
-    0, 0, -2, 2, 1, 46, 0, -24, 0,
-    2, 0, 0, 2, 2, -38, 0, 16, 0,
-    0, 0, 2, 2, 2, -31, 0, 13, 0,
-    0, 0, 2, 0, 0, 29, 0, 0, 0,
-    -2, 0, 1, 2, 2, 29, 0, -12, 0,
-    0, 0, 0, 2, 0, 26, 0, 0, 0,
-    -2, 0, 0, 2, 0, -22, 0, 0, 0,
-    0, 0, -1, 2, 1, 21, 0, -10, 0,
-    0, 2, 0, 0, 0, 17, -0.1, 0, 0,
-    2, 0, -1, 0, 1, 16, 0, -8, 0,
-    -2, 2, 0, 2, 2, -16, 0.1, 7, 0,
-    0, 1, 0, 0, 1, -15, 0, 9, 0,
   ]
 }
