@@ -47,7 +47,9 @@ public struct SolarCalculator: Sendable {
   // MARK: Days
 
   /// The events of local day `date` in `zone` (from its first instant to the next day's).
-  public func day(_ date: CivilDate, in zone: ZoneRules, events: [SolarEvent] = SolarEvent.standard) -> SolarDay {
+  public func day(_ date: CivilDate, in zone: ZoneRules, events: [SolarEvent] = SolarEvent.standard)
+    -> SolarDay
+  {
     day(date, interval: zone.localDay(date), events: events)
   }
 
@@ -77,7 +79,8 @@ public struct SolarCalculator: Sendable {
   /// The Sun's apparent topocentric elevation (no refraction) and azimuth at `instant`.
   public func position(at instant: Instant) -> SunPosition {
     let place = SolarEphemeris.place(julianCenturiesTT: TimeScales.julianCenturiesTT(instant))
-    let gast = SolarTrack.meanSiderealTime(microseconds: instant.microsecondsSinceEpoch) + place.equationOfEquinoxes
+    let gast =
+      SolarTrack.meanSiderealTime(microseconds: instant.microsecondsSinceEpoch) + place.equationOfEquinoxes
     let hourAngle = gast + longitude - place.rightAscension
     let sinDec = sin(place.declination)
     let cosDec = cos(place.declination)
@@ -231,7 +234,8 @@ public struct SolarCalculator: Sendable {
     for _ in 0..<4 {
       let curvature = -cosLatitude * s.cosDec * s.cosHourAngle * s.hourAngleRate * s.hourAngleRate
       let step = s.rate / curvature
-      guard abs(curvature) > 1e-15, step.isFinite, abs(step) < 10_800, abs(t - transit) < 10_800_000_000 else {
+      guard abs(curvature) > 1e-15, step.isFinite, abs(step) < 10_800, abs(t - transit) < 10_800_000_000
+      else {
         return (transit, state(track, transit).sinAltitude)
       }
       t -= Int64(step * 1_000_000)
@@ -245,7 +249,9 @@ public struct SolarCalculator: Sendable {
   /// The instant in (a, b] where sin(altitude) crosses `targetSine`, given that it is monotonic
   /// there and f(a) = sin(altitude(a)) - targetSine = `fa` has the other sign than f(b):
   /// safeguarded Newton, started from the hour-angle solution.
-  private func solve(_ track: SolarTrack, from a: Int64, _ fa: Double, to b: Int64, _ targetSine: Double) -> Int64 {
+  private func solve(_ track: SolarTrack, from a: Int64, _ fa: Double, to b: Int64, _ targetSine: Double)
+    -> Int64
+  {
     var lo = 0.0
     var hi = Double(b - a) / 1_000_000
     let rising = fa < 0

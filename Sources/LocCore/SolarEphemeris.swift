@@ -30,7 +30,8 @@ enum SolarEphemeris {
   /// The Sun's place with a given nutation (in longitude, in obliquity; radians), which changes
   /// by under 0.1" a day, so that one evaluation serves a day.
   static func place(julianCenturiesTT t: Double, nutation: (longitude: Double, obliquity: Double)) -> Place {
-    place(julianCenturiesTT: t, heliocentric: VSOP87Earth.heliocentric(millenniaTT: t / 10), nutation: nutation)
+    place(
+      julianCenturiesTT: t, heliocentric: VSOP87Earth.heliocentric(millenniaTT: t / 10), nutation: nutation)
   }
 
   /// The places 13 hours before `t`, at `t` and 13 hours after (`VSOP87Earth.tripleHalfSpan`),

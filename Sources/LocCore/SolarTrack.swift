@@ -55,7 +55,8 @@ struct SolarTrack {
 
   /// A track through three places at `middle - half`, `middle` and `middle + half` (seconds).
   private init(
-    middle mid: Instant, half: Double, places: (SolarEphemeris.Place, SolarEphemeris.Place, SolarEphemeris.Place)
+    middle mid: Instant, half: Double,
+    places: (SolarEphemeris.Place, SolarEphemeris.Place, SolarEphemeris.Place)
   ) {
     let (a, b, c) = places
     middle = mid.microsecondsSinceEpoch
@@ -105,7 +106,9 @@ struct SolarTrack {
   func hourAngle(at t: Int64, longitude: Double) -> (angle: Double, rate: Double) {
     let x = Double(t - middle) / 1_000_000 / half
     let ra = ra0 + x * (ra1 + x * ra2)
-    return (apparentSiderealTime(at: t) + longitude - ra, SolarTrack.siderealRate - (ra1 + 2 * x * ra2) / half)
+    return (
+      apparentSiderealTime(at: t) + longitude - ra, SolarTrack.siderealRate - (ra1 + 2 * x * ra2) / half
+    )
   }
 
   /// Greenwich apparent sidereal time at `t` (radians, not reduced).

@@ -13,7 +13,8 @@
 /// A in 1e-8 radian (longitude, latitude) or 1e-8 au (distance).
 enum VSOP87Earth {
   /// Heliocentric longitude L (radians, not reduced), latitude B (radians) and distance R (au).
-  static func heliocentric(millenniaTT tau: Double) -> (longitude: Double, latitude: Double, distance: Double) {
+  static func heliocentric(millenniaTT tau: Double) -> (longitude: Double, latitude: Double, distance: Double)
+  {
     (evaluate(longitude, tau) * 1e-8, evaluate(latitude, tau) * 1e-8, evaluate(distance, tau) * 1e-8)
   }
 
@@ -295,7 +296,7 @@ enum VSOP87Earth {
   ]
 
   static let l5: [Double] = [
-    1, 3.14, 0
+    1, 3.14, 0,
   ]
 
   // MARK: Latitude
@@ -386,6 +387,6 @@ enum VSOP87Earth {
   ]
 
   static let r4: [Double] = [
-    4, 2.56, 6_283.08
+    4, 2.56, 6_283.08,
   ]
 }

@@ -1,8 +1,9 @@
+import LocCore
+import LocSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import LocCore
-import LocSystem
 
 /// `locbench solar [CSV] [--rounds N]`: the nine standard events for every location-day of the
 /// reference fixture (Tests/Fixtures/solar/reference.csv), timed; bench/20-solar.sh runs astral
@@ -54,8 +55,12 @@ enum SolarBenchmark: Benchmark {
     let events = Double(days.count * SolarEvent.standard.count * rounds)
     let perDay = Double(days.count * rounds)
     print("solar: \(days.count) location-days x \(SolarEvent.standard.count) events x \(rounds) rounds")
-    print("locd events/s \(Int(events / withZone)) (\(format(withZone / perDay * 1e6)) us per day, local-day bounds included)")
-    print("locd solver events/s \(Int(events / solverOnly)) (\(format(solverOnly / perDay * 1e6)) us per day of nine events)")
+    print(
+      "locd events/s \(Int(events / withZone)) (\(format(withZone / perDay * 1e6)) us per day, local-day bounds included)"
+    )
+    print(
+      "locd solver events/s \(Int(events / solverOnly)) (\(format(solverOnly / perDay * 1e6)) us per day of nine events)"
+    )
     print("checksum \(checksum)")
     return 0
   }

@@ -1,8 +1,9 @@
+import LocCore
+import LocSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import LocCore
-import LocSystem
 
 /// `locctl sun --at LAT,LON [--date YYYY-MM-DD] [--days N] [--tz ZONE] [--height M]
 /// [--event NAME]... [--json]`: solar events of local days, computed here (no daemon needed).
@@ -120,7 +121,8 @@ enum SunCommand: LocctlCommand {
     out += "; local times\n"
     let headers = firstDay.events.map(header)
     let widths = headers.map { max(9, $0.count + 1) }
-    out += Style.bold(("date        " + zip(headers, widths).map { $0.0.column($0.1) }.joined()).trimmingTrailingSpaces)
+    out += Style.bold(
+      ("date        " + zip(headers, widths).map { $0.0.column($0.1) }.joined()).trimmingTrailingSpaces)
     out += "\n"
     var absences = Set<SolarDay.Absence>()
     var abbreviations: [String] = []

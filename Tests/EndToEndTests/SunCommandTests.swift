@@ -6,7 +6,8 @@ import Testing
 @Suite struct SunCommandTests {
   @Test func jsonMatchesTheReferenceForTromsoInDecember() throws {
     let r = try run(
-      Binaries.locctl, ["sun", "--at", "69.6492,18.9553", "--tz", "Europe/Oslo", "--date", "2024-12-21", "--json"])
+      Binaries.locctl,
+      ["sun", "--at", "69.6492,18.9553", "--tz", "Europe/Oslo", "--date", "2024-12-21", "--json"])
     #expect(r.status == 0, "\(r.stderr)")
     let lines = r.stdout.split(separator: "\n")
     #expect(lines.count == 1)
@@ -76,12 +77,15 @@ import Testing
     let today = try run(Binaries.locctl, ["sun", "--at", "0,0", "--json"], environment: ["TZ": "UTC"])
     let date = try JSON.parse(today.stdout)["date"]?.string
     let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970).utcDate.description
-    #expect(date == now || date == Instant(secondsSinceEpoch: Date().timeIntervalSince1970 - 60).utcDate.description)
+    #expect(
+      date == now || date == Instant(secondsSinceEpoch: Date().timeIntervalSince1970 - 60).utcDate.description
+    )
   }
 
   @Test func badInputIsAUsageError() throws {
     for arguments in [
-      ["sun"], ["sun", "--at", "91,0"], ["sun", "--at", "abc"], ["sun", "--at", "1,2", "--tz", "Mars/Olympus"],
+      ["sun"], ["sun", "--at", "91,0"], ["sun", "--at", "abc"],
+      ["sun", "--at", "1,2", "--tz", "Mars/Olympus"],
       ["sun", "--at", "1,2", "--tz", "../../etc/passwd"], ["sun", "--at", "1,2", "--date", "2024-02-30"],
       ["sun", "--at", "1,2", "--days", "0"], ["sun", "--at", "1,2", "--event", "teatime"],
       ["sun", "--at", "1,2", "extra"],

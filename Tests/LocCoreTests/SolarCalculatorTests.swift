@@ -167,9 +167,10 @@ private let paris = place(48.8566, 2.3522)
       #expect(SolarEvent(name: event.description) == event)
     }
     #expect(SolarEvent(name: "elevation:12:rising") == .elevation(12, .rising))
-    for bad in ["", "noon", "elevation:x:evening", "elevation:-8.5", "elevation:95:evening", "elevation:nan:morning",
-      "elevation:-8.5:noon"]
-    {
+    for bad in [
+      "", "noon", "elevation:x:evening", "elevation:-8.5", "elevation:95:evening", "elevation:nan:morning",
+      "elevation:-8.5:noon",
+    ] {
       #expect(SolarEvent(name: bad) == nil, "\(bad)")
     }
   }

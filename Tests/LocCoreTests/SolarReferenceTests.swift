@@ -20,7 +20,9 @@ enum SolarFixtures {
 
   static func lines(_ file: String) throws -> [[Substring]] {
     let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
-    return text.split(separator: "\n").dropFirst().map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+    return text.split(separator: "\n").dropFirst().map {
+      $0.split(separator: ",", omittingEmptySubsequences: false)
+    }
   }
 
   static func reference() throws -> [SolarReferenceRow] {
@@ -105,12 +107,14 @@ func percentile(_ sorted: [Double], _ p: Double) -> Double {
           }
           continue
         }
-        guard let nearest = ours.min(by: { abs($0.seconds(since: expected)) < abs($1.seconds(since: expected)) })
+        guard
+          let nearest = ours.min(by: { abs($0.seconds(since: expected)) < abs($1.seconds(since: expected)) })
         else {
           if try isGrazing(calculator, day, row.event) {
             grazingNulls += 1
           } else {
-            nullMismatches.append("\(label): reference \(expected.iso8601()), ours \(String(describing: day[row.event]))")
+            nullMismatches.append(
+              "\(label): reference \(expected.iso8601()), ours \(String(describing: day[row.event]))")
           }
           continue
         }
