@@ -1,6 +1,7 @@
 #!/bin/sh
 # Solar engine: the nine standard events of the 960 location-days of the reference fixture,
 # locd (locbench solar) and astral 3.2 (pip, .venv) side by side; 5 runs each, medians, ratio.
+# Both measure CPU time of their process, so other work on the machine does not count.
 set -eu
 cd "$(dirname "$0")/.."
 # dash ignores arguments after `. FILE`: pass the package list as the positional parameters.
@@ -13,7 +14,7 @@ locd_runs=""; solver_runs=""; astral_runs=""
 for i in $(seq $runs); do
   out=$(.build/release/locbench solar "$csv" --rounds 50)
   locd_runs="$locd_runs $(echo "$out" | awk '/^locd events/ { print $3 }')"
-  solver_runs="$solver_runs $(echo "$out" | awk '/^locd solver/ { print $4 }' | tr -d '(')"
+  solver_runs="$solver_runs $(echo "$out" | awk '/^locd solver/ { print $5 }' | tr -d '(')"
   astral_runs="$astral_runs $("$PY" bench/solar_astral.py "$csv" 2 | awk '{ print $3 }')"
 done
 locd=$(echo $locd_runs | tr ' ' '\n' | median)

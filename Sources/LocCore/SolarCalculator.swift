@@ -82,8 +82,8 @@ public struct SolarCalculator: Sendable {
     let gast =
       SolarTrack.meanSiderealTime(microseconds: instant.microsecondsSinceEpoch) + place.equationOfEquinoxes
     let hourAngle = gast + longitude - place.rightAscension
-    let sinDec = sin(place.declination)
-    let cosDec = cos(place.declination)
+    let sinDec = place.sinDeclination
+    let cosDec = place.cosDeclination
     let cosH = cos(hourAngle)
     let sinAltitude = sinLatitude * sinDec + cosLatitude * cosDec * cosH
     let geocentric = asin(max(-1, min(1, sinAltitude)))
@@ -134,6 +134,23 @@ public struct SolarCalculator: Sendable {
       sinDec: p.sinDec, cosDec: p.cosDec, cosHourAngle: cosH)
   }
 
+  /// A point of the scan: an end of the interval or a meridian transit with the altitude
+  /// extremum next to it.
+  private struct Mark {
+    /// The instant that bounds a monotonic piece (the extremum, or an end of the interval).
+    var t: Int64
+    /// sin(altitude) there, geocentric.
+    var sine: Double
+    /// Whether it bounds a piece (ends always; extrema only inside the interval).
+    var isBound: Bool
+    /// The upper transit's instant, for solar noon; `nil` for ends and lower transits.
+    var noon: Int64?
+  }
+
+  /// Longest interval scanned in one piece; longer ones are cut into days (the track's
+  /// interpolation is checked for 26 hours).
+  private static let longestScan: Int64 = 26 * 3_600_000_000
+
   /// Finds the requested events inside `interval`.
   private func scan(_ interval: Range<Instant>, _ events: [SolarEvent]) -> [SolarDay.Entry] {
     let t0 = interval.lowerBound.microsecondsSinceEpoch
@@ -141,12 +158,15 @@ public struct SolarCalculator: Sendable {
     guard t1 > t0 else {
       return events.map { SolarDay.Entry(event: $0, first: nil, more: [], absence: .otherDay) }
     }
+    guard t1 - t0 <= SolarCalculator.longestScan else { return scanInDays(interval, events) }
     let track = SolarTrack(from: interval.lowerBound, to: interval.upperBound)
 
     // Meridian transits from an hour before to an hour after the interval, alternating lower
     // (hour angle pi) and upper (0); the altitude is monotonic between its extrema, which lie
     // within seconds of the transits (minutes near the poles).
-    var transits: [(t: Int64, upper: Bool)] = []
+    var marks: [Mark] = []
+    marks.reserveCapacity(8)
+    marks.append(Mark(t: t0, sine: state(track, t0).sinAltitude, isBound: true, noon: nil))
     let margin: Int64 = 3_600_000_000
     let startState = track.hourAngle(at: t0 - margin, longitude: longitude)
     var h = startState.angle.truncatingRemainder(dividingBy: 2 * .pi)
@@ -154,36 +174,33 @@ public struct SolarCalculator: Sendable {
     var upper = h >= .pi
     var target: Double = upper ? 2 * .pi : .pi
     var t = (t0 - margin) + Int64((target - h) / startState.rate * 1_000_000)
+    var lastBound = t0
     while t < t1 + margin {
       // Newton on the hour angle (it is nearly linear in time: two steps reach microseconds).
       for _ in 0..<2 {
         let s = track.hourAngle(at: t, longitude: longitude)
         t -= Int64(SolarTrack.wrap(s.angle - target) / s.rate * 1_000_000)
       }
-      transits.append((t, upper))
+      let noon: Int64? = upper && t >= t0 && t < t1 ? t : nil
+      if t > t0 - margin / 2, t < t1 + margin / 2 {
+        let extremum = altitudeExtremum(track, near: t)
+        // Extrema follow their transits in time; keep the order even in a pathological case.
+        let isBound = extremum.t > lastBound && extremum.t < t1
+        if isBound { lastBound = extremum.t }
+        if isBound || noon != nil {
+          marks.append(Mark(t: extremum.t, sine: extremum.sinAltitude, isBound: isBound, noon: noon))
+        }
+      }
       upper.toggle()
       target += .pi
       t += Int64(Double.pi / SolarTrack.siderealRate * 1_000_000)
     }
-
-    // Boundaries of monotonic pieces: the interval's ends and the altitude extrema inside it.
-    var bounds: [Int64] = [t0]
-    var sines: [Double] = [state(track, t0).sinAltitude]
-    for transit in transits where transit.t > t0 - margin / 2 && transit.t < t1 + margin / 2 {
-      let extremum = altitudeExtremum(track, near: transit.t)
-      // Extrema follow their transits in time; keep the order even in a pathological case.
-      if extremum.t > t0, extremum.t < t1, extremum.t > bounds.last! {
-        bounds.append(extremum.t)
-        sines.append(extremum.sinAltitude)
-      }
-    }
-    bounds.append(t1)
-    sines.append(state(track, t1).sinAltitude)
-    var lowest = sines[0]
-    var highest = sines[0]
-    for v in sines {
-      lowest = min(lowest, v)
-      highest = max(highest, v)
+    marks.append(Mark(t: t1, sine: state(track, t1).sinAltitude, isBound: true, noon: nil))
+    var lowest = marks[0].sine
+    var highest = marks[0].sine
+    for mark in marks where mark.isBound {
+      lowest = min(lowest, mark.sine)
+      highest = max(highest, mark.sine)
     }
 
     var entries: [SolarDay.Entry] = []
@@ -192,8 +209,8 @@ public struct SolarCalculator: Sendable {
       var entry = SolarDay.Entry(event: event, first: nil, more: [], absence: .otherDay)
       guard let crossing = crossing(of: event) else {
         // Solar noon: the upper transits inside the interval.
-        for transit in transits where transit.upper && transit.t >= t0 && transit.t < t1 {
-          record(Instant(microsecondsSinceEpoch: transit.t), in: &entry)
+        for mark in marks {
+          if let noon = mark.noon { record(Instant(microsecondsSinceEpoch: noon), in: &entry) }
         }
         entries.append(entry)
         continue
@@ -202,11 +219,13 @@ public struct SolarCalculator: Sendable {
       let elevation = crossing.elevation.radians
       let targetSine = sin(elevation + track.parallax * cos(elevation))
       let rising = crossing.direction == .rising
-      for i in 0..<(bounds.count - 1) {
-        let fa = sines[i] - targetSine
-        let fb = sines[i + 1] - targetSine
+      var previous = marks[0]
+      for mark in marks.dropFirst() where mark.isBound {
+        defer { previous = mark }
+        let fa = previous.sine - targetSine
+        let fb = mark.sine - targetSine
         guard rising ? (fa < 0 && fb >= 0) : (fa >= 0 && fb < 0) else { continue }
-        let root = solve(track, from: bounds[i], fa, to: bounds[i + 1], targetSine)
+        let root = solve(track, from: previous.t, fa, to: mark.t, targetSine)
         if root >= t0, root < t1 { record(Instant(microsecondsSinceEpoch: root), in: &entry) }
       }
       if entry.first == nil {
@@ -219,6 +238,34 @@ public struct SolarCalculator: Sendable {
       entries.append(entry)
     }
     return entries
+  }
+
+  /// `scan` for an interval longer than `longestScan`: day by day, merged. An event missing
+  /// from every day is polar day (night) only if every day says so.
+  private func scanInDays(_ interval: Range<Instant>, _ events: [SolarEvent]) -> [SolarDay.Entry] {
+    var merged = events.map { SolarDay.Entry(event: $0, first: nil, more: [], absence: .polarDay) }
+    var sawDay = Array(repeating: false, count: events.count)
+    var sawNight = Array(repeating: false, count: events.count)
+    var start = interval.lowerBound
+    while start < interval.upperBound {
+      let end = min(interval.upperBound, start.adding(microseconds: 86_400_000_000))
+      for (i, entry) in scan(start..<end, events).enumerated() {
+        for instant in (entry.first.map { [$0] } ?? []) + entry.more { record(instant, in: &merged[i]) }
+        if entry.first == nil {
+          sawDay[i] = sawDay[i] || entry.absence == .polarDay
+          sawNight[i] = sawNight[i] || entry.absence == .polarNight
+          if entry.absence == .otherDay { sawDay[i] = true; sawNight[i] = true }
+        } else {
+          sawDay[i] = true
+          sawNight[i] = true
+        }
+      }
+      start = end
+    }
+    for i in merged.indices where merged[i].first == nil {
+      merged[i].absence = sawDay[i] && sawNight[i] ? .otherDay : sawNight[i] ? .polarNight : .polarDay
+    }
+    return merged
   }
 
   private func record(_ instant: Instant, in entry: inout SolarDay.Entry) {
@@ -255,20 +302,18 @@ public struct SolarCalculator: Sendable {
     var lo = 0.0
     var hi = Double(b - a) / 1_000_000
     let rising = fa < 0
-    // First guess: the hour angle at which a Sun of fixed declination reaches the target,
-    // refined once with the declination at the guess (no trigonometry but acos).
+    // First guess: the hour angle at which a Sun of fixed declination (the piece's middle one)
+    // reaches the target; no trigonometry but acos. Newton then needs about two steps.
     var x = hi / 2
-    let start = track.hourAngle(at: a, longitude: longitude)
-    for _ in 0..<2 {
-      let p = track.place(at: a + Int64(x * 1_000_000))
-      let cosH0 = (targetSine - sinLatitude * p.sinDec) / (cosLatitude * p.cosDec)
-      guard cosH0.isFinite, abs(cosH0) < 1 else { break }
+    let p = track.place(at: a + (b - a) / 2)
+    let cosH0 = (targetSine - sinLatitude * p.sinDec) / (cosLatitude * p.cosDec)
+    if cosH0.isFinite, abs(cosH0) < 1 {
+      let start = track.hourAngle(at: a, longitude: longitude)
       let h0 = acos(cosH0)
       var dh = (rising ? -h0 : h0) - start.angle
       dh -= 2 * .pi * SolarTrack.roundedToInteger(dh / (2 * .pi) - 0.5)
       let guess = dh / start.rate
-      guard guess > lo, guess < hi else { break }
-      x = guess
+      if guess > lo, guess < hi { x = guess }
     }
     for _ in 0..<60 {
       let s = state(track, a + Int64(x * 1_000_000))

@@ -13,6 +13,9 @@ enum SolarEphemeris {
     var rightAscension: Double
     /// Apparent declination, radians.
     var declination: Double
+    /// Its sine and cosine (computed anyway on the way).
+    var sinDeclination: Double
+    var cosDeclination: Double
     /// Earth-Sun distance, au.
     var distance: Double
     /// Nutation in right ascension (Delta psi cos epsilon), radians: GAST - GMST.
@@ -53,30 +56,33 @@ enum SolarEphemeris {
     nutation: (longitude: Double, obliquity: Double)
   ) -> Place {
     // Geocentric: the opposite direction.
-    var longitude = helio.longitude + .pi
-    var latitude = -helio.latitude
-    // Meeus 25.9: from the VSOP87 dynamical frame to FK5.
-    let lambdaPrime = longitude - (1.397 * t + 0.000_31 * t * t) * degree
-    longitude += -0.090_33 * arcsecond
-    latitude += 0.039_16 * arcsecond * (cos(lambdaPrime) - sin(lambdaPrime))
-
+    let longitude = helio.longitude + .pi - 0.090_33 * arcsecond
     let (deltaPsi, deltaEpsilon) = nutation
     // Meeus 22.2 (IAU 1980 mean obliquity), seconds of arc.
     let epsilon0 = (84_381.448 + t * (-46.8150 + t * (-0.000_59 + t * 0.001_813))) * arcsecond
     let epsilon = epsilon0 + deltaEpsilon
     // Meeus 25.10: annual aberration, -20.4898"/R (includes light time).
     let apparentLongitude = longitude + deltaPsi - 20.4898 * arcsecond / helio.distance
-
     let sinL = sin(apparentLongitude)
     let cosL = cos(apparentLongitude)
+    // Meeus 25.9: from the VSOP87 dynamical frame to FK5, with lambda' = lambda - 1.397 T deg.
+    // lambda' is formed from the apparent longitude (20" off the geometric one: an error of
+    // 1e-5 of a 0.039" correction), and the latitude (under 1.2") is small enough that its
+    // tangent, sine and cosine are beta, beta and 1 to 1e-16.
+    let shift = (1.397 * t + 0.000_31 * t * t) * degree
+    let cosShift = 1 - shift * shift / 2
+    let cosLambdaPrime = cosL * cosShift + sinL * shift
+    let sinLambdaPrime = sinL * cosShift - cosL * shift
+    let latitude = -helio.latitude + 0.039_16 * arcsecond * (cosLambdaPrime - sinLambdaPrime)
     let sinE = sin(epsilon)
     let cosE = cos(epsilon)
-    let tanB = tan(latitude)
-    let ra = atan2(sinL * cosE - tanB * sinE, cosL)
-    let dec = asin(sin(latitude) * cosE + cos(latitude) * sinE * sinL)
+    let ra = atan2(sinL * cosE - latitude * sinE, cosL)
+    let sinDec = latitude * cosE + sinE * sinL
+    // |declination| < 24 degrees: the cosine is the positive root.
+    let cosDec = (1 - sinDec * sinDec).squareRoot()
     return Place(
-      rightAscension: ra, declination: dec, distance: helio.distance,
-      equationOfEquinoxes: deltaPsi * cosE)
+      rightAscension: ra, declination: asin(sinDec), sinDeclination: sinDec, cosDeclination: cosDec,
+      distance: helio.distance, equationOfEquinoxes: deltaPsi * cosE)
   }
 
   /// Nutation in longitude and obliquity (radians), IAU 1980 theory (Meeus table 22.A): the 13
@@ -95,9 +101,14 @@ enum SolarEphemeris {
     var i = 0
     let terms = nutationTerms
     while i < terms.count {
-      let arg = terms[i] * d + terms[i + 1] * m + terms[i + 2] * mp + terms[i + 3] * f + terms[i + 4] * omega
-      psi += (terms[i + 5] + terms[i + 6] * t) * sin(arg)
-      eps += (terms[i + 7] + terms[i + 8] * t) * cos(arg)
+      var arg = terms[i] * d + terms[i + 1] * m + terms[i + 2] * mp + terms[i + 3] * f + terms[i + 4] * omega
+      // One libm call per term: the cosine from the sine, its sign from the reduced argument.
+      arg -= 2 * .pi * SolarTrack.roundedToInteger(arg / (2 * .pi))
+      let sinArg = sin(arg)
+      let cosMagnitude = (1 - sinArg * sinArg).squareRoot()
+      let cosArg = abs(arg) <= .pi / 2 ? cosMagnitude : -cosMagnitude
+      psi += (terms[i + 5] + terms[i + 6] * t) * sinArg
+      eps += (terms[i + 7] + terms[i + 8] * t) * cosArg
       i += 9
     }
     // Units of 0.0001".

@@ -14,6 +14,9 @@ struct SolarTrack {
   let middle: Int64
   /// Half the interval in seconds (> 0).
   let half: Double
+  /// 1 / half, and 1 / (half in microseconds): multiplications in the hot path, not divisions.
+  let perSecond: Double
+  let perMicrosecond: Double
   // Quadratic coefficients in x = (t - middle) / half for right ascension (unwrapped, radians),
   // declination (radians) and its sine and cosine (interpolating those saves a sincos per step,
   // with the same sub-0.01" error). The equation of the equinoxes and the parallax change too
@@ -61,13 +64,15 @@ struct SolarTrack {
     let (a, b, c) = places
     middle = mid.microsecondsSinceEpoch
     self.half = half
+    perSecond = 1 / half
+    perMicrosecond = 1 / (half * 1_000_000)
     // Unwrap right ascension around the middle value.
     let raA = b.rightAscension + SolarTrack.wrap(a.rightAscension - b.rightAscension)
     let raC = b.rightAscension + SolarTrack.wrap(c.rightAscension - b.rightAscension)
     (ra0, ra1, ra2) = SolarTrack.quadratic(raA, b.rightAscension, raC)
     (dec0, dec1, dec2) = SolarTrack.quadratic(a.declination, b.declination, c.declination)
-    (sin0, sin1, sin2) = SolarTrack.quadratic(sin(a.declination), sin(b.declination), sin(c.declination))
-    (cos0, cos1, cos2) = SolarTrack.quadratic(cos(a.declination), cos(b.declination), cos(c.declination))
+    (sin0, sin1, sin2) = SolarTrack.quadratic(a.sinDeclination, b.sinDeclination, c.sinDeclination)
+    (cos0, cos1, cos2) = SolarTrack.quadratic(a.cosDeclination, b.cosDeclination, c.cosDeclination)
     equationOfEquinoxes = b.equationOfEquinoxes
     siderealTimeAtMiddle = SolarTrack.meanSiderealTime(microseconds: middle) + b.equationOfEquinoxes
     parallax = 8.794_148 * SolarEphemeris.arcsecond / b.distance
@@ -93,28 +98,28 @@ struct SolarTrack {
   /// The interpolated place at `t`.
   @inline(__always)
   func place(at t: Int64) -> Point {
-    let x = Double(t - middle) / 1_000_000 / half
+    let x = Double(t &- middle) * perMicrosecond
     return Point(
-      ra: ra0 + x * (ra1 + x * ra2), raRate: (ra1 + 2 * x * ra2) / half,
+      ra: ra0 + x * (ra1 + x * ra2), raRate: (ra1 + 2 * x * ra2) * perSecond,
       sinDec: sin0 + x * (sin1 + x * sin2), cosDec: cos0 + x * (cos1 + x * cos2),
-      decRate: (dec1 + 2 * x * dec2) / half)
+      decRate: (dec1 + 2 * x * dec2) * perSecond)
   }
 
   /// The Sun's hour angle at `t` for east longitude `longitude` (radians, not reduced) and its
   /// rate (radians per second): no trigonometry, so transits cost almost nothing.
   @inline(__always)
   func hourAngle(at t: Int64, longitude: Double) -> (angle: Double, rate: Double) {
-    let x = Double(t - middle) / 1_000_000 / half
+    let x = Double(t &- middle) * perMicrosecond
     let ra = ra0 + x * (ra1 + x * ra2)
     return (
-      apparentSiderealTime(at: t) + longitude - ra, SolarTrack.siderealRate - (ra1 + 2 * x * ra2) / half
+      apparentSiderealTime(at: t) + longitude - ra, SolarTrack.siderealRate - (ra1 + 2 * x * ra2) * perSecond
     )
   }
 
   /// Greenwich apparent sidereal time at `t` (radians, not reduced).
   @inline(__always)
   func apparentSiderealTime(at t: Int64) -> Double {
-    siderealTimeAtMiddle + SolarTrack.siderealRate * (Double(t - middle) / 1_000_000)
+    siderealTimeAtMiddle + SolarTrack.siderealRate * 1e-6 * Double(t &- middle)
   }
 
   /// Greenwich mean sidereal time (Meeus 12.4, IAU 1982), UT1 = UTC, radians in [0, 2 pi).

@@ -97,9 +97,10 @@ enum SolarBenchmark: Benchmark {
     return out
   }
 
+  /// CPU time of this process: the machines are shared, and waiting for a core is not work.
   static func now() -> Double {
     var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
     return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
   }
 

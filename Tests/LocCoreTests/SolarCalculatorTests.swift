@@ -121,6 +121,24 @@ private let paris = place(48.8566, 2.3522)
     #expect(cairoDay[.sunrise]?.instant != nil)
   }
 
+  @Test func longIntervalsAreScannedDayByDay() throws {
+    let start = Instant(iso8601: "2024-03-01T00:00:00Z")!
+    let week = start..<start.adding(seconds: 7 * 86_400)
+    let parisWeek = paris.day(date("2024-03-01"), interval: week)
+    #expect(parisWeek.occurrences(of: .sunrise).count == 7)
+    #expect(parisWeek.occurrences(of: .solarNoon).count == 7)
+    let polar = tromso.day(
+      date("2024-12-01"),
+      interval: Instant(iso8601: "2024-12-01T00:00:00Z")!..<Instant(iso8601: "2024-12-20T00:00:00Z")!)
+    #expect(polar[.sunrise] == .never(.polarNight))
+    #expect(polar[.astronomicalDawn]?.instant != nil)
+    // From a week with sunrises into polar night: it did cross, just not on every day.
+    let mixed = tromso.day(
+      date("2024-11-20"),
+      interval: Instant(iso8601: "2024-11-20T00:00:00Z")!..<Instant(iso8601: "2024-12-10T00:00:00Z")!)
+    #expect(mixed.occurrences(of: .sunrise).count >= 5)
+  }
+
   @Test func skippedDayHasNoEvents() throws {
     let apia = try systemZone("Pacific/Apia")
     let day = place(-13.8333, -171.7667).day(date("2011-12-30"), in: apia)
