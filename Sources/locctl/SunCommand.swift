@@ -109,6 +109,12 @@ enum SunCommand: LocctlCommand {
       }
     }
     object["polar"] = .object(polar)
+    // Rarely an event happens twice in one local day (a 25-hour day): the later ones.
+    var also = JSONObject()
+    for event in day.events where day.occurrences(of: event).count > 1 {
+      also[event.description] = .array(day.occurrences(of: event).dropFirst().map { .string($0.iso8601()) })
+    }
+    if !also.keys.isEmpty { object["also"] = .object(also) }
     return .object(object)
   }
 
@@ -143,6 +149,13 @@ enum SunCommand: LocctlCommand {
         row += cell.column(widths[i])
       }
       out += row.trimmingTrailingSpaces + "\n"
+      for event in day.events where day.occurrences(of: event).count > 1 {
+        let later = day.occurrences(of: event).dropFirst().map { instant in
+          let local = zone.localDateTime(at: instant)
+          return "\(pad2(local.hour)):\(pad2(local.minute)):\(pad2(local.second))"
+        }
+        out += "            (\(event) also at \(later.joined(separator: ", ")))\n"
+      }
     }
     if !abbreviations.isEmpty { out += "times in \(abbreviations.joined(separator: "/"))\n" }
     for absence in [SolarDay.Absence.polarDay, .polarNight, .otherDay] where absences.contains(absence) {

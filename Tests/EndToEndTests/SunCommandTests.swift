@@ -54,6 +54,24 @@ import Testing
     }
   }
 
+  @Test func anEventTwiceInOneDayIsReportedTwice() throws {
+    // McMurdo, 2024-04-07, 25 hours long: two astronomical dusks (reference rows
+    // 2024-04-06T11:28:55Z and 2024-04-07T11:11:55Z).
+    let r = try run(
+      Binaries.locctl,
+      ["sun", "--at", "-77.8463,166.6683", "--tz", "Antarctica/McMurdo", "--date", "2024-04-07", "--json"])
+    let day = try JSON.parse(r.stdout)
+    let first = try #require(day["astronomical_dusk"]?.string.flatMap { Instant(iso8601: $0) })
+    let second = try #require(
+      day["also"]?["astronomical_dusk"]?.array?.first?.string.flatMap { Instant(iso8601: $0) })
+    #expect(abs(first.seconds(since: Instant(iso8601: "2024-04-06T11:28:55Z")!)) <= 2)
+    #expect(abs(second.seconds(since: Instant(iso8601: "2024-04-07T11:11:55Z")!)) <= 2)
+    let table = try run(
+      Binaries.locctl,
+      ["sun", "--at", "-77.8463,166.6683", "--tz", "Antarctica/McMurdo", "--date", "2024-04-07"])
+    #expect(table.stdout.contains("(astronomical_dusk also at 23:11:5"))
+  }
+
   @Test func tableUsesLocalTimeAndExplainsGaps() throws {
     let r = try run(
       Binaries.locctl, ["sun", "--at", "69.6492,18.9553", "--tz", "Europe/Oslo", "--date", "2024-06-20"],
