@@ -1,3 +1,4 @@
+import CLocShim
 import CSystemd
 
 #if canImport(Glibc)

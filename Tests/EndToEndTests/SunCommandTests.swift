@@ -1,0 +1,117 @@
+import Foundation
+import LocCore
+import Testing
+
+/// `locctl sun`, through the built binary.
+@Suite struct SunCommandTests {
+  @Test func jsonMatchesTheReferenceForTromsoInDecember() throws {
+    let r = try run(
+      Binaries.locctl,
+      ["sun", "--at", "69.6492,18.9553", "--tz", "Europe/Oslo", "--date", "2024-12-21", "--json"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n")
+    #expect(lines.count == 1)
+    let day = try JSON.parse(String(lines[0]))
+    #expect(day["date"]?.string == "2024-12-21")
+    #expect(day["tz"]?.string == "Europe/Oslo")
+    // Reference rows (Tests/Fixtures/solar/reference.csv, Skyfield/DE421), rounded to the second.
+    let expected = [
+      "astronomical_dawn": "2024-12-21T05:28:35Z", "civil_dawn": "2024-12-21T08:31:32Z",
+      "solar_noon": "2024-12-21T10:42:27Z", "civil_dusk": "2024-12-21T12:53:22Z",
+      "astronomical_dusk": "2024-12-21T15:56:18Z",
+    ]
+    for (event, iso) in expected {
+      let ours = try #require(day[event]?.string.flatMap { Instant(iso8601: $0) }, "\(event)")
+      #expect(abs(ours.seconds(since: Instant(iso8601: iso)!)) <= 2, "\(event)")
+    }
+    #expect(day["sunrise"]?.isNull == true)
+    #expect(day["sunset"]?.isNull == true)
+    #expect(day["polar"]?["sunrise"]?.string == "night")
+    #expect(day["polar"]?["sunset"]?.string == "night")
+    #expect(day["polar"]?.object?.keys.count == 2)  // every null explained, nothing else
+    let keys = day.object?.keys ?? []
+    #expect(
+      keys == [
+        "date", "tz", "astronomical_dawn", "nautical_dawn", "civil_dawn", "sunrise", "solar_noon", "sunset",
+        "civil_dusk", "nautical_dusk", "astronomical_dusk", "polar",
+      ])
+  }
+
+  @Test func severalDaysAndCustomEvents() throws {
+    let r = try run(
+      Binaries.locctl,
+      [
+        "sun", "--at", "-33.4489,-70.6693", "--tz", "America/Santiago", "--date", "2024-09-07", "--days", "3",
+        "--json", "--event", "elevation:-8.5:evening",
+      ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let days = try r.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }
+    #expect(days.map { $0["date"]?.string } == ["2024-09-07", "2024-09-08", "2024-09-09"])
+    for day in days {
+      let dusk = try #require(day["civil_dusk"]?.string.flatMap { Instant(iso8601: $0) })
+      let custom = try #require(day["elevation:-8.5:evening"]?.string.flatMap { Instant(iso8601: $0) })
+      #expect(custom > dusk)
+    }
+  }
+
+  @Test func anEventTwiceInOneDayIsReportedTwice() throws {
+    // McMurdo, 2024-04-07, 25 hours long: two astronomical dusks (reference rows
+    // 2024-04-06T11:28:55Z and 2024-04-07T11:11:55Z).
+    let r = try run(
+      Binaries.locctl,
+      ["sun", "--at", "-77.8463,166.6683", "--tz", "Antarctica/McMurdo", "--date", "2024-04-07", "--json"])
+    let day = try JSON.parse(r.stdout)
+    let first = try #require(day["astronomical_dusk"]?.string.flatMap { Instant(iso8601: $0) })
+    let second = try #require(
+      day["also"]?["astronomical_dusk"]?.array?.first?.string.flatMap { Instant(iso8601: $0) })
+    #expect(abs(first.seconds(since: Instant(iso8601: "2024-04-06T11:28:55Z")!)) <= 2)
+    #expect(abs(second.seconds(since: Instant(iso8601: "2024-04-07T11:11:55Z")!)) <= 2)
+    let table = try run(
+      Binaries.locctl,
+      ["sun", "--at", "-77.8463,166.6683", "--tz", "Antarctica/McMurdo", "--date", "2024-04-07"])
+    #expect(table.stdout.contains("(astronomical_dusk also at 23:11:5"))
+  }
+
+  @Test func tableUsesLocalTimeAndExplainsGaps() throws {
+    let r = try run(
+      Binaries.locctl, ["sun", "--at", "69.6492,18.9553", "--tz", "Europe/Oslo", "--date", "2024-06-20"],
+      environment: ["NO_COLOR": "1"])
+    #expect(r.status == 0)
+    #expect(r.stdout.contains("2024-06-20"))
+    // Solar noon: the reference row says 10:45:52Z, 12:45:52 in CEST.
+    #expect(r.stdout.contains(" 12:45:5"))
+    #expect(r.stdout.contains("-day: the Sun stays above that elevation all day"))
+    #expect(r.stdout.contains("times in CEST"))
+  }
+
+  @Test func defaultZoneIsTheSystemZone() throws {
+    let r = try run(
+      Binaries.locctl, ["sun", "--at", "35.6762,139.6503", "--date", "2024-03-20", "--json"],
+      environment: ["TZ": "Asia/Tokyo"])
+    #expect(r.status == 0)
+    let day = try JSON.parse(r.stdout)
+    #expect(day["tz"]?.string == "Asia/Tokyo")
+    // Without --date: today in that zone.
+    let today = try run(Binaries.locctl, ["sun", "--at", "0,0", "--json"], environment: ["TZ": "UTC"])
+    let date = try JSON.parse(today.stdout)["date"]?.string
+    let now = Instant(secondsSinceEpoch: Date().timeIntervalSince1970).utcDate.description
+    #expect(
+      date == now || date == Instant(secondsSinceEpoch: Date().timeIntervalSince1970 - 60).utcDate.description
+    )
+  }
+
+  @Test func badInputIsAUsageError() throws {
+    for arguments in [
+      ["sun"], ["sun", "--at", "91,0"], ["sun", "--at", "abc"],
+      ["sun", "--at", "1,2", "--tz", "Mars/Olympus"],
+      ["sun", "--at", "1,2", "--tz", "../../etc/passwd"], ["sun", "--at", "1,2", "--date", "2024-02-30"],
+      ["sun", "--at", "1,2", "--days", "0"], ["sun", "--at", "1,2", "--event", "teatime"],
+      ["sun", "--at", "1,2", "extra"],
+    ] {
+      let r = try run(Binaries.locctl, arguments)
+      #expect(r.status == 2, "\(arguments)")
+      #expect(r.stderr.hasPrefix("locctl sun: "), "\(arguments): \(r.stderr)")
+      #expect(r.stdout.isEmpty)
+    }
+  }
+}
