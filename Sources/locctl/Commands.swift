@@ -5,4 +5,5 @@ let allCommands: [any LocctlCommand.Type] = [
   SetLocationCommand.self,
   ClearLocationCommand.self,
   ReloadCommand.self,
+  DecodeCommand.self,
 ]
