@@ -388,13 +388,13 @@ public struct EpochAssembler: Sendable {
   }
 
   private static func fix(from e: Epoch, time: Instant, dateSuspect: Bool) -> Fix {
-    let inViewSlots = e.inView.replacing(with: 0, where: e.inView .< 0)
-    let anyInView = any(e.inView .>= 0)
+    var inView: Int? = nil
+    for slot in 0..<8 where e.inView[slot] >= 0 { inView = (inView ?? 0) + Int(e.inView[slot]) }
     let hdop = e.gsaHDOP ?? e.fixHDOP
     var fix = Fix(
       time: time, coordinate: nil, mode: .noFix,
       satellitesUsed: maxOptional(e.reportedUsed, e.gsaUsed),
-      satellitesInView: anyInView ? Int(inViewSlots.wrappedSum()) : nil,
+      satellitesInView: inView,
       pdop: e.pdop, hdop: hdop, vdop: e.vdop, dateSuspect: dateSuspect)
     guard let coordinate = e.coordinate else { return fix }
     fix.coordinate = coordinate

@@ -34,6 +34,14 @@ public struct NMEAFieldReader {
     for _ in 0..<count { _ = next() }
   }
 
+  /// The last field of the sentence, without consuming anything (empty when none are left).
+  @inlinable public func lastField(number: Int) -> NMEAField {
+    if done { return NMEAField(UnsafeRawBufferPointer(start: base, count: 0), number: number) }
+    var i = end
+    while i > position, base.load(fromByteOffset: i - 1, as: UInt8.self) != 0x2C { i -= 1 }
+    return NMEAField(UnsafeRawBufferPointer(start: base + i, count: end - i), number: number)
+  }
+
   /// The number of fields left, counting this one; scans without consuming.
   @inlinable public var remainingCount: Int {
     if done { return 0 }

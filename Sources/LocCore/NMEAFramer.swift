@@ -75,6 +75,19 @@ public struct NMEAFramer: Sendable {
     buffer = []
   }
 
+  /// Nonzero when any of the eight bytes in `x` is not printable ASCII (below 0x20, 0x7F and
+  /// above) or is `$` or `!` (the zero-byte and less-than tests of "Bit Twiddling Hacks",
+  /// S. E. Anderson, graphics.stanford.edu/~seander/bithacks.html). Only "any" is needed:
+  /// the caller rescans the word byte by byte.
+  @inline(__always) static func specialBytes(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func hasZero(_ v: UInt64) -> UInt64 { (v &- ones) & ~v & highs }
+    let control = (x &- ones &* 0x20) & ~x & highs  // a byte below 0x20
+    return control | (x & highs) | hasZero(x ^ (ones &* 0x7F)) | hasZero(x ^ (ones &* 0x24))
+      | hasZero(x ^ (ones &* 0x21))
+  }
+
   @inline(__always) private static func isTerminator(_ b: UInt8) -> Bool { b == 0x0A || b == 0x0D }
 
   /// Feeds bytes; calls `body` once per complete line, in order. The line's memory is valid
@@ -158,6 +171,11 @@ public struct NMEAFramer: Sendable {
             j += 1
           }
         } else {
+          // Eight bytes at a time while none of them is special.
+          while j + 8 <= n, NMEAFramer.specialBytes(p.loadUnaligned(fromByteOffset: j, as: UInt64.self)) == 0
+          {
+            j += 8
+          }
           while j < n {
             let b = p.load(fromByteOffset: j, as: UInt8.self)
             // Printable ASCII other than the two start characters continues the line.

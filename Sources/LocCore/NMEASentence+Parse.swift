@@ -346,8 +346,7 @@ extension NMEASentence {
     let rest = r.remainingCount
     var signal: Int? = nil
     if rest % 4 == 1 {
-      r.skip(rest - 1)
-      signal = try r.next().unsignedInteger()
+      signal = try r.lastField(number: r.number + rest).unsignedInteger()
     }
     return GSV(totalParts: total, part: part, satellitesInView: inView, signalID: signal)
   }

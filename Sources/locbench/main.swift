@@ -10,6 +10,7 @@ protocol Benchmark {
 
 /// Every benchmark group. Add one line per group.
 let allBenchmarks: [any Benchmark.Type] = [
+  NMEABenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
