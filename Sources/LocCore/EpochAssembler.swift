@@ -2,11 +2,11 @@
 ///
 /// **When a fix is emitted.** An epoch ends when a sentence with a different UTC time
 /// arrives (time change), or as soon as the sentence that ends this receiver's cycle has
-/// arrived. That end-of-cycle sentence is learned: when two consecutive epochs ended (by a
-/// time change) with the same sentence (same talker and type; for GSV, the last part), it
+/// arrived. That end-of-cycle sentence is learned: when three consecutive epochs ended (by
+/// a time change) with the same sentence (same talker and type; for GSV, the last part), it
 /// is taken as the cycle's last sentence, and later epochs are emitted on its arrival
 /// instead of one cycle late. So a GGA-only, RMC-only or 10 Hz stream, and one whose cycles
-/// end with a timeless GSA or GSV, all get their fixes without delay from the third cycle
+/// end with a timeless GSA or GSV, all get their fixes without delay from the fourth cycle
 /// on. If a sentence with the time of an epoch already emitted arrives after all (the cycle
 /// was not over: the receiver varies its sentence set), it is dropped and counted in
 /// `lateSentences`, and the learned end is forgotten until it proves itself again. A stream
@@ -54,6 +54,11 @@ public struct EpochAssembler: Sendable {
 
   /// 1024 GPS weeks in microseconds: the period of the 10-bit week number (IS-GPS-200, 20.3.3.3.1.1).
   public static let weekRolloverPeriodMicroseconds: Int64 = 1024 * 7 * 86_400 * 1_000_000
+
+  /// How many consecutive epochs must end with the same sentence before it is taken as the end
+  /// of every cycle. Three rather than two, so that a receiver that varies its sentences
+  /// (one GSA every few seconds, one sentence type per second) is less often misread.
+  public static let cycleEndConfirmations = 3
 
   /// The caller's idea of the current time, used only to date epochs before the stream has
   /// given a date and to detect week-rollover dates. `nil`: no reference (offline decoding).
@@ -294,7 +299,7 @@ public struct EpochAssembler: Sendable {
       endCandidate = key
       endStreak = 1
     }
-    if endStreak >= 2 { cycleEnd = endCandidate }
+    if endStreak >= EpochAssembler.cycleEndConfirmations { cycleEnd = endCandidate }
   }
 
   private mutating func close(_ onFix: (Fix) -> Void, onCycleEnd: Bool) {

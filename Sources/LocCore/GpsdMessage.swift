@@ -26,6 +26,16 @@ public enum GpsdMessage: Hashable, Sendable {
     public var protocolMajor: Int?
     /// `proto_minor`.
     public var protocolMinor: Int?
+
+    /// A VERSION report.
+    public init(
+      release: String? = nil, revision: String? = nil, protocolMajor: Int? = nil, protocolMinor: Int? = nil
+    ) {
+      self.release = release
+      self.revision = revision
+      self.protocolMajor = protocolMajor
+      self.protocolMinor = protocolMinor
+    }
   }
 
   /// One device of `DEVICES`.
@@ -40,6 +50,18 @@ public enum GpsdMessage: Hashable, Sendable {
     public var bitsPerSecond: Int?
     /// `cycle`: seconds between fixes.
     public var cycleSeconds: Double?
+
+    /// A device entry.
+    public init(
+      path: String? = nil, driver: String? = nil, activated: Instant? = nil, bitsPerSecond: Int? = nil,
+      cycleSeconds: Double? = nil
+    ) {
+      self.path = path
+      self.driver = driver
+      self.activated = activated
+      self.bitsPerSecond = bitsPerSecond
+      self.cycleSeconds = cycleSeconds
+    }
   }
 
   /// `WATCH` fields.
@@ -54,6 +76,17 @@ public enum GpsdMessage: Hashable, Sendable {
     public var raw: Int?
     /// `device`: the one device watched, if restricted.
     public var device: String?
+
+    /// A WATCH report.
+    public init(
+      enable: Bool? = nil, json: Bool? = nil, nmea: Bool? = nil, raw: Int? = nil, device: String? = nil
+    ) {
+      self.enable = enable
+      self.json = json
+      self.nmea = nmea
+      self.raw = raw
+      self.device = device
+    }
   }
 
   /// `TPV` fields (names in comments).
@@ -86,6 +119,31 @@ public enum GpsdMessage: Hashable, Sendable {
     public var epx: Meters?
     /// `epy`: latitude error estimate.
     public var epy: Meters?
+
+    /// A TPV report; every field may be absent.
+    public init(
+      device: String? = nil, mode: FixMode? = nil, status: Int? = nil, time: Instant? = nil,
+      latitude: Degrees? = nil,
+      longitude: Degrees? = nil, altitudeMSL: Meters? = nil, altitudeHAE: Meters? = nil,
+      geoidSeparation: Meters? = nil, speed: MetersPerSecond? = nil, track: Degrees? = nil,
+      eph: Meters? = nil,
+      epx: Meters? = nil, epy: Meters? = nil
+    ) {
+      self.device = device
+      self.mode = mode
+      self.status = status
+      self.time = time
+      self.latitude = latitude
+      self.longitude = longitude
+      self.altitudeMSL = altitudeMSL
+      self.altitudeHAE = altitudeHAE
+      self.geoidSeparation = geoidSeparation
+      self.speed = speed
+      self.track = track
+      self.eph = eph
+      self.epx = epx
+      self.epy = epy
+    }
   }
 
   /// `SKY` fields (the per-satellite list is reduced to counts).
@@ -104,6 +162,20 @@ public enum GpsdMessage: Hashable, Sendable {
     public var pdop: Double?
     /// `vdop`.
     public var vdop: Double?
+
+    /// A SKY report.
+    public init(
+      device: String? = nil, time: Instant? = nil, satellitesInView: Int? = nil, satellitesUsed: Int? = nil,
+      hdop: Double? = nil, pdop: Double? = nil, vdop: Double? = nil
+    ) {
+      self.device = device
+      self.time = time
+      self.satellitesInView = satellitesInView
+      self.satellitesUsed = satellitesUsed
+      self.hdop = hdop
+      self.pdop = pdop
+      self.vdop = vdop
+    }
   }
 
   /// Decodes one JSON line. Throws when it is not JSON or not an object with a `class`.

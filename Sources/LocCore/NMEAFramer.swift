@@ -63,6 +63,9 @@ public struct NMEAFramer: Sendable {
     case discard
   }
 
+  /// Bytes of line buffer the framer holds now: never more than the larger line bound.
+  public var bufferCapacity: Int { buffer.count }
+
   private var state = State.idle(atLineStart: true)
   private var buffer: [UInt8]
   private var buffered = 0
@@ -107,6 +110,9 @@ public struct NMEAFramer: Sendable {
     // Start of the current line within this chunk; a line carried over from the previous
     // chunk continues at 0 (its first bytes are in `buffer`).
     var lineStart = 0
+    // Set when a line starts in this chunk and cleared once the `.line` state has taken its
+    // bytes: a line that starts on the chunk's last byte must still be buffered.
+    var unscanned = false
     while i < n {
       switch state {
       case .idle(let atLineStart):
@@ -114,6 +120,7 @@ public struct NMEAFramer: Sendable {
         if b == 0x24 || b == 0x21 {
           state = .line(json: false)
           lineStart = i
+          unscanned = true
         } else if NMEAFramer.isTerminator(b) {
           state = .idle(atLineStart: true)
         } else if atLineStart && b == 0x23 {  // #
@@ -121,6 +128,7 @@ public struct NMEAFramer: Sendable {
         } else if atLineStart && b == 0x7B && maxJSONLineLength > 0 {  // {
           state = .line(json: true)
           lineStart = i
+          unscanned = true
         } else {
           counters.junkBytes += 1
           if atLineStart { state = .idle(atLineStart: false) }
@@ -145,12 +153,14 @@ public struct NMEAFramer: Sendable {
           if b == 0x24 || b == 0x21 {
             state = .line(json: false)
             lineStart = i
+            unscanned = true
             i += 1
             break
           }
           i += 1
         }
       case .line(let json):
+        unscanned = false
         let limit = json ? maxJSONLineLength : maxLineLength
         // Scan for the end of the line; stop early at a byte that ends or spoils it.
         var j = i
@@ -217,6 +227,7 @@ public struct NMEAFramer: Sendable {
           buffered = 0
           state = .line(json: false)
           lineStart = j
+          unscanned = true
           i = j + 1
         default:
           counters.truncatedLines += 1
@@ -225,6 +236,9 @@ public struct NMEAFramer: Sendable {
           i = j + 1
         }
       }
+    }
+    if unscanned, case .line(let json) = state {
+      append(p + lineStart, n - lineStart, capacity: json ? maxJSONLineLength : maxLineLength)
     }
   }
 

@@ -10,7 +10,7 @@ extension NMEASentence {
     guard let base = line.baseAddress else { return .malformed(NMEAFieldError(field: 0, reason: .missing)) }
     var n = line.count
     while n > 0, base.load(fromByteOffset: n - 1, as: UInt8.self) == 0x20 { n -= 1 }
-    guard n >= 2 else { return .malformed(NMEAFieldError(field: 0, reason: .malformed)) }
+    guard n >= 2 else { return .malformed(NMEAFieldError(field: 0, reason: n == 0 ? .missing : .malformed)) }
     let start = base.load(as: UInt8.self)
     guard start == 0x24 || start == 0x21 else {
       return .malformed(NMEAFieldError(field: 0, reason: .malformed))
