@@ -277,7 +277,8 @@ extension GpsdMessage.TPV {
     if let eph {
       fix.horizontalAccuracy = eph
     } else if let epx, let epy {
-      fix.horizontalAccuracy = Meters((epx.value * epx.value + epy.value * epy.value).squareRoot())
+      let radius = (epx.value * epx.value + epy.value * epy.value).squareRoot()
+      if radius.isFinite { fix.horizontalAccuracy = Meters(radius) }
     }
     return fix
   }

@@ -48,7 +48,9 @@ public struct NMEAField {
   }
 
   /// A decimal number: optional sign, digits, optional fraction (`-12.50`, `.5`, `3.`).
-  /// Significant digits beyond 19 are dropped (no overflow); exponents are not NMEA.
+  /// Up to 19 significant digits are kept and fraction digits past the 22nd dropped (no
+  /// overflow, far below NMEA's resolution); more than 19 integer digits are out of range.
+  /// Exponents are not NMEA.
   @inlinable public func decimal() throws(NMEAFieldError) -> Double? {
     let n = bytes.count
     if n == 0 { return nil }
@@ -60,8 +62,8 @@ public struct NMEAField {
       i = 1
     }
     var mantissa: UInt64 = 0
-    var digits = 0
-    var fractionDigits = 0
+    var digits = 0  // significant digits in `mantissa`
+    var fractionDigits = 0  // of them, after the point (with leading zeros)
     var seenPoint = false
     var anyDigit = false
     while i < n {
@@ -69,13 +71,14 @@ public struct NMEAField {
       let d = c &- 0x30
       if d < 10 {
         anyDigit = true
-        if digits < 19 {
+        if !seenPoint {
+          guard digits < 19 else { throw fail(.outOfRange) }
           mantissa = mantissa &* 10 &+ UInt64(d)
           if mantissa != 0 { digits += 1 }
-          if seenPoint { fractionDigits += 1 }
-        } else if !seenPoint {
-          // Integer digits past 19 significant ones: absurd for NMEA.
-          throw fail(.outOfRange)
+        } else if digits < 19 && fractionDigits < 22 {
+          mantissa = mantissa &* 10 &+ UInt64(d)
+          if mantissa != 0 { digits += 1 }
+          fractionDigits += 1
         }
       } else if c == 0x2E, !seenPoint {  // .
         seenPoint = true

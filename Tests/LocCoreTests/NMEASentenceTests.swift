@@ -301,5 +301,10 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
     #expect(Self.decimal("4134.49795459") == 4134.49795459)
     #expect(Self.decimal("0.1") == 0.1)  // correctly rounded
     #expect(Self.decimal("99999999999999999999") == .none)
+    // Fraction digits beyond what a Double resolves are dropped, however many zeros lead them.
+    #expect(Self.decimal("0." + String(repeating: "0", count: 40) + "1") == 0)
+    #expect(Self.decimal("1." + String(repeating: "0", count: 40)) == 1)
+    #expect(Self.decimal("0.1234567890123456789012345") == 0.1234567890123456789)
+    #expect(Self.decimal("000000000000000000000000012.5") == 12.5)
   }
 }
