@@ -3,7 +3,7 @@
 #   FUZZ_SECONDS  how long to fuzz (default 600)
 # Builds the LocCore sources plus fuzz/FuzzNMEA.swift with `swiftc -sanitize=fuzzer,address`,
 # fuzzes starting from the committed corpus (fuzz/corpus) and seeds cut from the fixture logs,
-# then merges what was found into a minimized fuzz/corpus. A crash stops the run; its input is
+# then merges what was found into a minimized fuzz/corpus (every edge reached, few inputs). A crash stops the run; its input is
 # left in fuzz/corpus-work/ (crash-*): turn it into a plain regression test.
 set -eu
 cd "$(dirname "$0")/.."
@@ -33,10 +33,12 @@ if [ $status -ne 0 ]; then
   exit $status
 fi
 
-# Keep only inputs that add coverage: merge into a fresh directory, then replace the corpus.
+# Keep a small set of inputs that still covers every edge reached (set-cover merge on edge
+# coverage alone), in a fresh directory that then replaces the corpus.
 rm -rf "$work/merged"
 mkdir -p "$work/merged"
-"$binary" -merge=1 -max_len=4096 "$work/merged" fuzz/corpus "$work/new" "$work/seed" 2>&1 | tail -1
+"$binary" -set_cover_merge=1 -use_counters=0 -max_len=4096 "$work/merged" fuzz/corpus "$work/new" "$work/seed" \
+  2>&1 | tail -1
 rm -rf fuzz/corpus
 mv "$work/merged" fuzz/corpus
 rm -rf "$work/new"
