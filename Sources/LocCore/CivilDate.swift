@@ -103,7 +103,8 @@ extension Instant {
 
   /// The UTC calendar date of this instant.
   public var utcDate: CivilDate {
-    let s = microsecondsSinceEpoch >= 0
+    let s =
+      microsecondsSinceEpoch >= 0
       ? microsecondsSinceEpoch / 1_000_000 : -((-microsecondsSinceEpoch + 999_999) / 1_000_000)
     let days = s >= 0 ? s / 86_400 : -((-s + 86_399) / 86_400)
     return CivilDate(daysSinceEpoch: Int(days))

@@ -160,13 +160,16 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
 extension JSON {
   /// Parses one JSON value from UTF-8 bytes. Nesting deeper than `maxDepth` is an error,
   /// so a hostile client cannot exhaust the stack.
-  public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSON {
+  public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSON
+  {
     let array = Array(bytes)
     var parser = JSONParser(bytes: array, maxDepth: maxDepth)
     parser.skipSpace()
     let value = try parser.value(depth: 0)
     parser.skipSpace()
-    guard parser.i == array.count else { throw JSONParseError(offset: parser.i, reason: "trailing characters") }
+    guard parser.i == array.count else {
+      throw JSONParseError(offset: parser.i, reason: "trailing characters")
+    }
     return value
   }
 
@@ -295,7 +298,8 @@ struct JSONParser {
       while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
       guard i > e else { throw fail("invalid number") }
     }
-    guard i - start <= 64, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite else {
+    guard i - start <= 64, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite
+    else {
       throw JSONParseError(offset: start, reason: "invalid number")
     }
     return v

@@ -11,6 +11,7 @@ protocol Benchmark {
 /// Every benchmark group. Add one line per group.
 let allBenchmarks: [any Benchmark.Type] = [
   SolarBenchmark.self,
+  NMEABenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -6,4 +6,5 @@ let allCommands: [any LocctlCommand.Type] = [
   ClearLocationCommand.self,
   ReloadCommand.self,
   SunCommand.self,
+  DecodeCommand.self,
 ]

@@ -1,0 +1,419 @@
+/// Turns the decoded sentences of one receiver cycle (one UTC time) into one `Fix`.
+///
+/// **When a fix is emitted.** An epoch ends when a sentence with a different UTC time
+/// arrives (time change), or as soon as the sentence that ends this receiver's cycle has
+/// arrived. That end-of-cycle sentence is learned: when three consecutive epochs ended (by
+/// a time change) with the same sentence (same talker and type; for GSV, the last part), it
+/// is taken as the cycle's last sentence, and later epochs are emitted on its arrival
+/// instead of one cycle late. So a GGA-only, RMC-only or 10 Hz stream, and one whose cycles
+/// end with a timeless GSA or GSV, all get their fixes without delay from the fourth cycle
+/// on. If a sentence with the time of an epoch already emitted arrives after all (the cycle
+/// was not over: the receiver varies its sentence set), it is dropped and counted in
+/// `lateSentences`, and the learned end is forgotten until it proves itself again. A stream
+/// whose cycles have no consistent last sentence is always emitted on the time change;
+/// `flush` emits the pending epoch when the source goes quiet or closes.
+///
+/// **Date.** From RMC or ZDA in the same epoch. Without one (a GGA-only stream), the last
+/// known date is used, moved by a day when the time of day jumps by more than 12 hours
+/// (midnight). Before any date is known, `referenceTime` (the caller's clock, if it has
+/// one) gives the date nearest to it. With neither, the latest such epoch waits for the next
+/// epoch's date and is emitted (late, just before it) when that comes — a log that starts
+/// between a cycle's RMC and its GGA loses nothing; any earlier undated epoch cannot become
+/// an instant and is counted in `undatedEpochs`.
+///
+/// **GPS week rollover.** A receiver with the 10-bit week bug reports a date a multiple of
+/// 1024 weeks (19.6 years) too early. When `referenceTime` is set and a fix is more than
+/// 512 weeks before it, the fix is moved forward by whole 1024-week periods to the one
+/// nearest the reference and marked `dateSuspect`. Without a reference nothing can tell a
+/// buggy receiver from an old log, so nothing is changed.
+///
+/// **Which sentence wins.** Position, quality and altitude come from the best source in the
+/// epoch: a `GN` (combined) talker before single systems, then GGA or GNS, RMC, GLL; ties go
+/// to the first. Speed and course from RMC, else VTG.
+/// Satellites used: the largest of the GGA/GNS counts and the total of the GSA id lists.
+/// Satellites in view: per system, the largest GSV count (NMEA 4.10 repeats a system's
+/// satellites once per signal), summed. HDOP from GSA, else GGA/GNS; PDOP and VDOP from GSA.
+/// Horizontal accuracy: from GST (`sqrt(σlat² + σlon²)`) when present, else
+/// `hdop × userEquivalentRangeError`.
+///
+/// **Mode.** No fix without a position. Otherwise 3D when a GGA or GNS of the epoch gives an
+/// altitude for its fix, 2D when it gives a fix without one (SiRF's 2D); else the GSA fix
+/// type; else — an epoch of RMC, GLL or VTG only, as from receivers that send one sentence
+/// type per second — the dimension of the previous epoch while the fix lasts, 2D at first.
+/// The altitude wins over a GSA that says 2D, because receivers send GSA "2" with a VDOP
+/// and 14 satellites (Telit PLS83-W); gpsd does the same. But fewer than four satellites
+/// used cannot give a 3D solution (four unknowns: x, y, z and the clock), so then it is 2D
+/// whatever altitude the receiver holds over (SiRF, MTK).
+public struct EpochAssembler: Sendable {
+  /// The range error (one sigma) that turns HDOP into a horizontal accuracy estimate when the
+  /// receiver sends no GST: 1-sigma horizontal error ≈ HDOP × UERE(1σ) (the standard
+  /// DOP relation). 5 m is a deliberately round middle value for a single-frequency receiver
+  /// without Selective Availability; published error budgets put the total between about 4
+  /// and 7 m. It is pessimistic for DGPS and RTK fixes, which is the safe side.
+  public static let userEquivalentRangeError = Meters(5.0)
+
+  /// 1024 GPS weeks in microseconds: the period of the 10-bit week number (IS-GPS-200, 20.3.3.3.1.1).
+  public static let weekRolloverPeriodMicroseconds: Int64 = 1024 * 7 * 86_400 * 1_000_000
+
+  /// How many consecutive epochs must end with the same sentence before it is taken as the end
+  /// of every cycle. Three rather than two, so that a receiver that varies its sentences
+  /// (one GSA every few seconds, one sentence type per second) is less often misread.
+  public static let cycleEndConfirmations = 3
+
+  /// The caller's idea of the current time, used only to date epochs before the stream has
+  /// given a date and to detect week-rollover dates. `nil`: no reference (offline decoding).
+  public var referenceTime: Instant?
+
+  /// What the assembler has seen.
+  public struct Counters: Hashable, Sendable {
+    /// Fixes emitted.
+    public var fixes = 0
+    /// Epochs with a time but no date to go with it (not emitted).
+    public var undatedEpochs = 0
+    /// Fixes whose time is earlier than the fix before them (emitted anyway).
+    public var timeWentBackwards = 0
+    /// Sentences that arrived after their epoch had been emitted (dropped).
+    public var lateSentences = 0
+    /// Fixes moved forward by 1024-week periods.
+    public var rolloverCorrections = 0
+
+    /// All zero.
+    public init() {}
+  }
+
+  /// Counters (they only grow).
+  public private(set) var counters = Counters()
+
+  private var epoch = Epoch()
+  /// The learned last sentence of a cycle, and the candidate being confirmed.
+  private var cycleEnd: UInt32?
+  private var endCandidate: UInt32 = 0
+  private var endStreak = 0
+  /// The time of the epoch just emitted on its learned last sentence (to catch late ones).
+  private var emittedEarly: TimeOfDay?
+  /// The last date the stream gave or implied, with the time of day it belonged to.
+  private var lastDate: CivilDate?
+  private var lastDateTime = TimeOfDay(microsecondsSinceMidnight: 0)!
+  private var lastFixTime: Instant?
+  /// The dimension of the last fix, for epochs that do not state one; `nil` after no fix.
+  private var lastDimension: FixMode?
+  /// The latest epoch that had no date yet, waiting for the next epoch's.
+  private var undated: Epoch?
+
+  /// An assembler; `referenceTime` as described above.
+  public init(referenceTime: Instant? = nil) {
+    self.referenceTime = referenceTime
+  }
+
+  /// The last sentence type learned as the end of a receiver cycle, as "GNRMC" (for tests
+  /// and diagnostics); `nil` while fixes are emitted on time changes.
+  public var learnedCycleEnd: String? {
+    guard let key = cycleEnd else { return nil }
+    let talker = NMEATalker(UInt8(truncatingIfNeeded: key >> 24), UInt8(truncatingIfNeeded: key >> 16))
+    let names = ["RMC", "GGA", "GLL", "GNS", "GSA", "GSV", "VTG", "ZDA", "GST"]
+    return "\(talker)\(names[Int(key >> 1 & 0xF)])"
+  }
+
+  /// Adds one sentence; calls `onFix` for an epoch it completes.
+  public mutating func add(_ sentence: NMEASentence, _ onFix: (Fix) -> Void) {
+    if let time = sentence.time {
+      if let current = epoch.time {
+        if time != current {
+          close(onFix, onCycleEnd: false)
+          epoch.time = time
+        }
+      } else if time == emittedEarly {
+        // The cycle went on after the sentence we took for its last: unlearn it.
+        counters.lateSentences += 1
+        cycleEnd = nil
+        endStreak = 0
+        return
+      } else {
+        epoch.time = time
+        emittedEarly = nil
+      }
+    }
+    merge(sentence)
+    let key = EpochAssembler.key(sentence)
+    epoch.lastKey = key
+    if key == cycleEnd {
+      emittedEarly = epoch.time
+      close(onFix, onCycleEnd: true)
+    }
+  }
+
+  /// Emits the pending epoch now (the source went quiet, or closed).
+  public mutating func flush(_ onFix: (Fix) -> Void) {
+    if epoch.time != nil || epoch.lastKey != 0 { close(onFix, onCycleEnd: true) }
+    if undated != nil {
+      counters.undatedEpochs += 1
+      undated = nil
+    }
+  }
+
+  /// Identifies a sentence for learning the cycle's end: talker, type, and for GSV whether
+  /// it is the last part.
+  private static func key(_ s: NMEASentence) -> UInt32 {
+    let type: UInt32
+    var notLast: UInt32 = 0
+    switch s.content {
+    case .rmc: type = 0
+    case .gga: type = 1
+    case .gll: type = 2
+    case .gns: type = 3
+    case .gsa: type = 4
+    case .gsv(let v):
+      type = 5
+      notLast = v.part < v.totalParts ? 1 : 0
+    case .vtg: type = 6
+    case .zda: type = 7
+    case .gst: type = 8
+    }
+    return UInt32(s.talker.rawValue) << 16 | type << 1 | notLast
+  }
+
+  // MARK: - One epoch
+
+  /// What one cycle said so far.
+  private struct Epoch: Sendable {
+    var time: TimeOfDay?
+    var date: CivilDate?
+    var lastKey: UInt32 = 0
+    /// An RMC, GGA, GNS or GLL was seen: the receiver stated its fix status.
+    var hasStatus = false
+    var coordinate: Coordinate?
+    var coordinateRank = -1
+    var quality: FixQuality?
+    var altitudeMSL: Meters?
+    var geoidSeparation: Meters?
+    var altitudeRank = -1
+    /// A GGA or GNS with a fix said 3D (with altitude) or 2D (without).
+    var fixDimension: FixMode?
+    var gsaMode: FixMode?
+    var gsaUsed: Int?
+    var reportedUsed: Int?
+    var pdop: Double?
+    var gsaHDOP: Double?
+    var vdop: Double?
+    var fixHDOP: Double?
+    var rmcSpeed: MetersPerSecond?
+    var rmcCourse: Degrees?
+    var vtgSpeed: MetersPerSecond?
+    var vtgCourse: Degrees?
+    var latitudeSigma: Meters?
+    var longitudeSigma: Meters?
+    /// Largest GSV count per system slot (`NMEATalker.systemSlot`), -1 when none.
+    var inView = SIMD8<Int32>(repeating: -1)
+  }
+
+  private mutating func offerPosition(_ c: Coordinate?, rank: Int, quality: FixQuality?) {
+    guard let c, rank > epoch.coordinateRank else { return }
+    epoch.coordinate = c
+    epoch.coordinateRank = rank
+    epoch.quality = quality
+  }
+
+  private mutating func offerAltitude(_ altitude: Meters?, _ separation: Meters?, rank: Int) {
+    guard altitude != nil || separation != nil, rank > epoch.altitudeRank else { return }
+    epoch.altitudeMSL = altitude
+    epoch.geoidSeparation = separation
+    epoch.altitudeRank = rank
+  }
+
+  private mutating func offerDimension(_ hasAltitude: Bool) {
+    if hasAltitude || epoch.fixDimension == nil { epoch.fixDimension = hasAltitude ? .threeD : .twoD }
+  }
+
+  private static func maxOptional(_ a: Int?, _ b: Int?) -> Int? {
+    guard let a else { return b }
+    guard let b else { return a }
+    return max(a, b)
+  }
+
+  private mutating func merge(_ s: NMEASentence) {
+    let combined = s.talker == .combined ? 10 : 0
+    // A position without a time cannot be placed in a cycle: only its status counts. And a
+    // GGA or GNS claiming a fix from zero satellites contradicts itself (Hemisphere sends
+    // "1,00" while it propagates a lost fix): no position, as gpsd decides too.
+    let timed = s.time != nil
+    switch s.content {
+    case .rmc(let r):
+      epoch.hasStatus = true
+      if epoch.date == nil { epoch.date = r.date }
+      if r.valid, timed {
+        // NMEA 2.0 RMC has no mode indicator: status A alone means an autonomous fix.
+        offerPosition(r.coordinate, rank: 2 + combined, quality: r.mode?.quality ?? .gps)
+        if epoch.rmcSpeed == nil { epoch.rmcSpeed = r.speed }
+        if epoch.rmcCourse == nil { epoch.rmcCourse = r.course }
+      }
+    case .gga(let g):
+      epoch.hasStatus = true
+      epoch.reportedUsed = EpochAssembler.maxOptional(epoch.reportedUsed, g.satellitesUsed)
+      if epoch.fixHDOP == nil { epoch.fixHDOP = g.hdop }
+      if timed, g.coordinate != nil, g.satellitesUsed != 0 {
+        offerPosition(g.coordinate, rank: 4 + combined, quality: g.quality)
+        offerAltitude(g.altitudeMSL, g.geoidSeparation, rank: 4 + combined)
+        offerDimension(g.altitudeMSL != nil)
+      }
+    case .gns(let g):
+      epoch.hasStatus = true
+      epoch.reportedUsed = EpochAssembler.maxOptional(epoch.reportedUsed, g.satellitesUsed)
+      if epoch.fixHDOP == nil { epoch.fixHDOP = g.hdop }
+      if timed, g.coordinate != nil, g.satellitesUsed != 0 {
+        offerPosition(g.coordinate, rank: 4 + combined, quality: g.mode?.quality)
+        offerAltitude(g.altitudeMSL, g.geoidSeparation, rank: 4 + combined)
+        offerDimension(g.altitudeMSL != nil)
+      }
+    case .gll(let g):
+      epoch.hasStatus = true
+      if g.valid, timed { offerPosition(g.coordinate, rank: 1 + combined, quality: g.mode?.quality ?? .gps) }
+    case .gsa(let a):
+      if let m = a.fixMode, epoch.gsaMode.map({ m > $0 }) ?? true { epoch.gsaMode = m }
+      epoch.gsaUsed = (epoch.gsaUsed ?? 0) + a.satellitesUsed
+      if epoch.pdop == nil { epoch.pdop = a.pdop }
+      if epoch.gsaHDOP == nil { epoch.gsaHDOP = a.hdop }
+      if epoch.vdop == nil { epoch.vdop = a.vdop }
+    case .gsv(let v):
+      if let n = v.satellitesInView {
+        let slot = s.talker.systemSlot
+        epoch.inView[slot] = max(epoch.inView[slot], Int32(clamping: n))
+      }
+    case .vtg(let v):
+      if epoch.vtgSpeed == nil { epoch.vtgSpeed = v.speed }
+      if epoch.vtgCourse == nil { epoch.vtgCourse = v.course }
+    case .zda(let z):
+      if epoch.date == nil { epoch.date = z.date }
+    case .gst(let g):
+      if epoch.latitudeSigma == nil, epoch.longitudeSigma == nil {
+        epoch.latitudeSigma = g.latitudeSigma
+        epoch.longitudeSigma = g.longitudeSigma
+      }
+    }
+  }
+
+  private mutating func learnCycleEnd(_ key: UInt32) {
+    guard key != 0 else { return }
+    if key == endCandidate {
+      endStreak += 1
+    } else {
+      endCandidate = key
+      endStreak = 1
+    }
+    if endStreak >= EpochAssembler.cycleEndConfirmations { cycleEnd = endCandidate }
+  }
+
+  private mutating func close(_ onFix: (Fix) -> Void, onCycleEnd: Bool) {
+    let e = epoch
+    epoch = Epoch()
+    if !onCycleEnd { learnCycleEnd(e.lastKey) }
+    guard let timeOfDay = e.time, e.hasStatus else { return }
+    guard let date = resolveDate(e.date, timeOfDay) else {
+      // Keep the latest undated epoch: the next epoch may bring the date (a log that starts
+      // with the GGA of a cycle whose RMC came before it).
+      if undated != nil { counters.undatedEpochs += 1 }
+      undated = e
+      return
+    }
+    if let u = undated, let uTime = u.time {
+      undated = nil
+      emit(u, on: EpochAssembler.date(of: uTime, near: date, at: timeOfDay), onFix)
+    }
+    emit(e, on: date, onFix)
+  }
+
+  /// The date of `timeOfDay` given that `reference` fell on `date`, across midnight when the
+  /// times of day are more than 12 hours apart.
+  private static func date(of timeOfDay: TimeOfDay, near date: CivilDate, at reference: TimeOfDay)
+    -> CivilDate
+  {
+    let step = timeOfDay.microsecondsSinceMidnight - reference.microsecondsSinceMidnight
+    let half = TimeOfDay.microsecondsPerDay / 2
+    return step < -half ? date.adding(days: 1) : step > half ? date.adding(days: -1) : date
+  }
+
+  private mutating func emit(_ e: Epoch, on date: CivilDate, _ onFix: (Fix) -> Void) {
+    guard let timeOfDay = e.time else { return }
+    var time = timeOfDay.instant(on: date)
+    var suspect = false
+    if let reference = referenceTime {
+      let behind = reference.microsecondsSinceEpoch - time.microsecondsSinceEpoch
+      let period = EpochAssembler.weekRolloverPeriodMicroseconds
+      if behind > period / 2 {
+        let periods = (behind + period / 2) / period
+        time = time.adding(microseconds: periods * period)
+        suspect = true
+        counters.rolloverCorrections += 1
+      }
+    }
+    if let last = lastFixTime, time < last { counters.timeWentBackwards += 1 }
+    lastFixTime = time
+    counters.fixes += 1
+    var fix = EpochAssembler.fix(from: e, time: time, dateSuspect: suspect)
+    if fix.coordinate == nil {
+      lastDimension = nil
+    } else {
+      var dimension =
+        e.fixDimension ?? e.gsaMode.flatMap({ $0 == .noFix ? nil : $0 }) ?? lastDimension ?? .twoD
+      // A 3D solution has four unknowns (x, y, z, clock): fewer than four satellites
+      // cannot give one, whatever altitude the receiver holds.
+      if dimension == .threeD, let used = fix.satellitesUsed, used < 4 { dimension = .twoD }
+      fix.mode = dimension
+      lastDimension = dimension
+    }
+    onFix(fix)
+  }
+
+  /// The epoch's date: its own, else the last known one across midnight, else the reference's.
+  private mutating func resolveDate(_ own: CivilDate?, _ timeOfDay: TimeOfDay) -> CivilDate? {
+    var date = own
+    if date == nil, let last = lastDate {
+      date = EpochAssembler.date(of: timeOfDay, near: last, at: lastDateTime)
+    }
+    if date == nil, let reference = referenceTime {
+      // The day (of the reference's, the one before or after) that puts the time nearest it.
+      let referenceDay = reference.utcDate
+      var best = referenceDay
+      var bestDistance = Int64.max
+      for offset in -1...1 {
+        let candidate = referenceDay.adding(days: offset)
+        let distance = abs(
+          timeOfDay.instant(on: candidate).microsecondsSinceEpoch - reference.microsecondsSinceEpoch)
+        if distance < bestDistance {
+          best = candidate
+          bestDistance = distance
+        }
+      }
+      date = best
+    }
+    if let date {
+      lastDate = date
+      lastDateTime = timeOfDay
+    }
+    return date
+  }
+
+  private static func fix(from e: Epoch, time: Instant, dateSuspect: Bool) -> Fix {
+    var inView: Int? = nil
+    for slot in 0..<8 where e.inView[slot] >= 0 { inView = (inView ?? 0) + Int(e.inView[slot]) }
+    let hdop = e.gsaHDOP ?? e.fixHDOP
+    var fix = Fix(
+      time: time, coordinate: nil, mode: .noFix,
+      satellitesUsed: maxOptional(e.reportedUsed, e.gsaUsed),
+      satellitesInView: inView,
+      pdop: e.pdop, hdop: hdop, vdop: e.vdop, dateSuspect: dateSuspect)
+    guard let coordinate = e.coordinate else { return fix }
+    fix.coordinate = coordinate
+    fix.quality = e.quality
+    fix.altitudeMSL = e.altitudeMSL
+    fix.geoidSeparation = e.geoidSeparation
+    fix.mode = .twoD  // refined by the caller, which knows the previous epoch
+    fix.speed = e.rmcSpeed ?? e.vtgSpeed
+    fix.course = e.rmcCourse ?? e.vtgCourse
+    if let sLat = e.latitudeSigma, let sLon = e.longitudeSigma {
+      fix.horizontalAccuracy = Meters((sLat.value * sLat.value + sLon.value * sLon.value).squareRoot())
+    } else if let hdop {
+      fix.horizontalAccuracy = Meters(hdop * userEquivalentRangeError.value)
+    }
+    return fix
+  }
+}

@@ -1,0 +1,113 @@
+/// The one-stop decoder: bytes in, fixes out. Framer, sentence parser and epoch assembler
+/// together, with all their counters. Feed it whatever a source reads, in any chunks: the
+/// fixes are the same for every chunking.
+///
+/// With `gpsdJSON`, lines starting with `{` are gpsd JSON reports: each `TPV` with a time
+/// becomes a fix (satellite counts and DOPs from the last `SKY`), except one identical to
+/// the fix just emitted. That lets one decoder read `gpspipe -r` and `gpspipe -w` output.
+public struct NMEADecoder: Sendable {
+  private var framer: NMEAFramer
+  private var assembler: EpochAssembler
+  private var own = NMEACounters()
+  private var lastSky: GpsdMessage.SKY?
+  private var lastGpsdFix: Fix?
+
+  /// A decoder. `referenceTime`: see `EpochAssembler.referenceTime`. `maxLineLength`: the
+  /// framer's bound for NMEA lines. `gpsdJSON`: also decode gpsd JSON lines.
+  public init(
+    referenceTime: Instant? = nil, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
+    gpsdJSON: Bool = false
+  ) {
+    framer = NMEAFramer(
+      maxLineLength: maxLineLength, maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
+    assembler = EpochAssembler(referenceTime: referenceTime)
+  }
+
+  /// The caller's clock, for dating a stream that has not yet given a date and for the GPS
+  /// week rollover (see `EpochAssembler`). Set it before each `feed` in a live daemon.
+  public var referenceTime: Instant? {
+    get { assembler.referenceTime }
+    set { assembler.referenceTime = newValue }
+  }
+
+  /// The last sentence learned as the end of a receiver cycle (see `EpochAssembler`).
+  public var learnedCycleEnd: String? { assembler.learnedCycleEnd }
+
+  /// All counters.
+  public var counters: NMEACounters {
+    var c = own
+    let f = framer.counters
+    c.lines = f.lines
+    c.comments = f.comments
+    c.junkBytes = f.junkBytes
+    c.overlongLines = f.overlongLines
+    c.truncatedLines = f.truncatedLines
+    c.unterminatedLines = f.unterminatedLines
+    let a = assembler.counters
+    c.fixes += a.fixes
+    c.undatedEpochs = a.undatedEpochs
+    c.timeWentBackwards = a.timeWentBackwards
+    c.lateSentences = a.lateSentences
+    c.rolloverCorrections = a.rolloverCorrections
+    return c
+  }
+
+  /// Decodes `bytes`; calls `onFix` for every fix they complete.
+  public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) {
+    // The framer calls back into `self`: take it out for the duration so the two accesses
+    // do not overlap (swapping moves its buffer; nothing is copied).
+    var local = NMEAFramer(maxLineLength: 8)
+    swap(&local, &framer)
+    local.feed(bytes) { line in decodeLine(line, onFix) }
+    swap(&local, &framer)
+  }
+
+  /// Decodes one line already cut by the caller (no terminator).
+  public mutating func decodeLine(_ line: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) {
+    if line.first == 0x7B {  // {
+      decodeJSON(line, onFix)
+      return
+    }
+    switch NMEASentence.parse(line) {
+    case .sentence(let sentence):
+      own.sentences += 1
+      assembler.add(sentence, onFix)
+    case .badChecksum: own.badChecksums += 1
+    case .proprietary, .unsupported: own.skipped += 1
+    case .malformed: own.errors += 1
+    }
+  }
+
+  private mutating func decodeJSON(_ line: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) {
+    guard let message = try? GpsdMessage.parse(line) else {
+      own.errors += 1
+      return
+    }
+    own.gpsdReports += 1
+    switch message {
+    case .sky(let sky): lastSky = sky
+    case .tpv(let tpv):
+      guard let fix = tpv.fix(sky: lastSky), fix != lastGpsdFix else { return }
+      lastGpsdFix = fix
+      own.fixes += 1
+      onFix(fix)
+    default: break
+    }
+  }
+
+  /// Emits the pending epoch now: call it when the source has been quiet for longer than a
+  /// receiver cycle, so the last fix is not held back.
+  public mutating func flush(_ onFix: (Fix) -> Void) {
+    assembler.flush(onFix)
+  }
+
+  /// Ends the input: a line left open is decoded if it can be (counted as unterminated) and
+  /// the pending epoch is emitted.
+  public mutating func finish(_ onFix: (Fix) -> Void) {
+    var local = NMEAFramer(maxLineLength: 8)
+    swap(&local, &framer)
+    local.finish { line in decodeLine(line, onFix) }
+    swap(&local, &framer)
+    assembler.flush(onFix)
+  }
+}

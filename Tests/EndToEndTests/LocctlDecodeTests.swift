@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+
+@Suite struct LocctlDecodeTests {
+  static let log = Binaries.fixture("nmea/bu353s4.log")
+
+  @Test func decodesAFileOneLinePerFix() throws {
+    let r = try run(Binaries.locctl, ["decode", Self.log.path])
+    #expect(r.status == 0)
+    let lines = r.stdout.split(separator: "\n")
+    #expect(lines.count == 25)
+    #expect(
+      lines.first
+        == "2014-12-31T03:07:19.000Z 3D -37.7847883 175.3148967 alt 59.9m 0.355m/s 181.4° ±5.5m gps 8sat")
+    #expect(r.stderr == "decode: sentences 90, fixes 25, bad checksums 0, skipped 0, errors 0, comments 6\n")
+  }
+
+  @Test func jsonUsesGpsdNames() throws {
+    let r = try run(Binaries.locctl, ["decode", "--json", Self.log.path])
+    #expect(r.status == 0)
+    let objects = try r.stdout.split(separator: "\n").map {
+      try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+    #expect(objects.count == 25)
+    let first = try #require(objects.first)
+    #expect(first["class"] as? String == "TPV")
+    #expect(first["time"] as? String == "2014-12-31T03:07:19.000Z")
+    #expect(first["mode"] as? Int == 3)
+    #expect(abs((first["lat"] as? Double ?? 0) - -37.784788333) < 1e-6)
+    #expect(abs((first["lon"] as? Double ?? 0) - 175.314896667) < 1e-6)
+    #expect(first["altMSL"] as? Double == 59.9)
+    #expect(abs((first["speed"] as? Double ?? 0) - 0.69 * 1852 / 3600) < 1e-9)
+    #expect(first["track"] as? Double == 181.39)
+    #expect(first["eph"] as? Double == 5.5)
+    #expect(first["quality"] as? String == "gps")
+    #expect(first["satellitesUsed"] as? Int == 8)
+  }
+
+  @Test func standardInputGivesTheSameAsTheFile() throws {
+    let text = try String(contentsOf: Self.log, encoding: .utf8)
+    let piped = try run(Binaries.locctl, ["decode", "-"], stdin: text)
+    let file = try run(Binaries.locctl, ["decode", Self.log.path])
+    #expect(piped.status == 0)
+    #expect(piped.stdout == file.stdout)
+    #expect(piped.stderr == file.stderr)
+  }
+
+  @Test func standardInputIsDecodedAsItArrives() throws {
+    // Write the first cycles and wait for a fix to come out while stdin is still open: a
+    // decoder that read all of stdin first would print nothing until EOF.
+    let process = Process()
+    process.executableURL = Binaries.locctl
+    process.arguments = ["decode", "-"]
+    let input = Pipe()
+    let output = Pipe()
+    process.standardInput = input
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    let lines = try String(contentsOf: Self.log, encoding: .utf8).split(whereSeparator: \.isNewline)
+    let head = lines.filter { $0.hasPrefix("$") }.prefix(12).joined(separator: "\r\n") + "\r\n"
+    input.fileHandleForWriting.write(Data(head.utf8))
+    let seen = DispatchSemaphore(value: 0)
+    let received = LockedText()
+    DispatchQueue.global().async {
+      while true {
+        let data = output.fileHandleForReading.availableData
+        if data.isEmpty { break }
+        received.append(String(decoding: data, as: UTF8.self))
+        if received.value.contains("\n") { seen.signal() }
+      }
+    }
+    // A generous bound, only so that a broken build fails instead of hanging.
+    let arrived = seen.wait(timeout: .now() + 30) == .success
+    try input.fileHandleForWriting.close()
+    process.waitUntilExit()
+    #expect(arrived)
+    #expect(received.value.hasPrefix("2014-12-31T03:07:19.000Z 3D"))
+  }
+
+  @Test func errorsAreOneClearLine() throws {
+    let missing = try run(Binaries.locctl, ["decode", "/nonexistent/x.log"])
+    #expect(missing.status == 1)
+    #expect(missing.stderr.hasPrefix("locctl: decode: cannot open /nonexistent/x.log: open: No such file"))
+    let usage = try run(Binaries.locctl, ["decode"])
+    #expect(usage.status == 2)
+    #expect(usage.stderr.hasPrefix("locctl: decode:"))
+    #expect(try run(Binaries.locctl, ["decode", "--frobnicate", "x"]).status == 2)
+  }
+}
+
+/// Text appended from one thread and read from another.
+final class LockedText: @unchecked Sendable {
+  private let lock = NSLock()
+  private var text = ""
+  func append(_ more: String) { lock.withLock { text += more } }
+  var value: String { lock.withLock { text } }
+}
