@@ -259,15 +259,37 @@ public struct Engine {
       id = configured
       origin = "configured"
     }
-    let offset = environment.zoneOffset(id, now)
-    return ZoneReport(id: id, origin: origin, offsetSeconds: offset?.seconds, abbreviation: offset?.abbreviation)
+    let rules = environment.rules(id)
+    return ZoneReport(
+      id: id, origin: origin, offsetSeconds: rules?.utcOffsetSeconds(at: now), abbreviation: rules?.abbreviation(at: now))
+  }
+
+  /// Today's sunrise and sunset (local day of `zone`) at the resolved position.
+  func sunToday(at coordinate: Coordinate, zone: String, now: Instant) -> SunReport? {
+    guard let rules = environment.rules(zone) else { return nil }
+    let date = rules.localDate(at: now)
+    let day = SolarCalculator(coordinate: coordinate).day(date, in: rules, events: [.sunrise, .sunset])
+    var notes: [String] = []
+    for event in [SolarEvent.sunrise, .sunset] {
+      if case .never(let why)? = day[event] {
+        let name = event == .sunrise ? "sunrise" : "sunset"
+        switch why {
+        case .polarDay: notes.append("no \(name) today: the sun stays up (polar day)")
+        case .polarNight: notes.append("no \(name) today: the sun stays down (polar night)")
+        case .otherDay: notes.append("no \(name) in this local day (it falls just outside midnight)")
+        }
+      }
+    }
+    return SunReport(
+      date: date, sunrise: day[.sunrise]?.instant, sunset: day[.sunset]?.instant,
+      note: notes.isEmpty ? nil : notes.joined(separator: "; "))
   }
 
   /// The full status at `now`.
   public func status(at now: Instant) -> StatusReport {
     let resolved = resolve(at: now)
     let zone = zone(for: resolved, at: now)
-    let sun = resolved.position.flatMap { environment.sunToday($0.coordinate, zone.id, now) }
+    let sun = resolved.position.flatMap { sunToday(at: $0.coordinate, zone: zone.id, now: now) }
     let fix = latestFix.map {
       FixSummary(
         mode: $0.fix.mode, quality: $0.fix.quality, satellitesUsed: $0.fix.satellitesUsed,

@@ -79,7 +79,10 @@ if options.flag("check-config") {
   exit(0)
 }
 
-let environment = EngineEnvironment()
+let zones = ZoneDatabase()
+let environment = EngineEnvironment(
+  systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
+  rules: { name in try? zones.rules(named: name) })
 let daemon: Daemon
 do {
   daemon = try Daemon(config: config, loader: loader, environment: environment, makeSource: SourceFactory.make)
