@@ -66,7 +66,10 @@ public struct Engine {
         publish(.sourceStatus(snapshot), at: now, into: &effects)
       }
     case .serverCountersChanged(let counters):
+      // Permission refusals are counted here, not by the server.
+      let denied = serverCounters.permissionDenied
       serverCounters = counters
+      serverCounters.permissionDenied = denied
     case .sessionOpened(let id, let peer, let access, let app):
       sessions[id] = Session(peer: peer, access: access, app: app)
     case .requestReceived(let session, let id, let request):

@@ -23,6 +23,11 @@ public enum JSON: Hashable, Sendable {
   public var isNull: Bool { if case .null = self { return true } else { return false } }
   /// The member `key` of an object; `nil` for other values or a missing key.
   public subscript(key: String) -> JSON? { object?[key] }
+  /// The element `index` of an array; `nil` for other values or an index out of range.
+  public subscript(index: Int) -> JSON? {
+    guard let a = array, a.indices.contains(index) else { return nil }
+    return a[index]
+  }
 
   /// A number from an integer.
   public static func int(_ value: Int) -> JSON { .number(Double(value)) }

@@ -273,6 +273,7 @@ final class ClientConnection {
         return
       }
       guard !handshaken else {
+        server.bump { $0.invalidRequests += 1 }
         send(ServerMessage.error(requestID, RequestError(.invalidRequest, "hello was already done")))
         return
       }

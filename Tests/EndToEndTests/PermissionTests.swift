@@ -1,0 +1,58 @@
+import Foundation
+import Glibc
+import LocCore
+import Testing
+
+/// Peers of other uids, made with setpriv(1): reading needs root, the daemon's uid or the
+/// read group; changing needs root, the daemon's uid or the admin group. An unprivileged
+/// peer learns no coordinates.
+@Suite(.enabled(if: getuid() == 0, "needs root to run clients as other uids"))
+struct PermissionTests {
+  /// Runs locctl as uid/gid 65534 (nobody) with the given supplementary groups.
+  func locctlAs(groups: [Int], _ daemon: LocdProcess, _ arguments: [String]) throws -> Completed {
+    let groupArgs = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
+    return try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534"] + groupArgs + [Binaries.locctl.path, "--socket", daemon.socketPath] + arguments)
+  }
+
+  @Test func theDefaultSocketModeKeepsStrangersOut() throws {
+    let daemon = try LocdProcess()
+    #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
+    var st = stat()
+    #expect(stat(daemon.socketPath, &st) == 0)
+    #expect(st.st_mode & 0o777 == 0o660)
+    let r = try locctlAs(groups: [], daemon, ["status", "--json"])
+    #expect(r.status == 4)
+    #expect(r.stderr.contains("permission denied"))
+    #expect(r.stdout.isEmpty)
+  }
+
+  @Test func aStrangerWhoCanConnectLearnsNothing() throws {
+    let daemon = try LocdProcess(config: "[Daemon]\nSocketMode=0666\nSocketGroup=\n")
+    #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
+    for arguments in [["status", "--json"], ["status"], ["watch", "--json"], ["set-location", "1", "1"], ["clear-location"], ["reload"]] {
+      let r = try locctlAs(groups: [], daemon, arguments)
+      #expect(r.status == 4, "\(arguments): \(r.stderr)")
+      #expect(r.stderr.contains("permission-denied"), "\(arguments): \(r.stderr)")
+      #expect(!r.stdout.contains("59.9") && !r.stderr.contains("59.9"))
+      #expect(!r.stdout.contains("10.75") && !r.stderr.contains("10.75"))
+    }
+    #expect(try daemon.status()["position"]?["lat"]?.number == 59.9139)
+    #expect(try daemon.status()["server"]?["permissionDenied"]?.number == 6)
+  }
+
+  @Test func theReadGroupReadsAndTheAdminGroupWrites() throws {
+    // gid 100 (users) reads, gid 50 (staff) administers: both exist on every Debian system.
+    let daemon = try LocdProcess(config: "[Daemon]\nSocketMode=0666\nSocketGroup=\nReadGroup=100\nAdminGroup=50\n")
+    #expect(try daemon.locctl(["set-location", "-33.8688", "151.2093"]).status == 0)
+    let read = try locctlAs(groups: [100], daemon, ["status", "--json"])
+    #expect(read.status == 0, "\(read.stderr)")
+    #expect(read.stdout.contains("-33.8688"))
+    let denied = try locctlAs(groups: [100], daemon, ["set-location", "1", "1"])
+    #expect(denied.status == 4)
+    let admin = try locctlAs(groups: [50], daemon, ["set-location", "1", "2", "--name", "by staff"])
+    #expect(admin.status == 0, "\(admin.stderr)")
+    #expect(try daemon.status()["position"]?["name"]?.string == "by staff")
+  }
+}
