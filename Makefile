@@ -13,7 +13,7 @@ RUN_DIR := .run
 # (GPSD regression corpus, BSD-2-Clause; see Tests/Fixtures/nmea/PROVENANCE.md).
 RUN_SOURCE ?= replay:Tests/Fixtures/nmea/bt451.log?speed=1&loop=1
 
-.PHONY: all deps deps-test build release test run bench lint format fuzz install uninstall docs tzdata clean
+.PHONY: all deps deps-test build release test run bench lint format fuzz install install-files uninstall docs tzdata clean
 
 all: build
 
@@ -62,10 +62,16 @@ docs:
 tzdata:
 	scripts/tzdata/generate.sh
 
-install: release
+# INSTALL_FROM: where the binaries come from; the tests install a debug build with
+# `make install-files INSTALL_FROM=.build/debug DESTDIR=...` without rebuilding.
+INSTALL_FROM ?= .build/release
+
+install: release install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/locd
-	install -m 0755 .build/release/locd $(DESTDIR)$(PREFIX)/bin/locd
-	install -m 0755 .build/release/locctl $(DESTDIR)$(PREFIX)/bin/locctl
+	install -m 0755 $(INSTALL_FROM)/locd $(DESTDIR)$(PREFIX)/bin/locd
+	install -m 0755 $(INSTALL_FROM)/locctl $(DESTDIR)$(PREFIX)/bin/locctl
 	@if ls data/* >/dev/null 2>&1; then install -m 0644 data/* $(DESTDIR)$(PREFIX)/share/locd/; fi
 	install -d $(DESTDIR)$(SYSCONFDIR)/locd/timers.d
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf ]; then \
