@@ -32,7 +32,7 @@ public enum ServerMessage {
   /// A pushed event with an explicit name and payload.
   public static func event(name: String, data: JSON, at time: Instant) -> String {
     JSON.object([
-      "type": .string("event"), "event": .string(name), "time": .string(time.iso8601(fractionDigits: 3)), "data": data,
+      "type": .string("event"), "event": .string(name), "time": .string(time.iso8601(fractionDigits: 6)), "data": data,
     ]).serialized
   }
 

@@ -180,6 +180,8 @@ public final class Daemon {
   }
 
   func execute(_ effects: [Effect]) {
+    // One notice usually goes to many subscribers: serialize it once.
+    var encoded: (notice: Notice, at: Instant, line: String)? = nil
     for effect in effects {
       switch effect {
       case .reply(let session, let id, let result):
@@ -190,7 +192,10 @@ public final class Daemon {
         }
         server?.send(line, to: session)
       case .push(let session, let notice, let at):
-        server?.send(ServerMessage.event(notice, at: at), to: session)
+        if encoded == nil || encoded!.at != at || encoded!.notice != notice {
+          encoded = (notice, at, ServerMessage.event(notice, at: at))
+        }
+        server?.send(encoded!.line, to: session)
       case .arm(let which, let at):
         arm(which, at: at)
       case .disarm(let which):

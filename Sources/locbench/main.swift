@@ -12,6 +12,7 @@ protocol Benchmark {
 let allBenchmarks: [any Benchmark.Type] = [
   SolarBenchmark.self,
   NMEABenchmark.self,
+  DaemonBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -1,0 +1,304 @@
+import LocCore
+import LocSystem
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `locbench daemon [--idle-seconds N] [--locd PATH]`: the built daemon, measured from
+/// outside: exec to READY=1, idle RSS, wakeups while idle, status round trips, and
+/// fix-to-subscriber latency with 100 subscribers.
+enum DaemonBenchmark: Benchmark {
+  static let name = "daemon"
+
+  static func run(_ arguments: [String]) -> Int32 {
+    guard let options = try? CommandLineOptions(arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: [])
+    else {
+      print("usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG]")
+      return 2
+    }
+    let locd = options.value("locd") ?? ".build/release/locd"
+    let idleSeconds = Int(options.value("idle-seconds") ?? "60") ?? 60
+    let fixture = options.value("fixture") ?? "Tests/Fixtures/nmea/nmea-rtk.log"
+    guard access(locd, X_OK) == 0 else {
+      print("daemon: \(locd) not built (swift build -c release)")
+      return 1
+    }
+    startup(locd)
+    idle(locd, seconds: idleSeconds)
+    roundTrips(locd)
+    latency(locd, fixture: fixture)
+    return 0
+  }
+
+  // MARK: Measurements
+
+  static func startup(_ locd: String) {
+    var samples: [Double] = []
+    var rss: [Int] = []
+    for _ in 0..<20 {
+      let run = DaemonRun(locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: nil)
+      let t0 = monotonicSeconds()
+      run.start()
+      guard run.waitFor("READY=1", timeout: 5) else {
+        print("daemon: no READY=1 within 5 s")
+        run.stop()
+        return
+      }
+      samples.append((monotonicSeconds() - t0) * 1000)
+      usleep(200_000)
+      rss.append(residentKiB(run.pid))
+      run.stop()
+    }
+    print("exec to READY=1: median \(fmt(median(samples))) ms, max \(fmt(samples.max() ?? 0)) ms (20 runs; target <= 100 ms)")
+    print("idle RSS after start: median \(fmt(Double(median(rss.map(Double.init))) / 1024)) MiB (target <= 15 MiB)")
+  }
+
+  static func idle(_ locd: String, seconds: Int) {
+    let run = DaemonRun(locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: 20_000_000)
+    run.start()
+    guard run.waitFor("READY=1", timeout: 5) else { return }
+    usleep(500_000)
+    let before = contextSwitches(run.pid)
+    let pingsBefore = run.count("WATCHDOG=1")
+    sleep(UInt32(seconds))
+    let wakeups = contextSwitches(run.pid) - before
+    let pings = run.count("WATCHDOG=1") - pingsBefore
+    print(
+      "idle for \(seconds) s (no source traffic, WatchdogSec=20s): \(wakeups) wakeups, \(pings) watchdog pings (target: only the watchdog's)")
+    print("idle RSS after \(seconds) s: \(fmt(Double(residentKiB(run.pid)) / 1024)) MiB")
+    run.stop()
+  }
+
+  static func roundTrips(_ locd: String) {
+    let run = DaemonRun(locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: nil)
+    run.start()
+    guard run.waitFor("READY=1", timeout: 5) else { return }
+    defer { run.stop() }
+    guard let client = try? ControlClient(path: run.socket, app: "locbench") else {
+      print("daemon: cannot connect")
+      return
+    }
+    _ = try? client.call("set-location", ["lat": .number(59.9), "lon": .number(10.7)])
+    var samples: [Double] = []
+    for _ in 0..<2000 {
+      let t0 = monotonicSeconds()
+      _ = try? client.call("status")
+      samples.append((monotonicSeconds() - t0) * 1_000_000)
+    }
+    samples.sort()
+    print("status round trip (connected client): median \(fmt(median(samples))) us, p99 \(fmt(samples[samples.count * 99 / 100])) us")
+    var execs: [Double] = []
+    let locctl = String(locd.dropLast(4)) + "locctl"
+    for _ in 0..<20 {
+      let t0 = monotonicSeconds()
+      let pid = spawn(locctl, ["--socket", run.socket, "status", "--json"], environment: [])
+      var status: Int32 = 0
+      waitpid(pid, &status, 0)
+      execs.append((monotonicSeconds() - t0) * 1000)
+    }
+    print("`locctl status --json` (exec, connect, hello, status): median \(fmt(median(execs))) ms")
+  }
+
+  static func latency(_ locd: String, fixture: String) {
+    let run = DaemonRun(
+      locd: locd, extraArguments: ["--source", "replay:\(fixture)?speed=1&loop=1"], watchdogUSec: nil)
+    run.start()
+    guard run.waitFor("READY=1", timeout: 5) else { return }
+    defer { run.stop() }
+    var subscribers: [Int32] = []
+    for _ in 0..<100 {
+      guard let fd = try? UnixSocket.connect(path: run.socket) else { continue }
+      let hello = #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n"
+        + #"{"id":1,"method":"subscribe","params":{"events":["location"]}}"# + "\n"
+      try? FileIO.writeAll(fd: fd, Array(hello.utf8))
+      UnixSocket.setNonBlocking(fd)
+      subscribers.append(fd)
+    }
+    var buffers = [[UInt8]](repeating: [], count: subscribers.count)
+    var samples: [Double] = []
+    let end = monotonicSeconds() + 8
+    var chunk = [UInt8](repeating: 0, count: 65536)
+    while monotonicSeconds() < end {
+      var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      guard poll(&fds, nfds_t(fds.count), 200) > 0 else { continue }
+      let arrival = wallMicroseconds()
+      for (i, p) in fds.enumerated() where p.revents != 0 {
+        let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+        guard n > 0 else { continue }
+        buffers[i].append(contentsOf: chunk[0..<n])
+        while let nl = buffers[i].firstIndex(of: 0x0A) {
+          let line = Array(buffers[i][..<nl])
+          buffers[i].removeSubrange(...nl)
+          guard let json = try? JSON.parse(line), json["event"]?.string == "location",
+            json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
+          else { continue }
+          samples.append(Double(arrival - t.microsecondsSinceEpoch))
+        }
+      }
+    }
+    for fd in subscribers { close(fd) }
+    guard !samples.isEmpty else {
+      print("fix-to-subscriber latency: no samples")
+      return
+    }
+    samples.sort()
+    print(
+      "fix-to-subscriber latency, 100 subscribers, \(samples.count) deliveries: p50 \(fmt(samples[samples.count / 2] / 1000)) ms, p99 \(fmt(samples[samples.count * 99 / 100] / 1000)) ms (target p99 <= 1 ms)"
+    )
+  }
+
+  // MARK: Helpers
+
+  static func median(_ values: [Double]) -> Double {
+    let s = values.sorted()
+    return s.isEmpty ? 0 : s[s.count / 2]
+  }
+
+  static func fmt(_ v: Double) -> String {
+    let r = (v * 100).rounded() / 100
+    return String(r)
+  }
+
+  static func monotonicSeconds() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+  }
+
+  static func wallMicroseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_REALTIME, &ts)
+    return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000)
+  }
+
+  static func procStatus(_ pid: pid_t) -> [Substring] {
+    guard let bytes = try? FileIO.read(path: "/proc/\(pid)/status") else { return [] }
+    return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
+  }
+
+  static func residentKiB(_ pid: pid_t) -> Int {
+    procStatus(pid).first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+  }
+
+  /// Voluntary plus involuntary context switches: each wakeup of a sleeping daemon is one.
+  static func contextSwitches(_ pid: pid_t) -> Int {
+    procStatus(pid).filter { $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:") }
+      .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters()) } }.reduce(0, +)
+  }
+
+  static func spawn(_ path: String, _ arguments: [String], environment: [String]) -> pid_t {
+    var pid: pid_t = 0
+    let argv = ([path] + arguments).map { strdup($0) } + [nil]
+    var env: [UnsafeMutablePointer<CChar>?] = []
+    var p = environ
+    while let entry = p.pointee {
+      let s = String(cString: entry)
+      if !s.hasPrefix("NOTIFY_SOCKET=") && !s.hasPrefix("WATCHDOG_") && !s.hasPrefix("LISTEN_") { env.append(strdup(s)) }
+      p += 1
+    }
+    env += environment.map { strdup($0) }
+    env.append(nil)
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+    posix_spawn(&pid, path, &actions, nil, argv, env)
+    posix_spawn_file_actions_destroy(&actions)
+    argv.forEach { free($0) }
+    env.forEach { free($0) }
+    return pid
+  }
+}
+
+/// One locd under measurement, with a datagram socket posing as NOTIFY_SOCKET.
+final class DaemonRun {
+  let locd: String
+  let directory: String
+  let socket: String
+  let notifyPath: String
+  let notifyFD: Int32
+  let extraArguments: [String]
+  let watchdogUSec: Int?
+  var pid: pid_t = 0
+  var messages: [String] = []
+
+  init(locd: String, extraArguments: [String], watchdogUSec: Int?) {
+    self.locd = locd
+    var template = Array("/tmp/locbench-XXXXXX".utf8CString)
+    mkdtemp(&template)
+    directory = String(cString: template)
+    socket = directory + "/locd.sock"
+    notifyPath = directory + "/notify.sock"
+    self.extraArguments = extraArguments
+    self.watchdogUSec = watchdogUSec
+    notifyFD = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    var addr = sockaddr_un()
+    addr.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+      let bytes = Array(notifyPath.utf8)
+      raw.copyBytes(from: bytes)
+      raw[bytes.count] = 0
+    }
+    _ = withUnsafePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    // A big receive buffer, so pings never block the daemon between our reads.
+    var size: Int32 = 1 << 20
+    setsockopt(notifyFD, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+  }
+
+  func start() {
+    var env = ["NOTIFY_SOCKET=\(notifyPath)"]
+    if let w = watchdogUSec { env.append("WATCHDOG_USEC=\(w)") }
+    pid = DaemonBenchmark.spawn(
+      locd,
+      ["--config", "/dev/null", "--socket", socket, "--state-dir", directory + "/state", "--log-level", "notice"]
+        + extraArguments, environment: env)
+  }
+
+  /// Reads datagrams until one contains `text` (true) or the timeout (false).
+  func waitFor(_ text: String, timeout: Double) -> Bool {
+    let end = DaemonBenchmark.monotonicSeconds() + timeout
+    while DaemonBenchmark.monotonicSeconds() < end {
+      drain(wait: Int32(max(1, (end - DaemonBenchmark.monotonicSeconds()) * 1000)))
+      if messages.contains(where: { $0.contains(text) }) { return true }
+    }
+    return false
+  }
+
+  func drain(wait: Int32 = 0) {
+    var p = pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0)
+    var first = true
+    while poll(&p, 1, first ? wait : 0) > 0 {
+      first = false
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      let n = buffer.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
+      guard n > 0 else { break }
+      messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
+    }
+  }
+
+  /// How many datagrams so far contain `text`.
+  func count(_ text: String) -> Int {
+    drain()
+    return messages.filter { $0.contains(text) }.count
+  }
+
+  func stop() {
+    kill(pid, SIGTERM)
+    var status: Int32 = 0
+    waitpid(pid, &status, 0)
+    close(notifyFD)
+    unlink(notifyPath)
+  }
+}
+
+extension Substring {
+  func trimmingCharacters() -> Substring {
+    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+    var s = self.drop(while: isSpace)
+    while let last = s.last, isSpace(last) { s = s.dropLast() }
+    return s
+  }
+}

@@ -1,0 +1,8 @@
+#!/bin/sh
+# The daemon from outside: exec to READY=1, idle RSS, wakeups of an idle daemon over
+# IDLE_SECONDS (default 60), status round trips, fix-to-subscriber latency with 100
+# subscribers. No peer is named for these; targets are printed next to the figures.
+set -eu
+cd "$(dirname "$0")/.."
+[ -x .build/release/locbench ] || { echo "daemon: build first: swift build -c release"; exit 1; }
+.build/release/locbench daemon --idle-seconds "${IDLE_SECONDS:-60}"
