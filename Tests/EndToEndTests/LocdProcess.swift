@@ -41,7 +41,8 @@ final class LocdProcess {
     let arguments =
       ["--config", configPath, "--socket", socketPath, "--state-dir", stateDirectory, "--log-level", "debug"]
       + arguments
-    let logFD = open(logPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    // Not truncated: a test may have created the file to learn its inode first.
+    let logFD = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     defer { close(logFD) }
     // setpriv execs locd in place (same pid) after asking the kernel to kill it when the
     // test runner dies, so no daemon outlives a crashed or killed test run.

@@ -11,8 +11,12 @@ final class NotifySocket: @unchecked Sendable {
   private let lock = NSLock()
   private var messages: [String] = []
 
-  init(directory: String) throws {
-    path = directory + "/notify.sock"
+  convenience init(directory: String) throws {
+    try self.init(path: directory + "/notify.sock")
+  }
+
+  init(path: String) throws {
+    self.path = path
     fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
@@ -76,6 +80,28 @@ final class NotifySocket: @unchecked Sendable {
     let stopping = notify.receive(until: { $0.contains("STOPPING=1") })
     #expect(stopping.contains(where: { $0.contains("STOPPING=1") }))
     #expect(daemon.stop() == 0)
+  }
+
+  @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "a real journald runs here"))
+  func logsToTheJournalWithStructuredFieldsWhenStderrIsTheJournal() throws {
+    // A datagram socket posing as journald's native socket (systemd-journald.service(8)).
+    try FileManager.default.createDirectory(atPath: "/run/systemd/journal", withIntermediateDirectories: true)
+    let journal = try NotifySocket(path: "/run/systemd/journal/socket")
+    defer { unlink("/run/systemd/journal/socket") }
+    let dir = LocdProcess.makeDirectory()
+    // stderr goes to locd.log; JOURNAL_STREAM names that file, as systemd would for the journal.
+    FileManager.default.createFile(atPath: dir + "/locd.log", contents: nil)
+    var st = stat()
+    #expect(stat(dir + "/locd.log", &st) == 0)
+    let daemon = try LocdProcess(environment: ["JOURNAL_STREAM": "\(st.st_dev):\(st.st_ino)"], directory: dir, wait: false)
+    let got = journal.receive(until: { $0.contains("MESSAGE=locd 0.1.0 ready") })
+    let ready = try #require(got.first { $0.contains("MESSAGE=locd 0.1.0 ready") })
+    #expect(ready.contains("PRIORITY=6\n"))
+    #expect(ready.contains("SYSLOG_IDENTIFIER=locd\n"))
+    #expect(ready.contains("LOCD_SOCKET=\(daemon.socketPath)"))
+    daemon.stop()
+    // Nothing went to the plain stderr stream meanwhile.
+    #expect(!daemon.log.contains("ready on"))
   }
 
   @Test func servesASocketPassedBySystemdSocketActivate() throws {
