@@ -26,6 +26,6 @@ let package = Package(
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"], swiftSettings: shell),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"], swiftSettings: shell),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem"], swiftSettings: shell),
-    .testTarget(name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "CLocShim"], swiftSettings: shell),
+    .testTarget(name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"], swiftSettings: shell),
   ]
 )

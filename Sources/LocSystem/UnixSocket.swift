@@ -70,6 +70,20 @@ public enum UnixSocket {
     return fd
   }
 
+  /// A datagram socket bound at `path` (for NOTIFY_SOCKET and journald stand-ins in tests
+  /// and benchmarks).
+  public static func bindDatagram(path: String) throws(Errno) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw Errno(call: "socket") }
+    let r = try withAddress(path) { bind(fd, $0, $1) }
+    guard r == 0 else {
+      let e = Errno(call: "bind \(path)")
+      close(fd)
+      throw e
+    }
+    return fd
+  }
+
   /// The peer's credentials at connect time (SO_PEERCRED) and groups (SO_PEERGROUPS, Linux 4.13).
   public static func peer(of fd: Int32) -> Peer? {
     // struct ucred (socket(7)); Glibc only declares it under _GNU_SOURCE.

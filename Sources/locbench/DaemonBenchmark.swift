@@ -232,17 +232,7 @@ final class DaemonRun {
     notifyPath = directory + "/notify.sock"
     self.extraArguments = extraArguments
     self.watchdogUSec = watchdogUSec
-    notifyFD = Glibc.socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      let bytes = Array(notifyPath.utf8)
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    _ = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(notifyFD, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    notifyFD = (try? UnixSocket.bindDatagram(path: notifyPath)) ?? -1
     // A big receive buffer, so pings never block the daemon between our reads.
     var size: Int32 = 1 << 20
     setsockopt(notifyFD, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))

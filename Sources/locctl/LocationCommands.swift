@@ -37,38 +37,40 @@ enum SetLocationCommand: LocctlCommand {
   }
 }
 
-/// `locctl clear-location`.
-enum ClearLocationCommand: LocctlCommand {
-  static let name = "clear-location"
-  static let summary = "forget the manual location (admin)"
+/// A command without arguments that calls one admin method and prints one line.
+protocol SimpleAdminCommand: LocctlCommand {
+  /// The protocol method.
+  static var method: String { get }
+  /// What to print on success.
+  static var done: String { get }
+}
 
+extension SimpleAdminCommand {
   static func run(_ arguments: [String]) -> Int32 {
     guard arguments.isEmpty else {
-      printError("usage: locctl clear-location")
+      printError("usage: locctl \(name)")
       return ExitStatus.usage
     }
     return withDaemon { client throws(ControlClient.Failure) in
-      _ = try client.call("clear-location")
-      print("manual location cleared")
+      _ = try client.call(method)
+      print(done)
       return ExitStatus.ok
     }
   }
 }
 
+/// `locctl clear-location`.
+enum ClearLocationCommand: SimpleAdminCommand {
+  static let name = "clear-location"
+  static let summary = "forget the manual location (admin)"
+  static let method = "clear-location"
+  static let done = "manual location cleared"
+}
+
 /// `locctl reload`.
-enum ReloadCommand: LocctlCommand {
+enum ReloadCommand: SimpleAdminCommand {
   static let name = "reload"
   static let summary = "reload locd's configuration (admin)"
-
-  static func run(_ arguments: [String]) -> Int32 {
-    guard arguments.isEmpty else {
-      printError("usage: locctl reload")
-      return ExitStatus.usage
-    }
-    return withDaemon { client throws(ControlClient.Failure) in
-      _ = try client.call("reload")
-      print("configuration reloaded")
-      return ExitStatus.ok
-    }
-  }
+  static let method = "reload"
+  static let done = "configuration reloaded"
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocSystem
 
 /// A real `locd` started from the build directory on a temporary socket and state
 /// directory, with its stderr captured; stopped (SIGTERM) by `stop()` or at deinit.
@@ -114,22 +115,7 @@ final class RawClient {
   private var buffer: [UInt8] = []
 
   init(path: String) throws {
-    fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      let bytes = Array(path.utf8)
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let r = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard r == 0 else {
-      let e = errno
-      close(fd)
-      throw HarnessError("connect \(path): \(String(cString: strerror(e)))")
-    }
+    do { fd = try UnixSocket.connect(path: path) } catch { throw HarnessError("connect \(path): \(error)") }
   }
 
   deinit { close(fd) }

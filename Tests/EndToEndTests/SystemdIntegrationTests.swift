@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocSystem
 import Testing
 
 /// A datagram socket posing as systemd's NOTIFY_SOCKET. Like PID 1 it drains the socket
@@ -17,18 +18,7 @@ final class NotifySocket: @unchecked Sendable {
 
   init(path: String) throws {
     self.path = path
-    fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var addr = sockaddr_un()
-    addr.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &addr.sun_path) { raw in
-      let bytes = Array(path.utf8)
-      raw.copyBytes(from: bytes)
-      raw[bytes.count] = 0
-    }
-    let r = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard r == 0 else { throw HarnessError("bind notify socket") }
+    do { fd = try UnixSocket.bindDatagram(path: path) } catch { throw HarnessError("\(error)") }
     let socketFD = self.fd
     Thread.detachNewThread { [weak self] in
       var buffer = [UInt8](repeating: 0, count: 4096)
