@@ -68,30 +68,42 @@ public struct ZoneBoundaries {
     let h = ZoneBoundaries.headerSize
     guard bytes.count >= h else { throw .truncated(expected: h, actual: bytes.count) }
     guard bytes.prefix(8).elementsEqual(ZoneBoundaries.magic) else { throw .notABoundaryFile }
-    func u16(_ at: Int) -> Int { Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self))) }
-    func u32(_ at: Int) -> Int { Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))) }
+    func u16(_ at: Int) -> Int {
+      Int(UInt16(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+    }
+    func u32(_ at: Int) -> Int {
+      Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+    }
     guard u16(8) == ZoneBoundaries.formatVersion else { throw .unsupportedVersion(u16(8)) }
     guard u16(10) == h else { throw .malformed("header size") }
     let size = u32(12)
     guard bytes.count >= size else { throw .truncated(expected: size, actual: bytes.count) }
-    guard bytes.count == size else { throw .malformed("file size: \(bytes.count) bytes, header says \(size)") }
+    guard bytes.count == size else {
+      throw .malformed("file size: \(bytes.count) bytes, header says \(size)")
+    }
     let zoneCount = u16(16)
     guard zoneCount > 0 else { throw .malformed("zone count") }
-    guard u16(18) == ZoneBoundaries.columns, u16(20) == ZoneBoundaries.rows, u16(22) == ZoneBoundaries.unitsPerDegree
+    guard u16(18) == ZoneBoundaries.columns, u16(20) == ZoneBoundaries.rows,
+      u16(22) == ZoneBoundaries.unitsPerDegree
     else { throw .malformed("grid shape") }
     func section(_ at: Int, _ name: String) throws(FormatError) -> Range<Int> {
       let start = u32(at)
       let count = u32(at + 4)
-      guard start >= h, count <= size, start <= size - count else { throw .malformed("\(name) section bounds") }
+      guard start >= h, count <= size, start <= size - count else {
+        throw .malformed("\(name) section bounds")
+      }
       return start..<(start + count)
     }
     let names = try section(24, "names")
     let grid = try section(32, "grid")
     let nodes = try section(40, "nodes")
-    guard grid.count == ZoneBoundaries.columns * ZoneBoundaries.rows * 4 else { throw .malformed("grid size") }
+    guard grid.count == ZoneBoundaries.columns * ZoneBoundaries.rows * 4 else {
+      throw .malformed("grid size")
+    }
     guard let release = ZoneBoundaries.label(bytes, at: 48), let tzdata = ZoneBoundaries.label(bytes, at: 56)
     else { throw .malformed("release labels") }
-    zoneNames = try ZoneBoundaries.parseNames(UnsafeRawBufferPointer(rebasing: bytes[names]), count: zoneCount)
+    zoneNames = try ZoneBoundaries.parseNames(
+      UnsafeRawBufferPointer(rebasing: bytes[names]), count: zoneCount)
     boundaryRelease = release
     tzdataVersion = tzdata
     fileSize = size
@@ -111,7 +123,9 @@ public struct ZoneBoundaries {
   }
 
   /// `count` names, each 1...64 printable ASCII bytes followed by a newline, filling the section.
-  private static func parseNames(_ section: UnsafeRawBufferPointer, count: Int) throws(FormatError) -> [String] {
+  private static func parseNames(_ section: UnsafeRawBufferPointer, count: Int) throws(FormatError)
+    -> [String]
+  {
     var names: [String] = []
     names.reserveCapacity(count)
     var start = 0
@@ -155,11 +169,14 @@ public struct ZoneBoundaries {
   }
 
   private func u16(_ at: Int) -> Int {
-    Int(UInt16(littleEndian: file.baseAddress.unsafelyUnwrapped.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
+    Int(
+      UInt16(
+        littleEndian: file.baseAddress.unsafelyUnwrapped.loadUnaligned(fromByteOffset: at, as: UInt16.self)))
   }
 
   private func u32(_ at: Int) -> UInt32 {
-    UInt32(littleEndian: file.baseAddress.unsafelyUnwrapped.loadUnaligned(fromByteOffset: at, as: UInt32.self))
+    UInt32(
+      littleEndian: file.baseAddress.unsafelyUnwrapped.loadUnaligned(fromByteOffset: at, as: UInt32.self))
   }
 
   /// The zone at half-unit position (qx, qy) of a cell.
@@ -292,11 +309,15 @@ public struct ZoneBoundaries {
     guard CRC32.checksum(of: body) == u32(64) else { throw .checksumMismatch }
     for cell in 0..<(ZoneBoundaries.columns * ZoneBoundaries.rows) {
       let span = ZoneBoundaries.unitsPerDegree
-      try verify(ref: u32(gridOffset + 4 * cell), from: gridOffset + 4 * cell, x0: 0, x1: span, y0: 0, y1: span, depth: 0)
+      try verify(
+        ref: u32(gridOffset + 4 * cell), from: gridOffset + 4 * cell, x0: 0, x1: span, y0: 0, y1: span,
+        depth: 0)
     }
   }
 
-  private func verify(ref: UInt32, from at: Int, x0: Int, x1: Int, y0: Int, y1: Int, depth: Int) throws(FormatError) {
+  private func verify(ref: UInt32, from at: Int, x0: Int, x1: Int, y0: Int, y1: Int, depth: Int)
+    throws(FormatError)
+  {
     guard depth <= ZoneBoundaries.maximumDepth else { throw .corrupt(offset: at) }
     if ref & ZoneBoundaries.uniformFlag != 0 {
       guard Int(ref & ~ZoneBoundaries.uniformFlag) < zoneNames.count else { throw .corrupt(offset: at) }
@@ -334,7 +355,8 @@ public struct ZoneBoundaries {
       }
       previous = start
     }
-    for line in 0..<lineCount where u16(headAt + 10 * line) >= zoneNames.count || u16(headAt + 10 * line + 2) >= zoneNames.count {
+    for line in 0..<lineCount
+    where u16(headAt + 10 * line) >= zoneNames.count || u16(headAt + 10 * line + 2) >= zoneNames.count {
       throw .corrupt(offset: headAt + 10 * line)
     }
     _ = try leafZone(at: leaf, x: 2 * x0 + 1, y: 1, top: ZoneBoundaries.unitsPerDegree)

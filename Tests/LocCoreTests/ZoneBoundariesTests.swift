@@ -6,7 +6,8 @@ import Testing
 enum TimeZoneData {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .deletingLastPathComponent()
-  static let file: [UInt8] = Array(try! Data(contentsOf: root.appendingPathComponent("data/timezone-boundaries.bin")))
+  static let file: [UInt8] = Array(
+    try! Data(contentsOf: root.appendingPathComponent("data/timezone-boundaries.bin")))
 
   /// One row of Tests/Fixtures/tz/points.csv.
   struct Point {
@@ -17,7 +18,8 @@ enum TimeZoneData {
   }
 
   static let points: [Point] = {
-    let text = try! String(contentsOf: root.appendingPathComponent("Tests/Fixtures/tz/points.csv"), encoding: .utf8)
+    let text = try! String(
+      contentsOf: root.appendingPathComponent("Tests/Fixtures/tz/points.csv"), encoding: .utf8)
     return text.split(separator: "\n").dropFirst().map { line in
       let f = line.split(separator: ",", omittingEmptySubsequences: false)
       return Point(latitude: Double(f[0])!, longitude: Double(f[1])!, zone: String(f[2]), kind: String(f[3]))
@@ -79,11 +81,14 @@ enum TimeZoneData {
   // Tests/Fixtures/tz), asked at these exact coordinates.
   @Test(arguments: [
     (90.0, 0.0, "Etc/GMT"), (90.0, 180.0, "Etc/GMT-12"), (90.0, 123.4, "Etc/GMT-8"),
-    (-90.0, 0.0, "Antarctica/McMurdo"), (-90.0, 180.0, "Antarctica/McMurdo"), (-90.0, -180.0, "Antarctica/McMurdo"),
+    (-90.0, 0.0, "Antarctica/McMurdo"), (-90.0, 180.0, "Antarctica/McMurdo"),
+    (-90.0, -180.0, "Antarctica/McMurdo"),
     (-90.0, 45.0, "Antarctica/McMurdo"), (0.0, 180.0, "Etc/GMT-12"), (0.0, -180.0, "Etc/GMT-12"),
     (-45.0, 180.0, "Etc/GMT-12"), (-45.0, -180.0, "Etc/GMT-12"), (65.5, -180.0, "Asia/Anadyr"),
-    (65.5, 180.0, "Asia/Anadyr"), (0.0, -172.5, "Etc/GMT+12"), (0.0, -7.5, "Etc/GMT+1"), (0.0, 7.5, "Etc/GMT"),
-    (-30.0, 97.5, "Etc/GMT-6"), (45.0, -30.0, "Etc/GMT+2"), (0.0, 0.0, "Etc/GMT"), (-60.0, -60.0, "Etc/GMT+4"),
+    (65.5, 180.0, "Asia/Anadyr"), (0.0, -172.5, "Etc/GMT+12"), (0.0, -7.5, "Etc/GMT+1"),
+    (0.0, 7.5, "Etc/GMT"),
+    (-30.0, 97.5, "Etc/GMT-6"), (45.0, -30.0, "Etc/GMT+2"), (0.0, 0.0, "Etc/GMT"),
+    (-60.0, -60.0, "Etc/GMT+4"),
     (89.999999, 179.999999, "Etc/GMT-12"), (-89.999999, -179.999999, "Antarctica/McMurdo"),
     (50.0, -172.5, "Etc/GMT+12"),
   ])
@@ -101,7 +106,9 @@ enum TimeZoneData {
           _ = try b.zoneIndex(at: Coordinate(lat: lat, lon: lon)!)
         }
       }
-      #expect(try b.zoneIndex(at: Coordinate(lat: 12.5, lon: -180)!) == b.zoneIndex(at: Coordinate(lat: 12.5, lon: 180)!))
+      #expect(
+        try b.zoneIndex(at: Coordinate(lat: 12.5, lon: -180)!)
+          == b.zoneIndex(at: Coordinate(lat: 12.5, lon: 180)!))
     }
   }
 
@@ -114,9 +121,10 @@ enum TimeZoneData {
 }
 
 @Suite struct ZoneBoundariesCorruptionTests {
-  static let probes: [Coordinate] = stride(from: -89.5, through: 89.5, by: 3.1).flatMap { lat in
-    stride(from: -179.5, through: 179.5, by: 4.7).map { Coordinate(lat: lat, lon: $0)! }
-  } + TimeZoneData.points.prefix(400).map { Coordinate(lat: $0.latitude, lon: $0.longitude)! }
+  static let probes: [Coordinate] =
+    stride(from: -89.5, through: 89.5, by: 3.1).flatMap { lat in
+      stride(from: -179.5, through: 179.5, by: 4.7).map { Coordinate(lat: lat, lon: $0)! }
+    } + TimeZoneData.points.prefix(400).map { Coordinate(lat: $0.latitude, lon: $0.longitude)! }
 
   /// Looks up every probe; a corrupt file may answer or throw, but must not crash.
   static func probe(_ b: ZoneBoundaries) -> (answered: Int, failed: Int) {
@@ -153,7 +161,9 @@ enum TimeZoneData {
     #expect(throws: ZoneBoundaries.FormatError.notABoundaryFile) { try TimeZoneData.with(bytes) { _ in () } }
     bytes = TimeZoneData.file
     bytes[8] = 2
-    #expect(throws: ZoneBoundaries.FormatError.unsupportedVersion(2)) { try TimeZoneData.with(bytes) { _ in () } }
+    #expect(throws: ZoneBoundaries.FormatError.unsupportedVersion(2)) {
+      try TimeZoneData.with(bytes) { _ in () }
+    }
     bytes = TimeZoneData.file + [0]
     #expect(throws: ZoneBoundaries.FormatError.self) { try TimeZoneData.with(bytes) { _ in () } }
   }
@@ -206,18 +216,5 @@ enum TimeZoneData {
       let r = Self.probe(b)
       #expect(r.failed > 0)
     }
-  }
-}
-
-/// A small deterministic generator (SplitMix64, Steele, Lea & Flood 2014) for corruption tests.
-struct SplitMix64 {
-  var state: UInt64
-  init(seed: UInt64) { state = seed }
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
