@@ -28,6 +28,9 @@ public final class MappedFile {
     }
     let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
     guard let address, address != MAP_FAILED else { throw Errno(call: "mmap") }
+    // Lookups jump around the file: no read-ahead, and fault in only the page touched
+    // (madvise(2) MADV_RANDOM); a failure here only costs memory.
+    _ = madvise(address, size, MADV_RANDOM)
     bytes = UnsafeRawBufferPointer(start: address, count: size)
   }
 
