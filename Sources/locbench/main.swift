@@ -13,6 +13,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   SolarBenchmark.self,
   NMEABenchmark.self,
   DaemonBenchmark.self,
+  TzBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -6,5 +6,6 @@ let allCommands: [any LocctlCommand.Type] = [
   ClearLocationCommand.self,
   ReloadCommand.self,
   SunCommand.self,
+  TzCommand.self,
   DecodeCommand.self,
 ]
