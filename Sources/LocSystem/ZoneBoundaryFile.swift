@@ -12,9 +12,16 @@ public final class ZoneBoundaryFile {
 
   /// Where the file was found.
   public let path: String
-  /// Lookups over the mapped bytes.
+  /// Lookups over the mapped bytes. Valid only while this object lives (it owns the
+  /// mapping): keep a reference, or use `zoneName(at:)`, which does.
   public let boundaries: ZoneBoundaries
   private let mapping: MappedFile
+
+  /// The zone at `coordinate`, keeping the mapping alive during the lookup.
+  public func zoneName(at coordinate: Coordinate) throws(ZoneBoundaries.FormatError) -> String {
+    defer { withExtendedLifetime(self) {} }
+    return try boundaries.zoneName(at: coordinate)
+  }
 
   /// Why the file could not be used.
   public enum LoadError: Error, CustomStringConvertible {

@@ -48,9 +48,10 @@ enum SunCommand: LocctlCommand {
       if !events.contains(event) { events.append(event) }
     }
 
-    // The zone: --tz, else the system's. (Once the coordinate-to-zone lookup lands, the zone
-    // of --at replaces the system's.)
-    let zoneName = options.value("tz") ?? ZoneDatabase.systemZoneName() ?? "UTC"
+    // The zone: --tz, else the zone at --at from the boundary data, else the system's.
+    let zoneName =
+      options.value("tz") ?? (try? ZoneBoundaryFile.open().zoneName(at: coordinate))
+      ?? ZoneDatabase.systemZoneName() ?? "UTC"
     let zone: ZoneRules
     do {
       zone = try ZoneDatabase().rules(named: zoneName)

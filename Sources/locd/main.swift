@@ -80,8 +80,16 @@ if options.flag("check-config") {
 }
 
 let zones = ZoneDatabase()
+// The boundary file is memory-mapped: opening it costs a header check, no parsing.
+var boundaries: ZoneBoundaryFile? = nil
+do {
+  boundaries = try ZoneBoundaryFile.open()
+} catch {
+  Logger(level: config.logLevel).warning("no time-zone boundary data (\(error)); using the configured or system zone")
+}
 let environment = EngineEnvironment(
   systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
+  zoneAt: { coordinate in try? boundaries?.zoneName(at: coordinate) },
   rules: { name in try? zones.rules(named: name) })
 let daemon: Daemon
 do {

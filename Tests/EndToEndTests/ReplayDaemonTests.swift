@@ -20,6 +20,9 @@ import Testing
     #expect(s["sources"]?[0]?["state"]?.string == "connected")
     #expect((s["sources"]?[0]?["counters"]?["sentences"]?.number ?? 0) > 10)
     #expect(s["sun"]?["sunrise"]?.string?.hasSuffix("Z") == true)
+    // The zone comes from the position, through the boundary data.
+    #expect(s["timezone"]?["id"]?.string == "Pacific/Auckland")
+    #expect(s["timezone"]?["origin"]?.string == "position")
     // Privacy: no coordinates in the log above debug level.
     #expect(!daemon.log.split(separator: "\n").contains { !$0.hasPrefix("<7>") && $0.contains("45.87") })
     #expect(daemon.stop() == 0)
