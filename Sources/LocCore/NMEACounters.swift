@@ -36,6 +36,27 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
   /// All zero.
   public init() {}
 
+  /// Adds `other`'s counts (a source with several streams, such as accepted connections,
+  /// keeps the counts of the streams that ended).
+  public mutating func add(_ other: NMEACounters) {
+    lines += other.lines
+    sentences += other.sentences
+    fixes += other.fixes
+    badChecksums += other.badChecksums
+    skipped += other.skipped
+    errors += other.errors
+    overlongLines += other.overlongLines
+    junkBytes += other.junkBytes
+    truncatedLines += other.truncatedLines
+    unterminatedLines += other.unterminatedLines
+    comments += other.comments
+    undatedEpochs += other.undatedEpochs
+    timeWentBackwards += other.timeWentBackwards
+    lateSentences += other.lateSentences
+    rolloverCorrections += other.rolloverCorrections
+    gpsdReports += other.gpsdReports
+  }
+
   /// One line: `sentences 1234, fixes 56, bad checksums 0, skipped 12, errors 0, ...`;
   /// the first five always, the others when not zero.
   public var description: String {

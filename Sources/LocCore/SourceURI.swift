@@ -22,13 +22,16 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   case gpsd(host: String, port: Int, nmea: Bool)
   /// `nmea+tcp://HOST:PORT`: connects and reads NMEA.
   case nmeaTCP(host: String, port: Int)
-  /// `nmea+tcp-listen://ADDR:PORT`: accepts connections that send NMEA.
+  /// `nmea+tcp-listen://ADDR:PORT`: accepts connections that send NMEA (`//:PORT`: loopback).
   case nmeaTCPListen(address: String, port: Int)
-  /// `nmea+udp://ADDR:PORT`: receives NMEA datagrams.
+  /// `nmea+udp://ADDR:PORT`: receives NMEA datagrams (`//:PORT`: loopback).
   case nmeaUDP(address: String, port: Int)
   /// `serial:/dev/ttyUSB0?baud=auto|N`: a receiver on a serial line.
   case serial(path: String, baud: Baud)
 
+  /// The address listening sources bind when the URI gives none (`nmea+udp://:10110`):
+  /// loopback, so nothing is exposed to the network unless asked for.
+  public static let loopback = "127.0.0.1"
   /// gpsd's default port (gpsd(8)).
   public static let gpsdDefaultPort = 2947
   /// The source used when none is configured.
@@ -62,7 +65,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         throw fail("unknown parameter '\(key)'")
       }
     }
-    func hostPort(defaultPort: Int?) throws(ParseError) -> (String, Int) {
+    func hostPort(defaultPort: Int?, defaultHost: String? = nil) throws(ParseError) -> (String, Int) {
       guard rest.hasPrefix("//") else { throw fail("expected //HOST:PORT") }
       let authority = rest.dropFirst(2)
       var host: Substring
@@ -81,6 +84,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         host = authority
       }
       if host.hasSuffix("/") { host = host.dropLast() }
+      if host.isEmpty, let defaultHost { host = Substring(defaultHost) }
       guard !host.isEmpty, !host.contains("/") else { throw fail("missing host") }
       let port: Int
       if let portText {
@@ -129,11 +133,11 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       self = .nmeaTCP(host: host, port: port)
     case "nmea+tcp-listen":
       try checkQuery([])
-      let (host, port) = try hostPort(defaultPort: nil)
+      let (host, port) = try hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaTCPListen(address: host, port: port)
     case "nmea+udp":
       try checkQuery([])
-      let (host, port) = try hostPort(defaultPort: nil)
+      let (host, port) = try hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaUDP(address: host, port: port)
     case "serial":
       try checkQuery(["baud"])

@@ -69,6 +69,9 @@ import Testing
     ("nmea+tcp://phone.lan:10110", "nmea+tcp://phone.lan:10110"),
     ("nmea+tcp-listen://0.0.0.0:10110", "nmea+tcp-listen://0.0.0.0:10110"),
     ("nmea+udp://127.0.0.1:29470", "nmea+udp://127.0.0.1:29470"),
+    ("nmea+udp://:10110", "nmea+udp://127.0.0.1:10110"),
+    ("nmea+tcp-listen://:10110", "nmea+tcp-listen://127.0.0.1:10110"),
+    ("nmea+udp://[::]:10110", "nmea+udp://[::]:10110"),
     ("serial:/dev/ttyUSB0?baud=auto", "serial:/dev/ttyUSB0?baud=auto"),
     ("serial:/dev/ttyUSB0", "serial:/dev/ttyUSB0?baud=auto"),
     ("replay:/a/b.log?speed=10&loop=1", "replay:/a/b.log?speed=10&loop=1"),
@@ -81,7 +84,7 @@ import Testing
   @Test(arguments: [
     "gpsd", "gpsd://", "gpsd://host:0", "gpsd://host:70000", "nmea+tcp://host", "serial:ttyUSB0",
     "serial:/dev/ttyUSB0?baud=1234", "replay:", "replay:/x?speed=0", "replay:/x?speed=fast", "replay:/x?loop=yes",
-    "replay:/x?foo=1", "gpsd://h?nmea", "http://x",
+    "replay:/x?foo=1", "gpsd://h?nmea", "http://x", "nmea+tcp://:10110", "gpsd://:2947",
   ])
   func sourceURIsRejected(_ input: String) {
     #expect(throws: SourceURI.ParseError.self) { try SourceURI(parsing: input) }
