@@ -25,7 +25,7 @@ let package = Package(
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"], swiftSettings: shell),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"], swiftSettings: shell),
-    .testTarget(name: "LocSystemTests", dependencies: ["LocSystem"], swiftSettings: shell),
+    .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"], swiftSettings: shell),
     .testTarget(name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"], swiftSettings: shell),
   ]
 )

@@ -124,6 +124,12 @@ public final class EventLoop {
   /// Runs until `exit(code:)`; returns the code (sd_event_loop).
   public func run() -> Int32 { sd_event_loop(event) }
 
+  /// Runs one iteration, waiting at most `timeoutMicroseconds` for something to happen
+  /// (sd_event_run); for tests that drive the loop step by step.
+  @discardableResult public func runOnce(timeoutMicroseconds: UInt64) -> Bool {
+    sd_event_run(event, timeoutMicroseconds) >= 0
+  }
+
   /// Makes `run()` return `code` after the current iteration (sd_event_exit).
   public func exit(code: Int32) { sd_event_exit(event, code) }
 

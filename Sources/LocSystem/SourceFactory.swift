@@ -7,8 +7,16 @@ public enum SourceFactory {
     switch uri {
     case .replay(let path, let speed, let loops):
       return ReplaySource(id: id, path: path, speed: speed, loops: loops, loop: loop, sink: sink)
-    default:
-      return nil
+    case .gpsd(let host, let port, let nmea):
+      return GpsdSource(id: id, host: host, port: port, nmea: nmea, loop: loop, sink: sink)
+    case .nmeaTCP(let host, let port):
+      return NMEATCPSource(id: id, host: host, port: port, loop: loop, sink: sink)
+    case .nmeaTCPListen(let address, let port):
+      return NMEAListenSource(id: id, address: address, port: port, loop: loop, sink: sink)
+    case .nmeaUDP(let address, let port):
+      return NMEAUDPSource(id: id, address: address, port: port, loop: loop, sink: sink)
+    case .serial(let path, let baud):
+      return SerialSource(id: id, path: path, baud: baud, loop: loop, sink: sink)
     }
   }
 }

@@ -1,0 +1,167 @@
+import LocCore
+
+/// `gpsd://HOST:PORT[?nmea=1]`: a client of gpsd (gpsd_json(5)). After gpsd's `VERSION`
+/// greeting it asks for reports with `?WATCH={"enable":true,"json":true}` (TPV and SKY,
+/// each TPV a fix; the several TPVs gpsd sends per receiver cycle are merged into the last,
+/// see `FixCoalescer`) or, with `nmea=1`, `?WATCH={"enable":true,"json":false,"nmea":true}`
+/// (the receiver's own sentences, decoded by locd). The connection is a `StreamConnection`:
+/// it comes back after gpsd restarts, forever. `setWatching(false)` turns the reports off
+/// while staying connected, so gpsd may power the receiver down.
+public final class GpsdSource: FixSource {
+  public let id: SourceID
+  let uri: String
+  let nmea: Bool
+  let loop: EventLoop
+  let sink: SourceSink
+  let connection: StreamConnection
+  private var live: LiveDecoder!
+
+  /// gpsd must greet within this long after the connection opens, or it is not gpsd.
+  static let greetingTimeoutMicroseconds: UInt64 = 5_000_000
+
+  /// Whether locd wants reports (see `setWatching`).
+  public private(set) var wantsWatch = true
+  /// Whether gpsd confirmed that reports are on (its last `WATCH` reply on this connection).
+  public private(set) var watching = false
+  /// gpsd's release from its greeting, e.g. "3.22".
+  public private(set) var release: String?
+  private var greeted = false
+  private var devices = 0
+  private var gpsdErrors = 0
+  private var protocolError: String?
+  private var greetingTimer: Timer?
+
+  /// A gpsd client for `host`:`port`; `nmea`: ask for raw NMEA instead of JSON reports.
+  public init(id: SourceID, host: String, port: Int, nmea: Bool, loop: EventLoop, sink: SourceSink) {
+    self.id = id
+    self.nmea = nmea
+    self.loop = loop
+    self.sink = sink
+    self.uri = SourceURI.gpsd(host: host, port: port, nmea: nmea).description
+    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
+    self.live = LiveDecoder(loop: loop, gpsdJSON: true, coalescingSameTime: !nmea) { [unowned self] fix in
+      self.sink.fix(fix, self.id)
+    }
+    live.onLine = { [unowned self] line in self.inspect(line) }
+    live.onSilence = { [unowned self] began in
+      if began {
+        self.sink.log(
+          .notice,
+          "source \(self.uri): gpsd sent nothing for \(LiveDecoder.silenceMicroseconds / 1_000_000) s")
+      } else {
+        self.sink.log(.info, "source \(self.uri): gpsd sends again")
+      }
+    }
+    connection.handlers = StreamConnection.Handlers(
+      connected: { [unowned self] in self.connected() },
+      bytes: { [unowned self] bytes in self.live.feed(bytes) },
+      disconnected: { [unowned self] in self.disconnected() },
+      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) })
+  }
+
+  public var snapshot: SourceSnapshot {
+    let c = live.counters
+    let counters =
+      c.sourceCounters + [Counter("gpsdReports", c.gpsdReports), Counter("silences", live.silences)]
+      + connection.counters
+      + [
+        Counter("watching", watching ? 1 : 0), Counter("devices", devices), Counter("gpsdErrors", gpsdErrors),
+      ]
+    return SourceSnapshot(
+      id: id, uri: uri, state: connection.state, counters: counters,
+      lastError: connection.lastError ?? protocolError)
+  }
+
+  public func start() {
+    greetingTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
+      self?.connection.drop("no VERSION greeting within 5 s: is this gpsd?")
+    }
+    connection.start()
+  }
+
+  public func stop() {
+    connection.stop()
+    live.stop()
+    greetingTimer?.cancel()
+    greetingTimer = nil
+  }
+
+  /// Turns gpsd's reports on or off (`?WATCH={"enable":false}`) while staying connected;
+  /// the choice holds across reconnections. With reports off gpsd may close the receiver,
+  /// and silence is not counted.
+  public func setWatching(_ on: Bool) {
+    guard on != wantsWatch else { return }
+    wantsWatch = on
+    if connection.isConnected && greeted { sendWatch() }
+  }
+
+  private func sendWatch() {
+    let command: String
+    if !wantsWatch {
+      command = #"?WATCH={"enable":false}"#
+    } else if nmea {
+      command = #"?WATCH={"enable":true,"json":false,"nmea":true}"#
+    } else {
+      command = #"?WATCH={"enable":true,"json":true}"#
+    }
+    sink.log(.debug, "source \(uri): \(command)")
+    connection.send(Array((command + "\n").utf8))
+  }
+
+  private func connected() {
+    greeted = false
+    watching = false
+    protocolError = nil
+    live.begin()
+    live.watchesSilence = false
+    greetingTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + GpsdSource.greetingTimeoutMicroseconds)
+    sink.update(snapshot, true)
+  }
+
+  private func disconnected() {
+    greetingTimer?.disarm()
+    live.end()
+    greeted = false
+    watching = false
+  }
+
+  /// gpsd's own messages: the greeting, the watch state, errors. Reports (TPV, SKY) are
+  /// left to the decoder without a second parse.
+  private func inspect(_ line: UnsafeRawBufferPointer) {
+    guard line.first == 0x7B else { return }  // {
+    if GpsdSource.hasClass(line, "TPV") || GpsdSource.hasClass(line, "SKY") { return }
+    guard let message = try? GpsdMessage.parse(line) else { return }
+    switch message {
+    case .version(let v):
+      greeted = true
+      greetingTimer?.disarm()
+      release = v.release
+      sink.log(
+        .debug,
+        "source \(uri): gpsd \(v.release ?? "?") protocol \(v.protocolMajor ?? 0).\(v.protocolMinor ?? 0)")
+      if wantsWatch { sendWatch() }
+    case .watch(let w):
+      watching = w.enable ?? false
+      live.watchesSilence = watching
+    case .devices(let list):
+      devices = list.count
+    case .error(let text):
+      gpsdErrors += 1
+      protocolError = "gpsd: \(text ?? "error")"
+      sink.log(.warning, "source \(uri): gpsd says: \(text ?? "error")")
+    default:
+      break
+    }
+  }
+
+  /// Whether a JSON line starts `{"class":"NAME"` (gpsd always writes the class first).
+  static func hasClass(_ line: UnsafeRawBufferPointer, _ name: StaticString) -> Bool {
+    let prefix: StaticString = #"{"class":""#
+    let total = prefix.utf8CodeUnitCount + name.utf8CodeUnitCount + 1
+    guard line.count >= total else { return false }
+    for i in 0..<prefix.utf8CodeUnitCount where line[i] != prefix.utf8Start[i] { return false }
+    let offset = prefix.utf8CodeUnitCount
+    for i in 0..<name.utf8CodeUnitCount where line[offset + i] != name.utf8Start[i] { return false }
+    return line[total - 1] == 0x22  // "
+  }
+}

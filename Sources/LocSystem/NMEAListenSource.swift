@@ -1,0 +1,237 @@
+import CLocShim
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `nmea+tcp-listen://ADDR:PORT`: listens for peers that send NMEA (a phone app in "client"
+/// mode, `gpspipe -r | nc`), on loopback unless the URI names another address. Up to
+/// `maxPeers` connections at once, each with its own decoder (their lines never mix); one
+/// more is accepted and closed at once, and counted. A peer's end, mid-line or not, costs
+/// only its half line. If the address cannot be bound (port taken, address not yet
+/// configured), binding is retried with backoff.
+public final class NMEAListenSource: FixSource {
+  /// Peers served at once. A receiver is one peer; a few more allow a reconnecting phone
+  /// whose old connection has not timed out yet, and a second device.
+  public static let maxPeers = 4
+
+  /// One accepted connection.
+  final class Peer {
+    let fd: Int32
+    let address: SocketAddress
+    var watch: IOWatch?
+    let live: LiveDecoder
+
+    init(fd: Int32, address: SocketAddress, live: LiveDecoder) {
+      self.fd = fd
+      self.address = address
+      self.live = live
+    }
+  }
+
+  public let id: SourceID
+  let uri: String
+  let host: String
+  let port: Int
+  let loop: EventLoop
+  let sink: SourceSink
+  private let resolver: HostResolver
+  private var listenFD: Int32 = -1
+  private var listenWatch: IOWatch?
+  private var retryTimer: Timer?
+  private var backoff = ReconnectBackoff()
+  private var failing = false
+  private var stopped = false
+  private var peers: [Peer] = []
+  /// Counts of peers that left.
+  private var ended = NMEACounters()
+  private var endedSilences = 0
+  private var accepted = 0
+  private var refused = 0
+  private var disconnects = 0
+  private var bytes = 0
+  private var state: SourceState = .starting
+  private var lastError: String?
+  private var buffer = [UInt8](repeating: 0, count: StreamConnection.readChunk)
+
+  /// A listener on `address`:`port`.
+  public init(id: SourceID, address: String, port: Int, loop: EventLoop, sink: SourceSink) {
+    self.id = id
+    self.host = address
+    self.port = port
+    self.loop = loop
+    self.sink = sink
+    self.uri = SourceURI.nmeaTCPListen(address: address, port: port).description
+    self.resolver = HostResolver(loop: loop)
+  }
+
+  public var snapshot: SourceSnapshot {
+    var total = ended
+    var silences = endedSilences
+    for peer in peers {
+      total.add(peer.live.counters)
+      silences += peer.live.silences
+    }
+    let counters =
+      total.sourceCounters + [Counter("silences", silences)]
+      + [
+        Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
+        Counter("disconnects", disconnects), Counter("bytes", bytes),
+      ]
+    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+  }
+
+  public func start() {
+    stopped = false
+    do {
+      retryTimer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
+        self?.bind()
+      }
+    } catch {
+      failed("timer: \(error)")
+      return
+    }
+    bind()
+  }
+
+  public func stop() {
+    stopped = true
+    resolver.cancel()
+    retryTimer?.cancel()
+    retryTimer = nil
+    closeListener()
+    for peer in peers { close(peer, reason: nil) }
+  }
+
+  private func bind() {
+    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true) {
+      [weak self] outcome in
+      guard let self, !self.stopped else { return }
+      switch outcome {
+      case .failure(let error):
+        self.failed(error.description)
+      case .success(let addresses):
+        do throws(Errno) {
+          let fd = try InetSocket.listening(addresses[0])
+          self.listenFD = fd
+          self.listenWatch = try self.loop.watch(fd: fd, events: Epoll.input) { [weak self] _ in
+            self?.acceptAll()
+          }
+        } catch {
+          self.closeListener()
+          self.failed(error.description)
+          return
+        }
+        let bound =
+          InetSocket.localAddress(self.listenFD).map { $0.description } ?? "\(self.host):\(self.port)"
+        self.sink.log(
+          .info, "source \(self.uri) listening on \(bound) (up to \(NMEAListenSource.maxPeers) peers)")
+        self.failing = false
+        self.lastError = nil
+        self.state = .connected
+        self.sink.update(self.snapshot, false)
+      }
+    }
+  }
+
+  private func failed(_ reason: String) {
+    lastError = reason
+    guard !stopped else { return }
+    let now = loop.monotonicMicroseconds
+    let delay = backoff.delayAfterFailure(at: now)
+    if !failing {
+      failing = true
+      sink.log(.warning, "source \(uri): \(reason); trying again (backoff from 1 s doubling to 60 s)")
+    } else {
+      sink.log(.debug, "source \(uri): \(reason)")
+    }
+    state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(delay)))
+    retryTimer?.arm(atMicroseconds: now + delay)
+    sink.update(snapshot, false)
+  }
+
+  private func closeListener() {
+    listenWatch?.cancel()
+    listenWatch = nil
+    if listenFD >= 0 { Glibc.close(listenFD) }
+    listenFD = -1
+  }
+
+  private func acceptAll() {
+    // A bounded batch per wakeup; the rest wait for the next iteration.
+    for _ in 0..<16 {
+      guard let (fd, address) = InetSocket.accept(listenFD) else { return }
+      guard peers.count < NMEAListenSource.maxPeers else {
+        Glibc.close(fd)
+        refused += 1
+        sink.log(
+          refused == 1 ? .notice : .debug,
+          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers")
+        continue
+      }
+      InetSocket.enableKeepAlive(fd)
+      let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
+      }
+      let peer = Peer(fd: fd, address: address, live: live)
+      live.onSilence = { [unowned self] began in
+        if began {
+          self.sink.log(
+            .notice,
+            "source \(self.uri): \(address) sent nothing for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
+          )
+        }
+      }
+      do {
+        peer.watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self, unowned peer] _ in
+          self?.read(peer)
+        }
+      } catch {
+        Glibc.close(fd)
+        continue
+      }
+      peers.append(peer)
+      accepted += 1
+      live.begin()
+      sink.log(.info, "source \(uri): peer \(address) connected")
+      sink.update(snapshot, true)
+    }
+  }
+
+  private func read(_ peer: Peer) {
+    for _ in 0..<StreamConnection.readsPerWakeup {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(peer.fd, $0.baseAddress, $0.count) }
+      if n > 0 {
+        bytes += n
+        buffer.withUnsafeBytes { peer.live.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        if n < buffer.count { return }
+      } else if n == 0 {
+        close(peer, reason: "closed")
+        return
+      } else if errno == EINTR {
+        continue
+      } else if errno == EAGAIN {
+        return
+      } else {
+        close(peer, reason: Errno(call: "read").description)
+        return
+      }
+    }
+  }
+
+  /// Ends a peer; `reason` nil when locd stops.
+  private func close(_ peer: Peer, reason: String?) {
+    peer.watch?.cancel()
+    peer.watch = nil
+    Glibc.close(peer.fd)
+    peer.live.end()
+    peer.live.stop()
+    ended.add(peer.live.counters)
+    endedSilences += peer.live.silences
+    peers.removeAll { $0 === peer }
+    guard let reason else { return }
+    disconnects += 1
+    sink.log(.info, "source \(uri): peer \(peer.address) \(reason)")
+    sink.update(snapshot, false)
+  }
+}

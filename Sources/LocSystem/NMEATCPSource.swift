@@ -1,0 +1,53 @@
+import LocCore
+
+/// `nmea+tcp://HOST:PORT`: connects to a peer that sends NMEA sentences (a phone app such as
+/// "Share GPS", ser2net in front of a serial receiver, a boat's multiplexer) and decodes
+/// them. The connection is a `StreamConnection`: it is retried with backoff forever, and
+/// TCP keepalive notices a peer that vanished. Silence is counted, not acted upon.
+public final class NMEATCPSource: FixSource {
+  public let id: SourceID
+  let uri: String
+  let sink: SourceSink
+  let connection: StreamConnection
+  private var live: LiveDecoder!
+
+  /// A client of `host`:`port`.
+  public init(id: SourceID, host: String, port: Int, loop: EventLoop, sink: SourceSink) {
+    self.id = id
+    self.sink = sink
+    self.uri = SourceURI.nmeaTCP(host: host, port: port).description
+    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
+    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    live.onSilence = { [unowned self] began in
+      if began {
+        self.sink.log(
+          .notice, "source \(self.uri): nothing received for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
+        )
+      } else {
+        self.sink.log(.info, "source \(self.uri): data again")
+      }
+    }
+    connection.handlers = StreamConnection.Handlers(
+      connected: { [unowned self] in
+        self.live.begin()
+        self.sink.update(self.snapshot, true)
+      },
+      bytes: { [unowned self] bytes in self.live.feed(bytes) },
+      disconnected: { [unowned self] in self.live.end() },
+      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) })
+  }
+
+  public var snapshot: SourceSnapshot {
+    SourceSnapshot(
+      id: id, uri: uri, state: connection.state,
+      counters: live.counters.sourceCounters + [Counter("silences", live.silences)] + connection.counters,
+      lastError: connection.lastError)
+  }
+
+  public func start() { connection.start() }
+
+  public func stop() {
+    connection.stop()
+    live.stop()
+  }
+}

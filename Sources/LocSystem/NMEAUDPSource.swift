@@ -1,0 +1,157 @@
+import CLocShim
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `nmea+udp://ADDR:PORT`: receives NMEA datagrams (gpsd's gps2udp, OpenCPN, boat
+/// multiplexers, phone apps), on loopback unless the URI names another address. A datagram
+/// holds one or more lines; its end also ends a line, so a sentence sent without CR LF is not
+/// glued to the next datagram. One decoder for all senders: one receiver per port. Memory is
+/// bounded by one 64 KiB receive buffer (a datagram cannot be larger) and by the kernel's
+/// socket buffer; at most `datagramsPerWakeup` are handled per loop iteration.
+public final class NMEAUDPSource: FixSource {
+  /// Datagrams read per wakeup before letting the loop serve others.
+  static let datagramsPerWakeup = 64
+
+  public let id: SourceID
+  let uri: String
+  let host: String
+  let port: Int
+  let loop: EventLoop
+  let sink: SourceSink
+  private let resolver: HostResolver
+  private var live: LiveDecoder!
+  private var fd: Int32 = -1
+  private var watch: IOWatch?
+  private var retryTimer: Timer?
+  private var backoff = ReconnectBackoff()
+  private var failing = false
+  private var stopped = false
+  private var datagrams = 0
+  private var bytes = 0
+  private var state: SourceState = .starting
+  private var lastError: String?
+  // 65,535 bytes: the largest UDP payload is 65,507 (IPv4) or 65,527 (IPv6), RFC 768 / RFC 8200.
+  private var buffer = [UInt8](repeating: 0, count: 65_536)
+  private static let newline: [UInt8] = [0x0A]
+
+  /// A receiver bound to `address`:`port`.
+  public init(id: SourceID, address: String, port: Int, loop: EventLoop, sink: SourceSink) {
+    self.id = id
+    self.host = address
+    self.port = port
+    self.loop = loop
+    self.sink = sink
+    self.uri = SourceURI.nmeaUDP(address: address, port: port).description
+    self.resolver = HostResolver(loop: loop)
+    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    live.onSilence = { [unowned self] began in
+      if began {
+        self.sink.log(
+          .notice, "source \(self.uri): no datagram for \(LiveDecoder.silenceMicroseconds / 1_000_000) s")
+      } else {
+        self.sink.log(.info, "source \(self.uri): datagrams again")
+      }
+    }
+  }
+
+  public var snapshot: SourceSnapshot {
+    SourceSnapshot(
+      id: id, uri: uri, state: state,
+      counters: live.counters.sourceCounters + [
+        Counter("silences", live.silences), Counter("datagrams", datagrams), Counter("bytes", bytes),
+      ], lastError: lastError)
+  }
+
+  public func start() {
+    stopped = false
+    do {
+      retryTimer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
+        self?.bind()
+      }
+    } catch {
+      lastError = "timer: \(error)"
+      state = .failed
+      sink.update(snapshot, false)
+      return
+    }
+    bind()
+  }
+
+  public func stop() {
+    stopped = true
+    resolver.cancel()
+    retryTimer?.cancel()
+    retryTimer = nil
+    watch?.cancel()
+    watch = nil
+    if fd >= 0 { close(fd) }
+    fd = -1
+    live.stop()
+  }
+
+  private func bind() {
+    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true) {
+      [weak self] outcome in
+      guard let self, !self.stopped else { return }
+      switch outcome {
+      case .failure(let error):
+        self.failed(error.description)
+      case .success(let addresses):
+        do throws(Errno) {
+          self.fd = try InetSocket.bound(addresses[0], flags: InetSocket.datagramFlags)
+          self.watch = try self.loop.watch(fd: self.fd, events: Epoll.input) { [weak self] _ in
+            self?.receive()
+          }
+        } catch {
+          if self.fd >= 0 { close(self.fd) }
+          self.fd = -1
+          self.failed(error.description)
+          return
+        }
+        let bound = InetSocket.localAddress(self.fd).map { $0.description } ?? "\(self.host):\(self.port)"
+        self.sink.log(.info, "source \(self.uri) receiving on \(bound)")
+        self.failing = false
+        self.lastError = nil
+        self.state = .connected
+        self.live.begin()
+        self.sink.update(self.snapshot, true)
+      }
+    }
+  }
+
+  private func failed(_ reason: String) {
+    lastError = reason
+    guard !stopped else { return }
+    let now = loop.monotonicMicroseconds
+    let delay = backoff.delayAfterFailure(at: now)
+    if !failing {
+      failing = true
+      sink.log(.warning, "source \(uri): \(reason); trying again (backoff from 1 s doubling to 60 s)")
+    } else {
+      sink.log(.debug, "source \(uri): \(reason)")
+    }
+    state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(delay)))
+    retryTimer?.arm(atMicroseconds: now + delay)
+    sink.update(snapshot, false)
+  }
+
+  private func receive() {
+    for _ in 0..<NMEAUDPSource.datagramsPerWakeup {
+      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+      if n < 0 {
+        if errno == EINTR { continue }
+        return  // EAGAIN, or a transient error (ICMP-reported) that costs nothing
+      }
+      datagrams += 1
+      bytes += n
+      guard n > 0 else { continue }
+      buffer.withUnsafeBytes { live.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+      if buffer[n - 1] != 0x0A && buffer[n - 1] != 0x0D {
+        NMEAUDPSource.newline.withUnsafeBytes { live.feed($0) }
+      }
+    }
+  }
+}

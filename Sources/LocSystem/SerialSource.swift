@@ -1,0 +1,217 @@
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// `serial:/dev/ttyUSB0?baud=auto|N`: a receiver on a serial line (USB or UART), read in
+/// raw mode (`SerialPort`). With `baud=auto` each of `SourceURI.autoBaudRates` is tried for
+/// `BaudHunt.probeMicroseconds` until the decoder sees valid checksummed sentences. When the
+/// device goes away (unplugged: a read error or end of file) it is closed and opened again
+/// every `reopenMicroseconds` until it is back, at the speed that worked last; a missing
+/// device at start is waited for the same way. The path may be a udev symlink
+/// (/dev/serial/by-id/...), which is what survives replugging into another port.
+public final class SerialSource: FixSource {
+  /// Time between attempts to open a missing device.
+  public static let reopenMicroseconds: UInt64 = 2_000_000
+
+  public let id: SourceID
+  let uri: String
+  let path: String
+  let fixedBaud: Int?
+  let loop: EventLoop
+  let sink: SourceSink
+  private var live: LiveDecoder!
+  private var hunt: BaudHunt?
+  private var fd: Int32 = -1
+  private var watch: IOWatch?
+  private var timer: Timer?
+  private var failing = false
+  private var everOpened = false
+  private var opens = 0
+  private var closes = 0
+  private var bytes = 0
+  private var state: SourceState = .starting
+  private var lastError: String?
+  private var buffer = [UInt8](repeating: 0, count: 4096)
+
+  /// A serial source for `path` at `baud`.
+  public init(id: SourceID, path: String, baud: SourceURI.Baud, loop: EventLoop, sink: SourceSink) {
+    self.id = id
+    self.path = path
+    self.loop = loop
+    self.sink = sink
+    self.uri = SourceURI.serial(path: path, baud: baud).description
+    switch baud {
+    case .auto:
+      fixedBaud = nil
+      hunt = BaudHunt()
+    case .fixed(let rate):
+      fixedBaud = rate
+    }
+    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    live.onSilence = { [unowned self] began in
+      if began {
+        self.sink.log(
+          .notice, "source \(self.uri): nothing received for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
+        )
+      } else {
+        self.sink.log(.info, "source \(self.uri): data again")
+      }
+    }
+  }
+
+  /// The speed in use (or being tried).
+  var baud: Int { fixedBaud ?? hunt!.rate }
+
+  public var snapshot: SourceSnapshot {
+    var counters = live.counters.sourceCounters + [Counter("silences", live.silences)]
+    counters += [Counter("opens", opens), Counter("disconnects", closes), Counter("bytes", bytes)]
+    counters.append(Counter("baud", baud))
+    if let hunt { counters.append(Counter("baudProbes", hunt.probes)) }
+    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+  }
+
+  public func start() {
+    do {
+      timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
+        self?.timerFired()
+      }
+    } catch {
+      state = .failed
+      lastError = "timer: \(error)"
+      sink.update(snapshot, false)
+      return
+    }
+    open()
+  }
+
+  public func stop() {
+    timer?.cancel()
+    timer = nil
+    closeDevice()
+    live.stop()
+  }
+
+  private func open() {
+    do throws(Errno) {
+      fd = try SerialPort.open(path)
+      let isTerminal = try SerialPort.configure(fd, baud: baud)
+      if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
+      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] _ in self?.readAvailable() }
+    } catch {
+      closeDevice()
+      unavailable(error.description)
+      return
+    }
+    opens += 1
+    lastError = nil
+    live.begin()
+    let again = everOpened ? " again" : ""
+    everOpened = true
+    failing = false
+    if var h = hunt {
+      h.beginWindow(validSentences: live.counters.sentences)
+      hunt = h
+      state = .starting
+      timer?.arm(atMicroseconds: loop.monotonicMicroseconds + BaudHunt.probeMicroseconds)
+      sink.log(.info, "source \(uri): opened\(again); detecting the speed, trying \(baud) baud")
+    } else {
+      state = .connected
+      timer?.disarm()
+      sink.log(.info, "source \(uri): opened\(again) at \(baud) baud")
+    }
+    sink.update(snapshot, true)
+  }
+
+  /// The device could not be opened or went away: try again every few seconds, logging
+  /// once per outage.
+  private func unavailable(_ reason: String) {
+    lastError = reason
+    if !failing {
+      failing = true
+      sink.log(
+        .warning,
+        "source \(uri): \(reason); opening again every \(SerialSource.reopenMicroseconds / 1_000_000) s")
+    } else {
+      sink.log(.debug, "source \(uri): \(reason)")
+    }
+    state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(SerialSource.reopenMicroseconds)))
+    timer?.arm(atMicroseconds: loop.monotonicMicroseconds + SerialSource.reopenMicroseconds)
+    sink.update(snapshot, false)
+  }
+
+  private func readAvailable() {
+    for _ in 0..<StreamConnection.readsPerWakeup {
+      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+      if n > 0 {
+        bytes += n
+        buffer.withUnsafeBytes { live.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
+        checkSpeed()
+        if n < buffer.count { return }
+      } else if n == 0 {
+        gone("end of file")
+        return
+      } else if errno == EINTR {
+        continue
+      } else if errno == EAGAIN {
+        return
+      } else {
+        gone(Errno(call: "read").description)
+        return
+      }
+    }
+  }
+
+  private func checkSpeed() {
+    guard var h = hunt, !h.isLocked else { return }
+    if h.observe(validSentences: live.counters.sentences) {
+      hunt = h
+      timer?.disarm()
+      state = .connected
+      sink.log(.info, "source \(uri): receiving NMEA at \(h.rate) baud")
+      sink.update(snapshot, false)
+    }
+  }
+
+  private func timerFired() {
+    guard fd >= 0 else {
+      open()
+      return
+    }
+    guard var h = hunt, !h.isLocked else { return }
+    let rounds = h.failedRounds
+    let rate = h.nextRate(validSentences: live.counters.sentences)
+    hunt = h
+    if h.failedRounds == 1 && rounds == 0 {
+      let rates = h.rates.map(String.init).joined(separator: ", ")
+      sink.log(.warning, "source \(uri): no NMEA at \(rates) baud; still trying")
+    }
+    do throws(Errno) {
+      try SerialPort.configure(fd, baud: rate)
+    } catch {
+      gone(error.description)
+      return
+    }
+    sink.log(.debug, "source \(uri): trying \(rate) baud")
+    timer?.arm(atMicroseconds: loop.monotonicMicroseconds + BaudHunt.probeMicroseconds)
+  }
+
+  private func gone(_ reason: String) {
+    closeDevice()
+    live.end()
+    closes += 1
+    if var h = hunt {
+      h.restart(validSentences: live.counters.sentences)
+      hunt = h
+    }
+    unavailable(reason)
+  }
+
+  private func closeDevice() {
+    watch?.cancel()
+    watch = nil
+    if fd >= 0 { close(fd) }
+    fd = -1
+  }
+}
