@@ -26,7 +26,8 @@ public final class GpsdSource: FixSource {
   /// gpsd's release from its greeting, e.g. "3.22".
   public private(set) var release: String?
   private var greeted = false
-  private var devices = 0
+  /// Receivers gpsd has, by path (DEVICES lists them, DEVICE announces one coming or going).
+  private var devices = Set<String>()
   private var gpsdErrors = 0
   private var protocolError: String?
   private var greetingTimer: Timer?
@@ -65,7 +66,8 @@ public final class GpsdSource: FixSource {
       c.sourceCounters + [Counter("gpsdReports", c.gpsdReports), Counter("silences", live.silences)]
       + connection.counters
       + [
-        Counter("watching", watching ? 1 : 0), Counter("devices", devices), Counter("gpsdErrors", gpsdErrors),
+        Counter("watching", watching ? 1 : 0), Counter("devices", devices.count),
+        Counter("gpsdErrors", gpsdErrors),
       ]
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
@@ -111,6 +113,7 @@ public final class GpsdSource: FixSource {
   private func connected() {
     greeted = false
     watching = false
+    devices = []
     protocolError = nil
     live.begin()
     live.watchesSilence = false
@@ -144,7 +147,11 @@ public final class GpsdSource: FixSource {
       watching = w.enable ?? false
       live.watchesSilence = watching
     case .devices(let list):
-      devices = list.count
+      devices = Set(list.map { $0.path ?? "" })
+    case .other("DEVICE"):
+      // `"activated":0` (a number, not a time) says the device went away (gpsd_json(5)).
+      guard let object = try? JSON.parse(line).object, let path = object["path"]?.string else { break }
+      if object["activated"]?.number == 0 { devices.remove(path) } else { devices.insert(path) }
     case .error(let text):
       gpsdErrors += 1
       protocolError = "gpsd: \(text ?? "error")"

@@ -74,6 +74,8 @@ import Testing
     server.send(peer, #"{"class":"WATCH","enable":false,"json":true}"# + "\n")
     #expect(pump(loop) { !source.watching })
     #expect(counter(source.snapshot, "watching") == 0)
+    server.send(peer, #"{"class":"DEVICE","path":"/dev/ttyUSB0","activated":0}"# + "\n")
+    #expect(pump(loop) { counter(source.snapshot, "devices") == 0 })
 
     // gpsd goes away and comes back (after the first backoff step, 1 s): the choice holds.
     close(peer)

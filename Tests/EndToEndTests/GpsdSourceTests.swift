@@ -1,0 +1,173 @@
+import Foundation
+import Glibc
+import LocCore
+import Testing
+
+/// gpsfake(1) from gpsd-clients: plays a log into a real gpsd on a private port, looping.
+final class GpsFake {
+  let child: Child
+  let port: Int
+
+  /// Starts gpsfake on `port` with `log` (under Tests/Fixtures), one sentence every
+  /// `interval` seconds; gpsd reads at once (-n) rather than when a client watches.
+  init(_ log: String, port: Int, interval: Double = 0.01, directory: String) throws {
+    self.port = port
+    let err = open(directory + "/gpsfake-\(port).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    defer { close(err) }
+    child = try Child(
+      "/usr/bin/gpsfake", ["-q", "-n", "-c", "\(interval)", "-P", "\(port)", Binaries.fixture(log).path],
+      stderrFD: err)
+    // gpsd listens once it runs; a bare connection (no WATCH) costs nothing.
+    let deadline = Date().addingTimeInterval(15)
+    while true {
+      if let fd = try? connectTCP("127.0.0.1", port, timeout: 0.2) {
+        close(fd)
+        return
+      }
+      guard Date() < deadline, child.isRunning else { throw HarnessError("gpsd did not listen on \(port)") }
+    }
+  }
+
+  deinit { stop() }
+
+  /// The gpsd that gpsfake started (its child named gpsd), found in /proc.
+  var gpsdPID: pid_t? {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+    for entry in entries {
+      guard let pid = pid_t(entry),
+        let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+        let close = stat.lastIndex(of: ")")
+      else { continue }
+      let fields = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+      if stat.contains("(gpsd)"), fields.count > 1, pid_t(fields[1]) == child.pid { return pid }
+    }
+    return nil
+  }
+
+  /// Kills gpsd with `signal` and waits until gpsfake, left without it, has exited.
+  func killGpsd(signal: Int32 = SIGKILL) {
+    if let pid = gpsdPID { kill(pid, signal) }
+    child.wait(timeout: 10)
+  }
+
+  /// Stops gpsd and gpsfake.
+  func stop() {
+    if let pid = gpsdPID { kill(pid, SIGTERM) }
+    if child.isRunning { kill(child.pid, SIGTERM) }
+    child.wait(timeout: 10)
+  }
+}
+
+/// `gpsd://` against a real gpsd fed by gpsfake.
+@Suite struct GpsdSourceTests {
+  /// gpsd's TPVs as `gpspipe -w` printed them, grouped in runs of one time; the last TPV
+  /// of each run is what locd should report for that time (gpsd sends one per sentence).
+  static func lastReportsOfEachRun(_ path: String) -> [String: [JSON]] {
+    let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    var result: [String: [JSON]] = [:]
+    var previous: JSON?
+    for line in text.split(whereSeparator: \.isNewline) {  // gpsd ends lines with CR LF
+      guard let tpv = try? JSON.parse(String(line)), tpv["class"]?.string == "TPV", tpv["time"] != nil else {
+        continue
+      }
+      if let p = previous, p["time"] != tpv["time"] { result[p["time"]!.string!, default: []].append(p) }
+      previous = tpv
+    }
+    return result
+  }
+
+  static func same(_ a: JSON, _ b: JSON) -> Bool {
+    func close(_ key: String) -> Bool {
+      switch (a[key]?.number, b[key]?.number) {
+      case (nil, nil): return true
+      case (let x?, let y?): return abs(x - y) < 1e-9
+      default: return false
+      }
+    }
+    return a["mode"] == b["mode"] && close("lat") && close("lon") && close("altMSL") && close("speed")
+  }
+
+  @Test func reportsTheFixesGpsdReports() throws {
+    let dir = LocdProcess.makeDirectory()
+    let port = freePort()
+    // A walk (Haicom 305N, SiRF II): gpsd sends several TPVs per second, each knowing more.
+    let fake = try GpsFake("nmea/haicom-305N.log", port: port, directory: dir)
+    defer { fake.stop() }
+    let pipePath = dir + "/gpspipe.jsonl"
+    let pipeFD = open(pipePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let gpspipe = try Child("/usr/bin/gpspipe", ["-w", "127.0.0.1:\(port)"], stdoutFD: pipeFD)
+    close(pipeFD)
+    defer {
+      kill(gpspipe.pid, SIGTERM)
+      gpspipe.wait(timeout: 5)
+    }
+    let daemon = try LocdProcess(arguments: ["--source", "gpsd://127.0.0.1:\(port)"], directory: dir)
+    let watcher = try FixWatcher(daemon)
+    let fixes = try watcher.wait(timeout: 15) { $0.count >= 25 }
+    usleep(300_000)  // gpspipe has the reports that followed too
+    let gpsd = Self.lastReportsOfEachRun(pipePath)
+    // The first fix may come from a cycle locd joined half way.
+    for fix in fixes.dropFirst() {
+      let time = fix["time"]?.string ?? ""
+      let candidates = gpsd[time] ?? []
+      #expect(
+        candidates.contains { Self.same($0, fix) },
+        "\(fix.serialized) not among gpsd's \(candidates.map(\.serialized))")
+    }
+    #expect(Set(fixes.compactMap { $0["lat"]?.number }).count > 5, "the position changes")
+    let c = try daemon.status().counters()
+    #expect(c["watching"] == 1)
+    #expect(c["devices"] == 1)
+    #expect(c["connects"] == 1)
+    #expect(c["gpsdErrors"] == 0)
+  }
+
+  @Test func comesBackAfterGpsdIsKilledAndStartedAgain() throws {
+    let dir = LocdProcess.makeDirectory()
+    let port = freePort()
+    var fake = try GpsFake("nmea/haicom-305N.log", port: port, directory: dir)
+    let daemon = try LocdProcess(arguments: ["--source", "gpsd://127.0.0.1:\(port)"], directory: dir)
+    let watcher = try FixWatcher(daemon)
+    try watcher.wait { $0.count >= 3 }
+
+    fake.killGpsd()  // mid-stream, without a word
+    var c = try daemon.waitForCounters { $0["disconnects"] == 1 }
+    #expect(try daemon.status().sourceState() == "reconnecting")
+    #expect(c["watching"] == 0)
+
+    // A new gpsd on the same port, with another receiver's log (a car in Lithuania).
+    fake = try GpsFake("nmea/bt451.log", port: port, directory: dir)
+    defer { fake.stop() }
+    c = try daemon.waitForCounters(timeout: 15) { $0["connects"] == 2 && $0["watching"] == 1 }
+    #expect(c["reconnectAttempts"] ?? 0 >= 1)
+    let fixes = try watcher.wait(timeout: 15) { $0.contains { ($0["lat"]?.number ?? 0) > 55 } }
+    #expect(fixes.contains { ($0["lat"]?.number ?? 0) < 0 }, "Brisbane before")
+    #expect(try daemon.status().sourceState() == "connected")
+    #expect(
+      daemon.log.components(separatedBy: "reconnecting (backoff").count - 1 == 1, "one log line per outage")
+    #expect(daemon.log.contains("connected to 127.0.0.1:\(port) again after"))
+  }
+
+  @Test func rawNMEAThroughGpsdDecodesLikeLocctlDecode() throws {
+    let dir = LocdProcess.makeDirectory()
+    let port = freePort()
+    let fake = try GpsFake("nmea/nmea-rtk.log", port: port, directory: dir)
+    defer { fake.stop() }
+    let daemon = try LocdProcess(arguments: ["--source", "gpsd://127.0.0.1:\(port)?nmea=1"], directory: dir)
+    let watcher = try FixWatcher(daemon)
+    let fixes = try watcher.wait(timeout: 15) { $0.count >= 30 }
+    let decoded = try NMEASocketSourceTests.decoded("nmea/nmea-rtk.log")
+    var byTime: [String: JSON] = [:]
+    for fix in decoded { byTime[fix["time"]?.string ?? ""] = fix }
+    for fix in fixes {
+      let expected = byTime[fix["time"]?.string ?? ""]
+      #expect(
+        expected != nil && expected!["lat"] == fix["lat"] && expected!["lon"] == fix["lon"],
+        "\(fix.serialized)")
+    }
+    let c = try daemon.status().counters()
+    #expect(c["sentences"] ?? 0 > 60)
+    #expect(c["badChecksums"] == 0)
+    #expect(c["watching"] == 1)
+  }
+}

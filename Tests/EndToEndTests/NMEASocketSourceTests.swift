@@ -1,0 +1,244 @@
+import Foundation
+import Glibc
+import LocCore
+import Testing
+
+/// `nmea+tcp://`, `nmea+tcp-listen://` and `nmea+udp://` against real sockets into the
+/// real locd, checked with `locctl status --json` counters and `locctl watch --json`.
+@Suite struct NMEASocketSourceTests {
+  /// What `locctl decode --json` makes of a fixture: the fixes with a position.
+  static func decoded(_ fixture: String) throws -> [JSON] {
+    let r = try run(Binaries.locctl, ["decode", "--json", Binaries.fixture(fixture).path])
+    guard r.status == 0 else { throw HarnessError("decode: \(r.stderr)") }
+    return try r.stdout.split(separator: "\n").map { try JSON.parse(String($0)) }.filter {
+      ($0["mode"]?.number ?? 0) >= 2
+    }
+  }
+
+  @Test func tcpClientDecodesLikeLocctlDecodeAndComesBackAfterAMidLineHangUp() throws {
+    let server = try TestServer()
+    let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp://127.0.0.1:\(server.port)"])
+    let watcher = try FixWatcher(daemon)
+    try watcher.waitUntilSubscribed()
+    var peer = try server.accept()
+    // A slowly moving RTK receiver at 10 Hz (2020): every fix as offline decoding gives it.
+    let expected = try Self.decoded("nmea/nmea-rtk.log")
+    try writeAll(peer, Array(try Data(contentsOf: Binaries.fixture("nmea/nmea-rtk.log"))))
+    let got = try watcher.wait { $0.count >= expected.count }
+    #expect(got.count == expected.count)
+    for (a, b) in zip(got, expected) {
+      #expect(a["time"] == b["time"])
+      #expect(a["lat"] == b["lat"] && a["lon"] == b["lon"], "\(a.serialized) vs \(b.serialized)")
+      #expect(a["mode"] == b["mode"])
+    }
+    #expect(Set(got.compactMap { $0["lat"]?.number }).count > 50, "the position changes")
+
+    // The peer hangs up in the middle of a sentence: only that half line is lost.
+    try writeAll(peer, "$GPGGA,235959.00,4134.5")
+    close(peer)
+    var c = try daemon.waitForCounters { $0["disconnects"] == 1 }
+    #expect(c["unterminatedLines"] == 1)
+    #expect(c["badChecksums"] == 1, "the half line has no checksum")
+    #expect(try daemon.status().sourceState() == "reconnecting")
+    // locd comes back (first backoff step, 1 s) and goes on with the new stream.
+    peer = try server.accept()
+    try writeAll(peer, epochs(3))
+    try watcher.wait { $0.count >= expected.count + 3 }
+    c = try daemon.waitForCounters { $0["connects"] == 2 }
+    #expect(c["reconnectAttempts"] == 1)
+    #expect(try daemon.status().sourceState() == "connected")
+    #expect(
+      daemon.log.components(separatedBy: "reconnecting (backoff").count - 1 == 1, "one log line per outage")
+    close(peer)
+  }
+
+  @Test func ipv6ClientAndDatagramsWithOneOrManyLinesOrNoNewline() throws {
+    let server = try TestServer(host: "::1")
+    let udpPort = freePort(datagram: true)
+    let daemon = try LocdProcess(arguments: [
+      "--source", "nmea+tcp://[::1]:\(server.port)", "--source", "nmea+udp://[::1]:\(udpPort)",
+    ])
+    let peer = try server.accept()
+    defer { close(peer) }
+    try writeAll(peer, epochs(3, endingSecondsAgo: 20))
+    var c = try daemon.waitForCounters(source: 0) { $0["fixes"] == 3 }
+    #expect(c["connects"] == 1)
+
+    _ = try daemon.waitForStatus { $0.sourceState(1) == "connected" }
+    let lines = sentences(epochs(5, endingSecondsAgo: 5))
+    // One RMC without its CR LF, then a whole cycle, then two cycles in one datagram.
+    try sendDatagram("::1", udpPort, Array(lines[0].utf8.dropLast(2)))
+    try sendDatagram("::1", udpPort, Array((lines[2] + lines[3]).utf8))
+    try sendDatagram("::1", udpPort, Array(lines[4...7].joined().utf8))
+    c = try daemon.waitForCounters(source: 1) { $0["datagrams"] == 3 && $0["fixes"] == 4 }
+    #expect(c["sentences"] == 7)
+    #expect(c["badChecksums"] == 0)
+    #expect(c["truncatedLines"] == 0)
+    #expect(c["junkBytes"] == 0)
+  }
+
+  @Test func listenerOnLoopbackServesFourPeersAndRefusesTheFifth() throws {
+    let port = freePort()
+    let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://:\(port)"])
+    let status = try daemon.waitForStatus { $0.sourceState() == "connected" }
+    #expect(status["sources"]?.array?.first?["uri"]?.string == "nmea+tcp-listen://127.0.0.1:\(port)")
+    let peers = try (0..<4).map { _ in try connectTCP("127.0.0.1", port) }
+    try daemon.waitForCounters { $0["peers"] == 4 }
+    let fifth = try connectTCP("127.0.0.1", port)
+    var p = pollfd(fd: fifth, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&p, 1, 5000) == 1)
+    var byte: UInt8 = 0
+    #expect(read(fifth, &byte, 1) == 0, "the fifth is closed at once")
+    close(fifth)
+    try daemon.waitForCounters { $0["refusedPeers"] == 1 }
+    // Each peer has its own decoder: interleaved writes never mix lines.
+    let streams = (0..<4).map { epochs(2, endingSecondsAgo: Double(10 * $0 + 1), firstIndex: 10 * $0) }
+    for half in 0..<2 {
+      for (i, peer) in peers.enumerated() {
+        let text = streams[i]
+        let middle = text.index(text.startIndex, offsetBy: text.count / 2 + 3)  // inside a sentence
+        try writeAll(peer, String(half == 0 ? text[..<middle] : text[middle...]))
+      }
+    }
+    var c = try daemon.waitForCounters { $0["fixes"] == 8 }
+    #expect(c["truncatedLines"] == 0)
+    for peer in peers { close(peer) }
+    c = try daemon.waitForCounters { $0["disconnects"] == 4 && $0["peers"] == 0 }
+    #expect(c["fixes"] == 8, "the counts of peers that left are kept")
+    #expect(c["accepted"] == 4)
+  }
+}
+
+/// Bad input through a listening source, one kind per test: each is counted, none crashes,
+/// none grows memory, and good input afterwards still gives fixes.
+@Suite struct BadSourceInputTests {
+  /// A daemon listening on a fresh loopback port, with one peer connected.
+  static func listening() throws -> (LocdProcess, Int32) {
+    let port = freePort()
+    let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://127.0.0.1:\(port)"])
+    _ = try daemon.waitForStatus { $0.sourceState() == "connected" }
+    let peer = try connectTCP("127.0.0.1", port)
+    try daemon.waitForCounters { $0["peers"] == 1 }
+    return (daemon, peer)
+  }
+
+  @Test func wrongChecksums() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    // Spoil every GGA's checksum: the RMCs still give each cycle a (2D) fix.
+    let text = sentences(epochs(5)).map { line -> String in
+      guard line.hasPrefix("$GPGGA") else { return line }
+      let body = line.dropLast(4)  // "hh\r\n"
+      return body + (line.hasSuffix("00\r\n") ? "01" : "00") + "\r\n"
+    }.joined()
+    try writeAll(peer, text)
+    let c = try daemon.waitForCounters { $0["fixes"] == 5 && $0["sentences"] == 5 }
+    #expect(c["badChecksums"] == 5)
+    #expect(c["errors"] == 0)
+  }
+
+  @Test func truncatedSentences() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    // Each cycle is preceded by a sentence cut off by the next `$`, as after a lost byte run.
+    let cycles = epochs(3).components(separatedBy: "$GPRMC").dropFirst().map { "$GPRMC" + $0 }
+    try writeAll(peer, cycles.map { "$GPGGA,120000.00,5954.0" + $0 }.joined())
+    let c = try daemon.waitForCounters { $0["fixes"] == 3 }
+    #expect(c["truncatedLines"] == 3)
+    #expect(c["badChecksums"] == 0)
+    #expect(c["sentences"] == 6)
+  }
+
+  @Test func tenMebibytesOfRandomBytes() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    let before = residentKiB(daemon.pid)
+    var generator = SplitMix64(seed: 0x10CD)
+    let chunk = 1 << 20
+    for _ in 0..<10 {
+      try writeAll(peer, (0..<chunk).map { _ in UInt8(truncatingIfNeeded: generator.next()) })
+    }
+    try writeAll(peer, "\r\n" + epochs(3))
+    let c = try daemon.waitForCounters(timeout: 30) {
+      $0["bytes"] ?? 0 >= 10 * chunk && $0["fixes"] ?? 0 >= 3
+    }
+    #expect(c["junkBytes"] ?? 0 > 1_000_000)
+    #expect(c["truncatedLines"] ?? 0 > 10_000)
+    let after = residentKiB(daemon.pid)
+    #expect(after - before < 2048, "RSS \(before) KiB before, \(after) KiB after 10 MiB of junk")
+  }
+
+  @Test func oneMebibyteLineWithoutANewline() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    let before = residentKiB(daemon.pid)
+    try writeAll(peer, "$GPGGA," + String(repeating: "7", count: 1 << 20))
+    try writeAll(peer, epochs(2))
+    let c = try daemon.waitForCounters { $0["fixes"] == 2 }
+    #expect(c["overlongLines"] == 1)
+    #expect(c["sentences"] == 4)
+    let after = residentKiB(daemon.pid)
+    // Holding the line would cost at least 1 MiB; allocator noise is a few hundred KiB.
+    #expect(after - before < 1024, "RSS \(before) KiB before, \(after) KiB after a 1 MiB line")
+  }
+
+  @Test func timeGoingBackwards() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    let watcher = try FixWatcher(daemon)
+    try watcher.waitUntilSubscribed()
+    let now = Date().timeIntervalSince1970.rounded(.down)
+    // The receiver's clock jumps back 32 s, then past where it was.
+    let seconds: [Double] = [-30, -29, -28, -60, -59, -27]
+    let cycles = seconds.enumerated().map { epoch(at: Date(timeIntervalSince1970: now + $1), index: $0) }
+    try writeAll(peer, cycles.joined())
+    let c = try daemon.waitForCounters { $0["fixes"] == 6 }
+    #expect(c["timeWentBackwards"] == 1)
+    // locd does not take the older fixes as its position.
+    let last = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: now - 27))
+    let fixes = try watcher.wait { $0.last?["time"]?.string == last }
+    let times = fixes.compactMap { $0["time"]?.string }
+    let expected = [-30.0, -29, -28, -27].map {
+      ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: now + $0))
+    }
+    #expect(times.suffix(4) == expected[...])
+    #expect(try daemon.status()["fix"]?["time"]?.string == last)
+  }
+
+  @Test func silentForALongTime() throws {
+    let (daemon, peer) = try Self.listening()
+    defer { close(peer) }
+    try writeAll(peer, epochs(2, endingSecondsAgo: 20))
+    try daemon.waitForCounters { $0["fixes"] == 2 }
+    // Nothing for over 10 s: one silence, counted and logged; the peer is kept.
+    var c = try daemon.waitForCounters(timeout: 15) { $0["silences"] == 1 }
+    #expect(c["peers"] == 1)
+    #expect(try daemon.status().sourceState() == "connected")
+    #expect(daemon.log.contains("sent nothing for 10 s"))
+    try writeAll(peer, epochs(2, endingSecondsAgo: 1, firstIndex: 2))
+    c = try daemon.waitForCounters { $0["fixes"] == 4 }
+    #expect(c["silences"] == 1)
+  }
+}
+
+/// A small deterministic generator (SplitMix64, Steele, Lea and Flood 2014) for junk bytes.
+struct SplitMix64 {
+  var state: UInt64
+  init(seed: UInt64) { state = seed }
+  mutating func next() -> UInt64 {
+    state &+= 0x9E37_79B9_7F4A_7C15
+    var z = state
+    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+    return z ^ (z >> 31)
+  }
+}
+
+extension ISO8601DateFormatter {
+  /// `2024-05-01T12:00:00.000Z`, as locd writes times.
+  static let withMilliseconds: ISO8601DateFormatter = {
+    let f = ISO8601DateFormatter()
+    f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+    return f
+  }()
+}
