@@ -134,12 +134,15 @@ final class GpsFake {
     var c = try daemon.waitForCounters { $0["disconnects"] == 1 }
     #expect(try daemon.status().sourceState() == "reconnecting")
     #expect(c["watching"] == 0)
+    // Two attempts fail (after 1 s, then 2 s more) while nobody listens.
+    c = try daemon.waitForCounters { $0["reconnectAttempts"] ?? 0 >= 2 }
+    #expect(c["connects"] == 1)
 
     // A new gpsd on the same port, with another receiver's log (a car in Lithuania).
     fake = try GpsFake("nmea/bt451.log", port: port, directory: dir)
     defer { fake.stop() }
     c = try daemon.waitForCounters(timeout: 15) { $0["connects"] == 2 && $0["watching"] == 1 }
-    #expect(c["reconnectAttempts"] ?? 0 >= 1)
+    #expect(c["reconnectAttempts"] ?? 0 >= 3)
     let fixes = try watcher.wait(timeout: 15) { $0.contains { ($0["lat"]?.number ?? 0) > 55 } }
     #expect(fixes.contains { ($0["lat"]?.number ?? 0) < 0 }, "Brisbane before")
     #expect(try daemon.status().sourceState() == "connected")
