@@ -98,7 +98,7 @@ public final class SerialSource: FixSource {
       fd = try SerialPort.open(path)
       let isTerminal = try SerialPort.configure(fd, baud: baud)
       if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
-      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] _ in self?.readAvailable() }
+      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] events in self?.readAvailable(events) }
     } catch {
       closeDevice()
       unavailable(error.description)
@@ -141,7 +141,7 @@ public final class SerialSource: FixSource {
     sink.update(snapshot, false)
   }
 
-  private func readAvailable() {
+  private func readAvailable(_ events: UInt32) {
     for _ in 0..<StreamConnection.readsPerWakeup {
       let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
       if n > 0 {
@@ -155,6 +155,8 @@ public final class SerialSource: FixSource {
       } else if errno == EINTR {
         continue
       } else if errno == EAGAIN {
+        // A hang-up with nothing to read: some drivers say so only through poll.
+        if events & (Epoll.hangup | Epoll.error) != 0 { gone("hung up") }
         return
       } else {
         gone(Errno(call: "read").description)

@@ -54,7 +54,7 @@ final class GpsFake {
   func stop() {
     if let pid = gpsdPID { kill(pid, SIGTERM) }
     if child.isRunning { kill(child.pid, SIGTERM) }
-    child.wait(timeout: 10)
+    child.wait(timeout: 3)
   }
 }
 
