@@ -98,7 +98,8 @@ public final class SerialSource: FixSource {
       fd = try SerialPort.open(path)
       let isTerminal = try SerialPort.configure(fd, baud: baud)
       if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
-      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] events in self?.readAvailable(events) }
+      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] events in self?.readAvailable(events)
+      }
     } catch {
       closeDevice()
       unavailable(error.description)
