@@ -59,10 +59,12 @@ public struct TimerDefinition: Sendable, Hashable {
     var command: [String]? = nil
     var user: String? = nil
     var actionLine = 0
+    var sawRule = false
     for entry in file.entries {
       let v = entry.value
       switch (entry.section, entry.key) {
       case ("Timer", "Rule"):
+        sawRule = true
         do { rule = try TimerRule(parsing: v) } catch { problem(entry.line, error.description) }
       case ("Timer", "Missed"):
         if let p = MissedEventPolicy(rawValue: v) { missed = p } else {
@@ -96,7 +98,7 @@ public struct TimerDefinition: Sendable, Hashable {
         }
       }
     }
-    if rule == nil, !problems.contains(where: { $0.contains("Rule") }) {
+    if !sawRule {
       problems.append("\(path): [Timer] Rule= is missing")
     }
     if unit != nil, command != nil { problem(actionLine, "give either Unit= or Command=, not both") }

@@ -78,10 +78,12 @@ public struct TimerScheduler: Sendable {
   }
 
   /// Plans every timer afresh at `now` (after a move, a zone or offset change, a clock step,
-  /// resume, local midnight). An occurrence that a move or a step put just behind `now` (within
-  /// `missedAfter`) and that has not fired stays due, so it fires now, not never.
+  /// resume, local midnight). An occurrence that a move put just behind `now` (within
+  /// `missedAfter`) and that has not fired stays due, so it fires now, not never; and the
+  /// window reaches back to the last instant handled, so what a jump forward skipped over is
+  /// seen as missed.
   public mutating func replan(with planner: inout TimerPlanner, at now: Instant) {
-    let after = now.adding(.zero - missedAfter)
+    let after = min(now.adding(.zero - missedAfter), checkpoint ?? now)
     for name in names { plan(name, after: after, with: &planner) }
     updateEarliest()
   }

@@ -212,6 +212,8 @@ public final class Daemon {
         reload(requestedBy: requester)
       case .log(let level, let message):
         logger.log(level, message)
+      case .persistTimers, .startUnit, .runCommand, .setSystemTimeZone:
+        break
       }
     }
   }
