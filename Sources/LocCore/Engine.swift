@@ -152,7 +152,7 @@ public struct Engine {
         persistedLastKnown = latest
         effects.append(.persist(storedState))
       }
-      if timersReady { effects.append(.persistTimers(timerStore(at: now))) }
+      if timersReady, !scheduler.names.isEmpty { effects.append(.persistTimers(timerStore(at: now))) }
     }
     afterEvent(at: now, into: &effects)
     return effects

@@ -22,6 +22,8 @@ public struct TimerStore: Sendable, Hashable {
   public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What is wrong.
     public var description: String
+    /// An error.
+    public init(description: String) { self.description = description }
   }
 
   /// The file's bytes: one JSON object and a newline.
