@@ -30,7 +30,8 @@ extension Engine {
     if let old, old.id != zone.id || old.offsetSeconds != zone.offsetSeconds {
       let why: RegenerationReason = old.id == zone.id ? .utcOffset : reason
       let offset = zone.offsetSeconds.map { " (UTC\(Engine.describeOffset($0)))" } ?? ""
-      effects.append(.log(.notice, "time zone now \(zone.id)\(offset), was \(old.id)"))
+      let was = old.offsetSeconds.map { " (UTC\(Engine.describeOffset($0)))" } ?? ""
+      effects.append(.log(.notice, "time zone now \(zone.id)\(offset), was \(old.id)\(was)"))
       publish(.timezoneChanged(ZoneChange(from: old, to: zone, reason: why)), at: now, into: &effects)
     }
     if config.setSystemTimeZone, zone.origin == "position", zone.id != systemZoneSet {

@@ -74,7 +74,7 @@ extension Engine {
     case .command(let argv, let user):
       var env = [
         "LOCD_TIMER=\(f.name)", "LOCD_RULE=\(f.rule)", "LOCD_DATE=\(f.occurrence.date)",
-        "LOCD_DEADLINE=\(f.occurrence.instant.iso8601(fractionDigits: 3))", "LOCD_DEADLINE_LOCAL=\(local)",
+        "LOCD_DEADLINE=\(f.occurrence.instant.iso8601(fractionDigits: 3))", "LOCD_DEADLINE_LOCAL=\(local.rfc3339(offsetSeconds: zone.utcOffsetSeconds(at: f.occurrence.instant)))",
         "LOCD_FIRED_AT=\(now.iso8601(fractionDigits: 3))", "LOCD_MISSED=\(f.missed)", "LOCD_TIMEZONE=\(zone.name)",
       ]
       if let event = f.rule.solarEvent {

@@ -166,6 +166,10 @@ public struct TimerScheduler: Sendable {
     return result
   }
 
-  /// Notes that time went back to `now`: the checkpoint follows it.
-  public mutating func steppedBack(to now: Instant) { checkpoint = now }
+  /// Notes that time went back to `now`: the checkpoint follows it, and timers first seen
+  /// "later" (on a clock that was wrong) are taken as existing since now.
+  public mutating func steppedBack(to now: Instant) {
+    checkpoint = now
+    for name in names where entries[name]!.record.since > now { entries[name]!.record.since = now }
+  }
 }

@@ -126,11 +126,7 @@ public enum WireEncoding {
 
   /// `2026-06-21T21:22:03+02:00`: a wall time with its UTC offset (RFC 3339), whole seconds.
   public static func localISO(_ local: LocalDateTime, offsetSeconds: Int) -> String {
-    var l = local
-    l.microsecond = 0
-    let a = abs(offsetSeconds)
-    let sign = offsetSeconds < 0 ? "-" : "+"
-    return "\(l)\(sign)\(a / 3600 < 10 ? "0" : "")\(a / 3600):\(a / 60 % 60 < 10 ? "0" : "")\(a / 60 % 60)"
+    local.rfc3339(offsetSeconds: offsetSeconds)
   }
 
   /// The status report. Coordinates are rounded to the position's accuracy.

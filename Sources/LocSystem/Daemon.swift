@@ -31,6 +31,8 @@ public final class Daemon {
   /// waiting for simulated time to reach them.
   var simulatedNow: Instant?
   var simulatedTimers: [EngineTimer: Instant] = [:]
+  /// With `--clock replay`, sources start when the first client subscribes.
+  var holdingSources = false
   var timerStore: TimerStoreFile
   var clockWatcher: ClockWatcher?
   var commands: CommandRunner?
@@ -119,12 +121,23 @@ public final class Daemon {
         request: { [unowned self] session, id, request in
           if case .status = request { self.refreshSourceSnapshots() }
           self.feed(.requestReceived(session, id, request))
+          if self.holdingSources, case .subscribe = request {
+            // The simulation starts once someone watches, so no event is missed.
+            self.holdingSources = false
+            self.logger.info("replay clock: a client subscribed; playing")
+            self.startSources()
+          }
         },
         closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
         counters: { [unowned self] counters in self.feed(.serverCountersChanged(counters)) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
-    startSources()
+    if clock == .replay {
+      holdingSources = true
+      logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
+    } else {
+      startSources()
+    }
     let watchdog = loop.enableWatchdog()
     logger.info(
       "locd \(Daemon.version) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
