@@ -15,6 +15,16 @@ public struct TimerFiring: Sendable, Hashable {
   /// `once`: all of them; `all`: 1 each).
   public var missed: Int
 
+  /// A firing.
+  public init(name: String, rule: TimerRule, action: TimerAction, occurrence: TimerOccurrence, firedAt: Instant, missed: Int) {
+    self.name = name
+    self.rule = rule
+    self.action = action
+    self.occurrence = occurrence
+    self.firedAt = firedAt
+    self.missed = missed
+  }
+
   /// How late it fired.
   public var late: Duration { firedAt.duration(since: occurrence.instant) }
 }
