@@ -52,7 +52,8 @@ extension Engine {
     solarDays = days
     if days != before || (reason == .significantChange && !days.isEmpty) {
       publish(
-        .solarRegenerated(SolarRegeneration(reason: reason, zone: zone.id, before: before, after: days)), at: now,
+        .solarRegenerated(SolarRegeneration(reason: reason, zone: zone.id, before: before, after: days)),
+        at: now,
         into: &effects)
     }
 

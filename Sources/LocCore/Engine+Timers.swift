@@ -26,10 +26,13 @@ extension Engine {
     }
     var count = scheduler.names.filter { scheduler.entries[$0]?.definition.origin == .runtime }.count
     for definition in files {
-      if scheduler.entries[definition.name]?.definition.origin == .runtime { scheduler.remove(definition.name) }
+      if scheduler.entries[definition.name]?.definition.origin == .runtime {
+        scheduler.remove(definition.name)
+      }
       guard count < config.maxTimers else {
         timerProblems.append("\(definition.name): more than MaxTimers=\(config.maxTimers) timers; ignored")
-        effects.append(.log(.warning, "timer \(definition.name) ignored: MaxTimers=\(config.maxTimers) reached"))
+        effects.append(
+          .log(.warning, "timer \(definition.name) ignored: MaxTimers=\(config.maxTimers) reached"))
         continue
       }
       scheduler.set(definition, at: now)
@@ -51,7 +54,8 @@ extension Engine {
     let due = scheduler.due(at: now, with: &planner)
     for (name, count) in due.skipped {
       let policy = scheduler.entries[name]?.definition.missed.rawValue ?? "skip"
-      effects.append(.log(.notice, "timer \(name): \(count) missed occurrence(s) not fired (Missed=\(policy))"))
+      effects.append(
+        .log(.notice, "timer \(name): \(count) missed occurrence(s) not fired (Missed=\(policy))"))
     }
     for firing in due.firings { fire(firing, at: now, into: &effects) }
     if due.changed { effects.append(.persistTimers(timerStore(at: now))) }
@@ -74,16 +78,21 @@ extension Engine {
     case .command(let argv, let user):
       var env = [
         "LOCD_TIMER=\(f.name)", "LOCD_RULE=\(f.rule)", "LOCD_DATE=\(f.occurrence.date)",
-        "LOCD_DEADLINE=\(f.occurrence.instant.iso8601(fractionDigits: 3))", "LOCD_DEADLINE_LOCAL=\(local.rfc3339(offsetSeconds: zone.utcOffsetSeconds(at: f.occurrence.instant)))",
-        "LOCD_FIRED_AT=\(now.iso8601(fractionDigits: 3))", "LOCD_MISSED=\(f.missed)", "LOCD_TIMEZONE=\(zone.name)",
+        "LOCD_DEADLINE=\(f.occurrence.instant.iso8601(fractionDigits: 3))",
+        "LOCD_DEADLINE_LOCAL=\(local.rfc3339(offsetSeconds: zone.utcOffsetSeconds(at: f.occurrence.instant)))",
+        "LOCD_FIRED_AT=\(now.iso8601(fractionDigits: 3))", "LOCD_MISSED=\(f.missed)",
+        "LOCD_TIMEZONE=\(zone.name)",
       ]
       if let event = f.rule.solarEvent {
         env.append("LOCD_EVENT=\(TimerRule.ruleName(event))")
-        if let at = f.occurrence.eventInstant { env.append("LOCD_EVENT_TIME=\(at.iso8601(fractionDigits: 3))") }
+        if let at = f.occurrence.eventInstant {
+          env.append("LOCD_EVENT_TIME=\(at.iso8601(fractionDigits: 3))")
+        }
       } else {
         env.append("LOCD_EVENT=clock")
       }
-      effects.append(.runCommand(argv: argv, user: user ?? config.commandUser, environment: env, timer: f.name))
+      effects.append(
+        .runCommand(argv: argv, user: user ?? config.commandUser, environment: env, timer: f.name))
     }
   }
 

@@ -74,7 +74,8 @@ public struct FixAcceptance: Sendable {
     if let n = newest[source], fix.time <= n { return .reject(.old) }
     newest[source] = fix.time
     let candidate = Current(
-      time: fix.time, coordinate: coordinate, accuracy: fix.horizontalAccuracy, speed: fix.speed, source: source)
+      time: fix.time, coordinate: coordinate, accuracy: fix.horizontalAccuracy, speed: fix.speed,
+      source: source)
     guard let current else {
       accept(candidate)
       return .accept

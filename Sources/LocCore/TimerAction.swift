@@ -21,14 +21,16 @@ public enum TimerAction: Sendable, Hashable {
   /// allows (systemd.unit(5): ASCII letters, digits, ":", "-", "_", ".", "\", "@"), at most 255.
   public static func isValidUnitName(_ name: String) -> Bool {
     let types = [
-      "service", "socket", "device", "mount", "automount", "swap", "target", "path", "timer", "slice", "scope",
+      "service", "socket", "device", "mount", "automount", "swap", "target", "path", "timer", "slice",
+      "scope",
     ]
     guard name.utf8.count <= 255, let dot = name.lastIndex(of: "."), dot != name.startIndex,
       types.contains(String(name[name.index(after: dot)...]))
     else { return false }
     return name.utf8.allSatisfy { c in
       (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39)
-        || c == UInt8(ascii: ":") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_") || c == UInt8(ascii: ".")
+        || c == UInt8(ascii: ":") || c == UInt8(ascii: "-") || c == UInt8(ascii: "_")
+        || c == UInt8(ascii: ".")
         || c == UInt8(ascii: "\\") || c == UInt8(ascii: "@")
     }
   }

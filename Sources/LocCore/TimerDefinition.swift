@@ -37,7 +37,8 @@ public struct TimerDefinition: Sendable, Hashable {
     guard (1...64).contains(name.utf8.count), name != ".", name != ".." else { return false }
     return name.utf8.allSatisfy { c in
       (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39)
-        || c == UInt8(ascii: "_") || c == UInt8(ascii: ".") || c == UInt8(ascii: "@") || c == UInt8(ascii: "-")
+        || c == UInt8(ascii: "_") || c == UInt8(ascii: ".") || c == UInt8(ascii: "@")
+        || c == UInt8(ascii: "-")
     }
   }
 
@@ -67,12 +68,16 @@ public struct TimerDefinition: Sendable, Hashable {
         sawRule = true
         do { rule = try TimerRule(parsing: v) } catch { problem(entry.line, error.description) }
       case ("Timer", "Missed"):
-        if let p = MissedEventPolicy(rawValue: v) { missed = p } else {
+        if let p = MissedEventPolicy(rawValue: v) {
+          missed = p
+        } else {
           problem(entry.line, "Missed= must be skip, once or all")
         }
       case ("Action", "Unit"):
         actionLine = entry.line
-        if TimerAction.isValidUnitName(v) { unit = v } else {
+        if TimerAction.isValidUnitName(v) {
+          unit = v
+        } else {
           problem(entry.line, "'\(v)' is not a unit name such as night-mode.service")
         }
       case ("Action", "Command"):
@@ -87,7 +92,9 @@ public struct TimerDefinition: Sendable, Hashable {
         }
         command = words
       case ("Action", "User"):
-        if !v.isEmpty, v.utf8.count <= 32, !v.contains("/"), !v.contains(":") { user = v } else {
+        if !v.isEmpty, v.utf8.count <= 32, !v.contains("/"), !v.contains(":") {
+          user = v
+        } else {
           problem(entry.line, "User= must be a user name")
         }
       default:
@@ -115,6 +122,7 @@ public struct TimerDefinition: Sendable, Hashable {
     } else {
       action = .event
     }
-    return .success(TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .file(path)))
+    return .success(
+      TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .file(path)))
   }
 }

@@ -16,7 +16,10 @@ public struct TimerFiring: Sendable, Hashable {
   public var missed: Int
 
   /// A firing.
-  public init(name: String, rule: TimerRule, action: TimerAction, occurrence: TimerOccurrence, firedAt: Instant, missed: Int) {
+  public init(
+    name: String, rule: TimerRule, action: TimerAction, occurrence: TimerOccurrence, firedAt: Instant,
+    missed: Int
+  ) {
     self.name = name
     self.rule = rule
     self.action = action

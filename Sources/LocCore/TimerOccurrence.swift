@@ -41,6 +41,7 @@ extension LocalDateTime {
     var l = self
     l.microsecond = 0
     let a = abs(offsetSeconds)
-    return "\(l)\(offsetSeconds < 0 ? "-" : "+")\(CivilDate.pad(a / 3600, 2)):\(CivilDate.pad(a / 60 % 60, 2))"
+    return
+      "\(l)\(offsetSeconds < 0 ? "-" : "+")\(CivilDate.pad(a / 3600, 2)):\(CivilDate.pad(a / 60 % 60, 2))"
   }
 }

@@ -104,7 +104,9 @@ public struct TimerPlanner {
       cursor = t.instant
     }
     // Not in any gap after all (cannot happen for a time with no instant): the local reading.
-    return Instant(microsecondsSinceEpoch: l - Int64(zone.utcOffsetSeconds(at: Instant(microsecondsSinceEpoch: l))) * 1_000_000)
+    return Instant(
+      microsecondsSinceEpoch: l - Int64(zone.utcOffsetSeconds(at: Instant(microsecondsSinceEpoch: l)))
+        * 1_000_000)
   }
 
   /// The first occurrence after `instant` whose date is later than `handledDate` (the date
@@ -124,7 +126,8 @@ public struct TimerPlanner {
       switch occurrence(of: rule, on: date) {
       case .at(let occurrence) where occurrence.instant > instant:
         var reason = describe(rule, occurrence)
-        if let from = absentFrom, from.date.adding(days: 1) < date || from.date >= zone.localDate(at: instant) {
+        if let from = absentFrom, from.date.adding(days: 1) < date || from.date >= zone.localDate(at: instant)
+        {
           let name = TimerRule.ruleName(rule.solarEvent ?? .sunset)
           let span = from.date == absentTo ? "on \(from.date)" : "\(from.date)..\(absentTo)"
           reason = "no \(name) \(span) (\(TimerPlanner.explain(from.why))); then " + reason

@@ -47,7 +47,8 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
     self.weekdays = weekdays
     if first.first?.isNumber == true {
       guard let second = TimerRule.parseClock(first) else {
-        throw ParseError(description: "'\(first)' is not a wall-clock time HH:MM or HH:MM:SS (00:00 to 23:59:59)")
+        throw ParseError(
+          description: "'\(first)' is not a wall-clock time HH:MM or HH:MM:SS (00:00 to 23:59:59)")
       }
       anchor = .wallClock(secondOfDay: second)
       return
@@ -66,7 +67,8 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
       guard let event = TimerRule.event(named: first[..<index]) else { continue }
       let spanText = first[first.index(after: index)...]
       guard let span = Duration(timeSpan: spanText), span <= TimerRule.maxOffset else {
-        throw ParseError(description: "'\(spanText)' is not an offset such as 30m, 1h30m or 90s (at most 12h)")
+        throw ParseError(
+          description: "'\(spanText)' is not an offset such as 30m, 1h30m or 90s (at most 12h)")
       }
       anchor = .solar(event, offset: c == "-" ? .zero - span : span)
       return

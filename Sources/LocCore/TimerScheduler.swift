@@ -150,12 +150,14 @@ public struct TimerScheduler: Sendable {
       for (o, n) in late {
         result.firings.append(
           TimerFiring(
-            name: name, rule: e.definition.rule, action: e.definition.action, occurrence: o, firedAt: now, missed: n))
+            name: name, rule: e.definition.rule, action: e.definition.action, occurrence: o, firedAt: now,
+            missed: n))
       }
       for o in onTime {
         result.firings.append(
           TimerFiring(
-            name: name, rule: e.definition.rule, action: e.definition.action, occurrence: o, firedAt: now, missed: 0))
+            name: name, rule: e.definition.rule, action: e.definition.action, occurrence: o, firedAt: now,
+            missed: 0))
       }
       if let last = occurrences.map(\.date).max() { e.record.handledDate = last }
       if !late.isEmpty || !onTime.isEmpty { e.record.lastFiredAt = now }

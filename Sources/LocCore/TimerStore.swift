@@ -12,7 +12,9 @@ public struct TimerStore: Sendable, Hashable {
   public var records: [String: TimerRecord]
 
   /// A store.
-  public init(checkpoint: Instant? = nil, runtime: [TimerDefinition] = [], records: [String: TimerRecord] = [:]) {
+  public init(
+    checkpoint: Instant? = nil, runtime: [TimerDefinition] = [], records: [String: TimerRecord] = [:]
+  ) {
     self.checkpoint = checkpoint
     self.runtime = runtime
     self.records = records
@@ -69,7 +71,9 @@ public struct TimerStore: Sendable, Hashable {
     }
     func instant(_ v: JSON?, _ what: String) throws(DecodeError) -> Instant? {
       guard let v, !v.isNull else { return nil }
-      guard let s = v.string, let t = Instant(iso8601: s) else { throw DecodeError(description: "\(what): bad time") }
+      guard let s = v.string, let t = Instant(iso8601: s) else {
+        throw DecodeError(description: "\(what): bad time")
+      }
       return t
     }
     checkpoint = try instant(json["checkpoint"], "checkpoint")
@@ -95,7 +99,8 @@ public struct TimerStore: Sendable, Hashable {
       guard let missed = MissedEventPolicy(rawValue: item["missed"]?.string ?? "") else {
         throw DecodeError(description: "timer \(name): unknown missed-event policy")
       }
-      runtime.append(TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .runtime))
+      runtime.append(
+        TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .runtime))
     }
     records = [:]
     for (name, r) in json["records"]?.object?.members ?? [] {

@@ -52,7 +52,8 @@ public struct ZoneHysteresis: Sendable {
   /// Feeds one accepted fix's zone; returns the newly adopted zone when it changes.
   /// `borderDistance` is the data's estimate of the distance to the nearest border, if it has one.
   public mutating func observe(
-    _ zone: String?, at coordinate: Coordinate, time: Instant, accuracy: Meters?, borderDistance: Meters? = nil
+    _ zone: String?, at coordinate: Coordinate, time: Instant, accuracy: Meters?,
+    borderDistance: Meters? = nil
   ) -> String? {
     guard let zone else { return nil }  // no data here: keep what we have
     guard let current = adopted else {

@@ -22,7 +22,9 @@ public final class ClockWatcher {
   static let minimumSleep: Int64 = 500_000
 
   /// Starts watching; `stepped` runs after a clock step, `resumed` after a suspend (with its length).
-  public init(loop: EventLoop, stepped: @escaping () -> Void, resumed: @escaping (Duration) -> Void) throws(Errno) {
+  public init(loop: EventLoop, stepped: @escaping () -> Void, resumed: @escaping (Duration) -> Void)
+    throws(Errno)
+  {
     let fd = locshim_clock_step_fd()
     guard fd >= 0 else { throw Errno(call: "timerfd_create(CLOCK_REALTIME)") }
     self.fd = fd
@@ -61,6 +63,7 @@ public final class ClockWatcher {
     var mono = timespec()
     clock_gettime(CLOCK_BOOTTIME, &boot)
     clock_gettime(CLOCK_MONOTONIC, &mono)
-    return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec)) / 1000
+    return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec))
+      / 1000
   }
 }

@@ -53,7 +53,8 @@ public final class CommandRunner {
     }
     let env =
       [
-        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=\(account.home)", "USER=\(user)",
+        "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=\(account.home)",
+        "USER=\(user)",
         "LOGNAME=\(user)", "LANG=C.UTF-8",
       ] + environment
     let cArgv = argv.map { strdup($0) } + [nil]
@@ -84,7 +85,9 @@ public final class CommandRunner {
       } else {
         let code = (status >> 8) & 0xFF
         let detail = code == 126 ? " (could not drop privileges)" : code == 127 ? " (could not execute)" : ""
-        log(code == 0 ? .info : .warning, "timer \(timer): command (pid \(pid)) exited with status \(code)\(detail)")
+        log(
+          code == 0 ? .info : .warning,
+          "timer \(timer): command (pid \(pid)) exited with status \(code)\(detail)")
       }
     }
   }

@@ -119,7 +119,8 @@ public final class SystemBus {
   public func setTimezone(_ zone: String, done: @escaping (String?) -> Void) {
     call(
       destination: "org.freedesktop.timedate1", path: "/org/freedesktop/timedate1",
-      interface: "org.freedesktop.timedate1", member: "SetTimezone", arguments: [.string(zone), .bool(false)],
+      interface: "org.freedesktop.timedate1", member: "SetTimezone",
+      arguments: [.string(zone), .bool(false)],
       done: done)
   }
 }

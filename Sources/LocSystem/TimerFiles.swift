@@ -41,7 +41,8 @@ public enum TimerFiles {
       }
       let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
       guard fd >= 0 else {
-        problems.append("\(path): \(Errno(call: "open"))\(errno == ELOOP ? " (symbolic links are not followed)" : "")")
+        problems.append(
+          "\(path): \(Errno(call: "open"))\(errno == ELOOP ? " (symbolic links are not followed)" : "")")
         continue
       }
       defer { close(fd) }

@@ -42,7 +42,8 @@ enum TimersBenchmark: Benchmark {
     _ = engine.handle(.started(nil, stateProblem: nil), at: now)
     _ = engine.handle(.timersLoaded(makeTimers(timerCount), problems: [], store: nil), at: now)
     let source = SourceID(0)
-    _ = engine.handle(.sourceUpdated(SourceSnapshot(id: source, uri: "bench", state: .connected), restarted: true), at: now)
+    _ = engine.handle(
+      .sourceUpdated(SourceSnapshot(id: source, uri: "bench", state: .connected), restarted: true), at: now)
     let a = Coordinate(lat: 38.8794, lon: -6.9707)!
     let b = a.destination(distance: 5000, bearing: 270)
     func fix(_ c: Coordinate, _ t: Instant) -> Fix {
@@ -69,7 +70,9 @@ enum TimersBenchmark: Benchmark {
     }
     let perFix = (cpu() - start) / Double(fixes)
     let status = engine.status(at: now)
-    print("timers: \(status.timers) timers, \(changes) significant changes, \(fixes) fixes at 10 Hz (effects \(effects))")
+    print(
+      "timers: \(status.timers) timers, \(changes) significant changes, \(fixes) fixes at 10 Hz (effects \(effects))"
+    )
     print("regeneration_us \(format(regeneration * 1e6))")
     print("fix_us \(format(perFix * 1e6))")
     return 0
@@ -77,7 +80,10 @@ enum TimersBenchmark: Benchmark {
 
   /// A realistic mix: solar events with offsets, custom elevations, wall-clock times, weekdays.
   static func makeTimers(_ n: Int) -> [TimerDefinition] {
-    let solar = ["sunset", "sunrise", "civil-dusk", "civil-dawn", "solar-noon", "elevation:-8.5:evening", "nautical-dusk"]
+    let solar = [
+      "sunset", "sunrise", "civil-dusk", "civil-dawn", "solar-noon", "elevation:-8.5:evening",
+      "nautical-dusk",
+    ]
     var out: [TimerDefinition] = []
     for k in 0..<n {
       let text: String
@@ -88,7 +94,8 @@ enum TimersBenchmark: Benchmark {
       default: text = "\(two(k % 24)):\(two((k * 7) % 60)) Sat,Sun"
       }
       guard let rule = try? TimerRule(parsing: text) else { continue }
-      out.append(TimerDefinition(name: "t\(k)", rule: rule, missed: .skip, origin: .file("/bench/t\(k).timer")))
+      out.append(
+        TimerDefinition(name: "t\(k)", rule: rule, missed: .skip, origin: .file("/bench/t\(k).timer")))
     }
     return out
   }

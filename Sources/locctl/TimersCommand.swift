@@ -16,7 +16,8 @@ enum TimersCommand: LocctlCommand {
     """
 
   static func run(_ arguments: [String]) -> Int32 {
-    guard let options = parseOptions(arguments, valued: ["unit", "missed"], flags: ["json"], command: name) else {
+    guard let options = parseOptions(arguments, valued: ["unit", "missed"], flags: ["json"], command: name)
+    else {
       return ExitStatus.usage
     }
     let words = options.positionals
@@ -37,7 +38,9 @@ enum TimersCommand: LocctlCommand {
       return withDaemon { client throws(ControlClient.Failure) in
         let result = try client.call("show-timer", ["name": .string(words[1])])
         let timer = result["timer"] ?? .null
-        print(options.flag("json") ? timer.serialized : renderOne(timer), terminator: options.flag("json") ? "\n" : "")
+        print(
+          options.flag("json") ? timer.serialized : renderOne(timer),
+          terminator: options.flag("json") ? "\n" : "")
         return ExitStatus.ok
       }
     case "add"?:
@@ -103,7 +106,10 @@ enum TimersCommand: LocctlCommand {
       out += "no timers (add one with 'locctl timers add NAME RULE', or a file in /etc/locd/timers.d)\n"
     } else {
       let rows = timers.map { t in
-        [t["name"]?.string ?? "?", deadline(t), t["rule"]?.string ?? "?", action(t), t["reason"]?.string ?? ""]
+        [
+          t["name"]?.string ?? "?", deadline(t), t["rule"]?.string ?? "?", action(t),
+          t["reason"]?.string ?? "",
+        ]
       }
       let headers = ["NAME", "NEXT (LOCAL)", "RULE", "ACTION", "WHY"]
       var widths = headers.map(\.count)

@@ -24,7 +24,8 @@ func syntheticNMEA(_ points: [(Instant, Double, Double, Double)]) -> String {
     let date = String(format: "%02d%02d%02d", d.day, d.month, d.year % 100)
     let la = angle(lat, degreeDigits: 2) + (lat < 0 ? ",S" : ",N")
     let lo = angle(lon, degreeDigits: 3) + (lon < 0 ? ",W" : ",E")
-    out += sentence("GPRMC,\(time),A,\(la),\(lo),\(String(format: "%.1f", speed / 0.514444)),270.0,\(date),,,A")
+    out += sentence(
+      "GPRMC,\(time),A,\(la),\(lo),\(String(format: "%.1f", speed / 0.514444)),270.0,\(date),,,A")
     out += sentence("GPGGA,\(time),\(la),\(lo),1,09,0.9,200.0,M,50.0,M,,")
   }
   return out
@@ -40,7 +41,8 @@ func badajozToElvasDrive() -> String {
   let steps = 668
   for i in 0...steps {
     let f = Double(i) / Double(steps)
-    points.append((start.adding(seconds: Double(i)), from.0 + f * (to.0 - from.0), from.1 + f * (to.1 - from.1), 25))
+    points.append(
+      (start.adding(seconds: Double(i)), from.0 + f * (to.0 - from.0), from.1 + f * (to.1 - from.1), 25))
   }
   var t = start.adding(seconds: Double(steps + 30))
   while t < Instant(iso8601: "2026-06-21T21:05:00Z")! {
@@ -67,7 +69,8 @@ func badajozToElvasDrive() -> String {
     let path = daemon.directory + "/watch.jsonl"
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     defer { close(fd) }
-    let child = try Child(Binaries.locctl.path, ["--socket", daemon.socketPath, "watch", "--json"], stdoutFD: fd)
+    let child = try Child(
+      Binaries.locctl.path, ["--socket", daemon.socketPath, "watch", "--json"], stdoutFD: fd)
     return (child, path)
   }
 
@@ -96,7 +99,8 @@ func badajozToElvasDrive() -> String {
       ])
     // A runtime timer from a previous run, in the timer store.
     mkdir(dir + "/state", 0o700)
-    try #"{"version":1,"checkpoint":null,"timers":[{"name":"early","rule":"21:50","action":"event","missed":"skip"}],"records":{}}"#
+    try
+      #"{"version":1,"checkpoint":null,"timers":[{"name":"early","rule":"21:50","action":"event","missed":"skip"}],"records":{}}"#
       .write(toFile: dir + "/state/timers.json", atomically: true, encoding: .utf8)
     let daemon = try LocdProcess(
       arguments: ["--clock", "replay", "--source", "replay:\(drive)?speed=max", "--timers-dir", timers],
@@ -131,7 +135,10 @@ func badajozToElvasDrive() -> String {
     #expect(early?["time"]?.string == "2026-06-21T19:50:00.000000Z")
     let dusk = fired.first { $0["data"]?["name"]?.string == "dusk" }
     let sunset = dusk?["data"]?["deadline"]?.string.flatMap { Instant(iso8601: $0) }
-    #expect(sunset.map { $0 > Instant(iso8601: "2026-06-21T19:55:00Z")! && $0 < Instant(iso8601: "2026-06-21T19:59:00Z")! } == true, "\(dusk?.serialized ?? "none")")
+    #expect(
+      sunset.map {
+        $0 > Instant(iso8601: "2026-06-21T19:55:00Z")! && $0 < Instant(iso8601: "2026-06-21T19:59:00Z")!
+      } == true, "\(dusk?.serialized ?? "none")")
     #expect(dusk?["data"]?["missed"]?.number == 0)
     // The command ran without a shell of ours, as nobody, with the LOCD_ variables.
     var env = ""
@@ -149,7 +156,11 @@ func badajozToElvasDrive() -> String {
     #expect(env.contains("+02:00\n"))
     // solar-regenerated and significant-change came along the drive, in simulated time.
     let all = events(watchFile)
-    #expect(all.contains { $0["event"]?.string == "significant-change" && $0["time"]?.string?.hasPrefix("2026-06-21T19:4") == true })
+    #expect(
+      all.contains {
+        $0["event"]?.string == "significant-change"
+          && $0["time"]?.string?.hasPrefix("2026-06-21T19:4") == true
+      })
     #expect(all.contains { $0["event"]?.string == "solar-regenerated" })
     #expect(daemon.stop() == 0)
     var st = stat()
@@ -163,7 +174,9 @@ func badajozToElvasDrive() -> String {
     let dir = LocdProcess.makeDirectory()
     var daemon = try LocdProcess(arguments: ["--timers-dir", dir + "/none"], directory: dir)
     #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
-    let add = try daemon.locctl(["timers", "add", "lamp", "sunset-30m", "Mon-Fri", "--missed", "once", "--json"])
+    let add = try daemon.locctl([
+      "timers", "add", "lamp", "sunset-30m", "Mon-Fri", "--missed", "once", "--json",
+    ])
     #expect(add.status == 0, "\(add.stderr)")
     let added = try JSON.parse(add.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     #expect(added["rule"]?.string == "sunset-30m Mon-Fri")
@@ -200,7 +213,9 @@ func badajozToElvasDrive() -> String {
     let json = try JSON.parse(list.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
     #expect((json["timers"]?.array ?? []).compactMap { $0["name"]?.string } == ["ok"])
     let problems = (json["problems"]?.array ?? []).compactMap(\.string)
-    #expect(problems.contains { $0.contains("open.timer") && $0.contains("writable by group or others") }, "\(problems)")
+    #expect(
+      problems.contains { $0.contains("open.timer") && $0.contains("writable by group or others") },
+      "\(problems)")
     #expect(problems.contains { $0.contains("typo.timer:2:") })
   }
 }

@@ -50,9 +50,10 @@ struct EngineHarness {
   let source = SourceID(0)
   let watcher = SessionID(99)
 
-  init(config: DaemonConfig = DaemonConfig(), environment: EngineEnvironment = TestZones.environment(),
-    at start: Instant, state: StoredState? = nil, timers: [TimerDefinition] = [], store: TimerStore? = nil)
-  {
+  init(
+    config: DaemonConfig = DaemonConfig(), environment: EngineEnvironment = TestZones.environment(),
+    at start: Instant, state: StoredState? = nil, timers: [TimerDefinition] = [], store: TimerStore? = nil
+  ) {
     engine = Engine(config: config, environment: environment)
     now = start
     handle(.started(state, stateProblem: nil))

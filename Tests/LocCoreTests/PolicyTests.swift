@@ -6,7 +6,9 @@ import Testing
   let b = SourceID(1)
   let home = Coordinate(lat: 59.9139, lon: 10.7522)!
 
-  func fix(_ c: Coordinate?, _ t: Instant, accuracy: Double? = 5, speed: Double? = nil, mode: FixMode = .threeD) -> Fix {
+  func fix(
+    _ c: Coordinate?, _ t: Instant, accuracy: Double? = 5, speed: Double? = nil, mode: FixMode = .threeD
+  ) -> Fix {
     Fix(
       time: t, coordinate: c, mode: mode, quality: .gps, speed: speed.map { MetersPerSecond($0) },
       horizontalAccuracy: accuracy.map { Meters($0) })
@@ -42,7 +44,8 @@ import Testing
     let there = Coordinate(lat: 52.52, lon: 13.40)!
     for i in 0..<3 {
       u = u.adding(.seconds(1))
-      let verdict = acc2.judge(fix(there.destination(distance: Meters(Double(i) * 10), bearing: 90), u), from: a)
+      let verdict = acc2.judge(
+        fix(there.destination(distance: Meters(Double(i) * 10), bearing: 90), u), from: a)
       #expect(verdict == (i < 2 ? .reject(.implausibleJump) : .accept))
     }
   }
@@ -52,7 +55,8 @@ import Testing
     let t = at("2026-06-01T12:00:00Z")
     #expect(acc.judge(fix(home, t, accuracy: 3), from: a) == .accept)
     let near = home.destination(distance: 2, bearing: 90)
-    #expect(acc.judge(fix(near, t.adding(.milliseconds(100)), accuracy: 10), from: a) == .reject(.insideAccuracy))
+    #expect(
+      acc.judge(fix(near, t.adding(.milliseconds(100)), accuracy: 10), from: a) == .reject(.insideAccuracy))
     // Better or equal accuracy always passes.
     #expect(acc.judge(fix(near, t.adding(.milliseconds(200)), accuracy: 3), from: a) == .accept)
     // An old precise fix never beats a fresh worse one: after a few seconds its circle has grown.
@@ -64,15 +68,22 @@ import Testing
   let home = Coordinate(lat: 38.88, lon: -6.90)!
 
   func position(_ c: Coordinate, accuracy: Double) -> Position {
-    Position(coordinate: c, accuracy: Meters(accuracy), time: at("2026-06-01T12:00:00Z"), receivedAt: at("2026-06-01T12:00:00Z"), source: "t")
+    Position(
+      coordinate: c, accuracy: Meters(accuracy), time: at("2026-06-01T12:00:00Z"),
+      receivedAt: at("2026-06-01T12:00:00Z"), source: "t")
   }
 
   @Test func thresholdPlusBothRadii() {
     let policy = SignificancePolicy(threshold: 1000)
     let from = position(home, accuracy: 20)
-    #expect(policy.evaluate(from: nil, to: from) != nil && policy.evaluate(from: nil, to: from)?.distance == nil)
-    #expect(policy.evaluate(from: from, to: position(home.destination(distance: 1030, bearing: 0), accuracy: 20)) == nil)
-    #expect(policy.evaluate(from: from, to: position(home.destination(distance: 1050, bearing: 0), accuracy: 20)) != nil)
+    #expect(
+      policy.evaluate(from: nil, to: from) != nil && policy.evaluate(from: nil, to: from)?.distance == nil)
+    #expect(
+      policy.evaluate(from: from, to: position(home.destination(distance: 1030, bearing: 0), accuracy: 20))
+        == nil)
+    #expect(
+      policy.evaluate(from: from, to: position(home.destination(distance: 1050, bearing: 0), accuracy: 20))
+        != nil)
   }
 
   @Test func borderRoadDoesNotFlap() {
@@ -83,14 +94,20 @@ import Testing
     for i in 0..<600 {
       t = t.adding(.seconds(1))
       let zone = i % 3 == 2 ? "Europe/Madrid" : "Europe/Lisbon"
-      #expect(h.observe(zone, at: home.destination(distance: Meters(Double(i % 3) * 15), bearing: 270), time: t, accuracy: 5) == nil)
+      #expect(
+        h.observe(
+          zone, at: home.destination(distance: Meters(Double(i % 3) * 15), bearing: 270), time: t, accuracy: 5
+        ) == nil)
     }
     #expect(h.adopted == "Europe/Madrid")
     // Really driving in: adopted after 3 fixes and 100 m past the accuracy radius.
     var adoptedAt: Int? = nil
     for i in 1...20 {
       t = t.adding(.seconds(1))
-      if h.observe("Europe/Lisbon", at: home.destination(distance: Meters(Double(i) * 25), bearing: 270), time: t, accuracy: 5) != nil {
+      if h.observe(
+        "Europe/Lisbon", at: home.destination(distance: Meters(Double(i) * 25), bearing: 270), time: t,
+        accuracy: 5) != nil
+      {
         adoptedAt = i
         break
       }

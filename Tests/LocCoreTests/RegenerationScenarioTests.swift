@@ -8,11 +8,14 @@ import Testing
   static let elvas = Coordinate(lat: 38.8808, lon: -7.1628)!
 
   func timer(_ name: String, _ rule: String, missed: MissedEventPolicy = .skip) throws -> TimerDefinition {
-    TimerDefinition(name: name, rule: try TimerRule(parsing: rule), missed: missed, origin: .file("/t/\(name).timer"))
+    TimerDefinition(
+      name: name, rule: try TimerRule(parsing: rule), missed: missed, origin: .file("/t/\(name).timer"))
   }
 
   /// Fixes once a second from `from` to `to` at `speed`, starting at `start`; returns the end time.
-  func drive(_ h: inout EngineHarness, from: Coordinate, to: Coordinate, speed: Double, start: Instant) -> Instant {
+  func drive(_ h: inout EngineHarness, from: Coordinate, to: Coordinate, speed: Double, start: Instant)
+    -> Instant
+  {
     let total = from.distance(to: to).value
     let steps = Int(total / speed)
     let lat0 = from.latitude.value
@@ -70,7 +73,9 @@ import Testing
     #expect(h.firings.filter { $0.name == "ten" }.map(\.occurrence.instant) == [at("2026-06-21T21:00:00Z")])
     // The notice names the zone the deadline was planned in.
     let names = h.notices.compactMap { n -> String? in
-      if case .timerFired(let f, let zone, let local) = n.notice, f.name == "sunset" { return "\(zone) \(local.hour)" }
+      if case .timerFired(let f, let zone, let local) = n.notice, f.name == "sunset" {
+        return "\(zone) \(local.hour)"
+      }
       return nil
     }
     #expect(names == ["Europe/Lisbon 20"])
@@ -97,7 +102,8 @@ import Testing
   func dstHarness(_ start: Instant) throws -> EngineHarness {
     var config = DaemonConfig()
     config.timeZone = "Europe/Oslo"
-    return EngineHarness(config: config, environment: EngineEnvironment(systemZone: "UTC", rules: { TestZones.rules[$0] }),
+    return EngineHarness(
+      config: config, environment: EngineEnvironment(systemZone: "UTC", rules: { TestZones.rules[$0] }),
       at: start, timers: [try timer("night", "02:30")])
   }
 
@@ -107,7 +113,9 @@ import Testing
     #expect(h.firings.map(\.occurrence.instant) == [at("2026-03-29T01:30:00Z"), at("2026-03-30T00:30:00Z")])
     #expect(h.firings.allSatisfy { $0.missed == 0 })
     // The offset change itself is news, at the transition.
-    let changes = h.notices.filter { if case .timezoneChanged = $0.notice { return true } else { return false } }
+    let changes = h.notices.filter {
+      if case .timezoneChanged = $0.notice { return true } else { return false }
+    }
     #expect(changes.map(\.at) == [at("2026-03-29T01:00:00Z")])
     #expect(h.zoneChanges.first?.reason == .utcOffset)
     #expect(h.zoneChanges.first?.to.offsetSeconds == 7200)
@@ -120,7 +128,8 @@ import Testing
   }
 
   @Test func clockSetBackAfterATimerFiredDoesNotFireAgain() throws {
-    var h = EngineHarness(environment: EngineEnvironment(), at: at("2026-06-01T07:00:00Z"), timers: [try timer("wake", "07:30")])
+    var h = EngineHarness(
+      environment: EngineEnvironment(), at: at("2026-06-01T07:00:00Z"), timers: [try timer("wake", "07:30")])
     h.advance(to: at("2026-06-01T07:30:05Z"))
     #expect(h.firings.count == 1)
     h.now = at("2026-06-01T06:30:05Z")  // someone sets the clock back an hour
@@ -138,7 +147,10 @@ import Testing
   @Test func clockJumpForwardOverTwoDeadlinesUnderEachPolicy() throws {
     var h = EngineHarness(
       environment: EngineEnvironment(), at: at("2026-06-01T07:00:00Z"),
-      timers: [try timer("skip", "07:30", missed: .skip), try timer("once", "07:30", missed: .once), try timer("all", "07:30", missed: .all)])
+      timers: [
+        try timer("skip", "07:30", missed: .skip), try timer("once", "07:30", missed: .once),
+        try timer("all", "07:30", missed: .all),
+      ])
     h.now = at("2026-06-02T07:45:00Z")
     h.handle(.clockStepped)
     h.handle(.timerFired(.timers))
@@ -153,7 +165,9 @@ import Testing
   @Test func suspendAcrossADeadline() throws {
     var h = EngineHarness(
       environment: EngineEnvironment(), at: at("2026-06-01T19:00:00Z"),
-      timers: [try timer("skip", "20:00"), try timer("once", "20:00", missed: .once), try timer("later", "21:00:30")])
+      timers: [
+        try timer("skip", "20:00"), try timer("once", "20:00", missed: .once), try timer("later", "21:00:30"),
+      ])
     // Asleep from 19:00 to 21:00: the realtime timer fires on resume, and the shell reports it.
     h.now = at("2026-06-01T21:00:00Z")
     h.handle(.timerFired(.timers))
@@ -164,7 +178,8 @@ import Testing
     #expect(h.firings.map(\.name) == ["once", "later"])
     #expect(h.firings.last?.missed == 0)
     // A nap that ends within MissedAfter of the deadline is merely late, not missed.
-    var nap = EngineHarness(environment: EngineEnvironment(), at: at("2026-06-01T19:59:00Z"), timers: [try timer("skip", "20:00")])
+    var nap = EngineHarness(
+      environment: EngineEnvironment(), at: at("2026-06-01T19:59:00Z"), timers: [try timer("skip", "20:00")])
     nap.now = at("2026-06-01T20:00:20Z")
     nap.handle(.resumed(sleptFor: .seconds(80)))
     #expect(nap.firings.map(\.missed) == [0])
@@ -191,12 +206,15 @@ import Testing
     let home = Coordinate(lat: 59.9139, lon: 10.7522)!
     var t = at("2026-06-01T12:00:00Z")
     for i in 0..<3600 {
-      let c = home.destination(distance: Meters(Double(i * 7919 % 31)), bearing: Degrees(Double(i * 37 % 360)))
+      let c = home.destination(
+        distance: Meters(Double(i * 7919 % 31)), bearing: Degrees(Double(i * 37 % 360)))
       h.fix(c, at: t, accuracy: 8)
       t = t.adding(.seconds(1))
     }
     #expect(h.significantChanges == 1)  // the first position only
-    let regenerations = h.notices.filter { if case .solarRegenerated = $0.notice { return true } else { return false } }
+    let regenerations = h.notices.filter {
+      if case .solarRegenerated = $0.notice { return true } else { return false }
+    }
     #expect(regenerations.count == 1)
     #expect(h.zoneChanges.map(\.to.id) == ["Europe/Oslo"])  // from the system zone, at the first fix
     #expect(h.log.filter { if case .persist = $0.effect { return true } else { return false } }.count == 1)

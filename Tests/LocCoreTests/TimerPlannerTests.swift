@@ -33,15 +33,18 @@ import Testing
     var p = TimerPlanner(zone: oslo, coordinate: tromso, events: SolarEvent.standard)
     let plan = p.next(try TimerRule(parsing: "sunrise"), after: at("2026-12-10T06:00:00Z"), handledDate: nil)
     let next = try #require(plan.next)
-    #expect(next.date.year == 2027 && next.date.month == 1 && (10...20).contains(next.date.day), "\(next.date)")
+    #expect(
+      next.date.year == 2027 && next.date.month == 1 && (10...20).contains(next.date.day), "\(next.date)")
     #expect(plan.reason.contains("polar night"), "\(plan.reason)")
     #expect(plan.reason.hasPrefix("no sunrise "))
     // Midsummer: no sunset until late July.
-    let summer = p.next(try TimerRule(parsing: "sunset-30m"), after: at("2026-06-21T12:00:00Z"), handledDate: nil)
+    let summer = p.next(
+      try TimerRule(parsing: "sunset-30m"), after: at("2026-06-21T12:00:00Z"), handledDate: nil)
     #expect(summer.next?.date.month == 7)
     #expect(summer.reason.contains("polar day"))
     // An elevation the Sun never reaches there: no deadline, and why.
-    let never = p.next(try TimerRule(parsing: "elevation:60:morning"), after: at("2026-06-21T12:00:00Z"), handledDate: nil)
+    let never = p.next(
+      try TimerRule(parsing: "elevation:60:morning"), after: at("2026-06-21T12:00:00Z"), handledDate: nil)
     #expect(never.next == nil)
     #expect(never.reason.contains("within 370 days"))
   }
@@ -49,27 +52,33 @@ import Testing
   @Test func offsetsWeekdaysAndNoPosition() throws {
     var p = TimerPlanner(zone: oslo, coordinate: Coordinate(lat: 59.9139, lon: 10.7522)!)
     let sunset = p.next(try TimerRule(parsing: "sunset"), after: at("2026-06-22T00:00:00Z"), handledDate: nil)
-    let early = p.next(try TimerRule(parsing: "sunset-30m"), after: at("2026-06-22T00:00:00Z"), handledDate: nil)
+    let early = p.next(
+      try TimerRule(parsing: "sunset-30m"), after: at("2026-06-22T00:00:00Z"), handledDate: nil)
     #expect(sunset.next!.instant.duration(since: early.next!.instant) == .seconds(1800))
     #expect(early.next?.eventInstant == sunset.next?.instant)
     #expect(early.reason.contains("30m earlier"))
     // 2026-06-27 is a Saturday: a Mon-Fri 07:30 planned that day waits for Monday the 29th.
-    let weekday = p.next(try TimerRule(parsing: "07:30 Mon-Fri"), after: at("2026-06-27T00:00:00Z"), handledDate: nil)
+    let weekday = p.next(
+      try TimerRule(parsing: "07:30 Mon-Fri"), after: at("2026-06-27T00:00:00Z"), handledDate: nil)
     #expect(weekday.next?.instant == at("2026-06-29T05:30:00Z"))
     var nowhere = TimerPlanner(zone: oslo, coordinate: nil)
-    let none = nowhere.next(try TimerRule(parsing: "sunrise"), after: at("2026-06-27T00:00:00Z"), handledDate: nil)
+    let none = nowhere.next(
+      try TimerRule(parsing: "sunrise"), after: at("2026-06-27T00:00:00Z"), handledDate: nil)
     #expect(none.next == nil && none.reason.contains("no position"))
   }
 
   @Test func occurrencesInAWindowSkipHandledDates() throws {
     var p = TimerPlanner(zone: .utc, coordinate: nil)
     let rule = try TimerRule(parsing: "07:30")
-    let all = p.occurrences(of: rule, from: at("2026-06-01T00:00:00Z"), to: at("2026-06-05T07:30:00Z"), handledDate: nil)
+    let all = p.occurrences(
+      of: rule, from: at("2026-06-01T00:00:00Z"), to: at("2026-06-05T07:30:00Z"), handledDate: nil)
     #expect(all.map(\.date.day) == [1, 2, 3, 4, 5])
     let later = p.occurrences(
-      of: rule, from: at("2026-06-01T00:00:00Z"), to: at("2026-06-05T07:29:59Z"), handledDate: CivilDate(year: 2026, month: 6, day: 2))
+      of: rule, from: at("2026-06-01T00:00:00Z"), to: at("2026-06-05T07:29:59Z"),
+      handledDate: CivilDate(year: 2026, month: 6, day: 2))
     #expect(later.map(\.date.day) == [3, 4])
-    let capped = p.occurrences(of: rule, from: at("2025-06-01T00:00:00Z"), to: at("2026-06-01T08:00:00Z"), handledDate: nil, limit: 10)
+    let capped = p.occurrences(
+      of: rule, from: at("2025-06-01T00:00:00Z"), to: at("2026-06-01T08:00:00Z"), handledDate: nil, limit: 10)
     #expect(capped.count == 10 && capped.last?.date.day == 1)
   }
 }
@@ -98,7 +107,8 @@ import Testing
   }
 
   @Test func jumpOverTwoDeadlinesUnderEachPolicy() throws {
-    var (s, p) = try scheduler([("all", .all), ("once", .once), ("skip", .skip)], at: at("2026-06-01T07:00:00Z"))
+    var (s, p) = try scheduler(
+      [("all", .all), ("once", .once), ("skip", .skip)], at: at("2026-06-01T07:00:00Z"))
     let due = s.due(at: at("2026-06-02T07:45:00Z"), with: &p)
     #expect(due.firings.filter { $0.name == "all" }.map(\.occurrence.date.day) == [1, 2])
     #expect(due.firings.filter { $0.name == "all" }.map(\.missed) == [1, 1])
@@ -120,8 +130,13 @@ import Testing
     var p = TimerPlanner(zone: .utc, coordinate: nil)
     s.restore(
       checkpoint: at("2026-06-01T07:00:00Z"),
-      records: ["a": TimerRecord(handledDate: CivilDate(year: 2026, month: 5, day: 31), since: at("2026-05-01T00:00:00Z"))])
-    s.set(TimerDefinition(name: "a", rule: try TimerRule(parsing: "07:30"), missed: .once), at: at("2026-06-03T08:00:00Z"))
+      records: [
+        "a": TimerRecord(
+          handledDate: CivilDate(year: 2026, month: 5, day: 31), since: at("2026-05-01T00:00:00Z"))
+      ])
+    s.set(
+      TimerDefinition(name: "a", rule: try TimerRule(parsing: "07:30"), missed: .once),
+      at: at("2026-06-03T08:00:00Z"))
     s.planFromCheckpoint(with: &p, at: at("2026-06-03T08:00:00Z"))
     let due = s.due(at: at("2026-06-03T08:00:00Z"), with: &p)
     #expect(due.firings.map(\.missed) == [3])  // June 1, 2 and 3

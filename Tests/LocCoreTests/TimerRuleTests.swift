@@ -9,7 +9,9 @@ import Testing
     #expect(try TimerRule(parsing: "civil_dusk+1h30m").anchor == .solar(.civilDusk, offset: .seconds(5400)))
     #expect(try TimerRule(parsing: "sunrise").anchor == .solar(.sunrise, offset: .zero))
     #expect(try TimerRule(parsing: "solar-noon").anchor == .solar(.solarNoon, offset: .zero))
-    #expect(try TimerRule(parsing: "elevation:-8.5:evening").anchor == .solar(.elevation(-8.5, .setting), offset: .zero))
+    #expect(
+      try TimerRule(parsing: "elevation:-8.5:evening").anchor
+        == .solar(.elevation(-8.5, .setting), offset: .zero))
     #expect(
       try TimerRule(parsing: "elevation:-8.5:evening-15m").anchor
         == .solar(.elevation(-8.5, .setting), offset: .seconds(-900)))
@@ -30,7 +32,10 @@ import Testing
   }
 
   @Test func canonicalTextReadsBackTheSame() throws {
-    for text in ["sunset-30m", "civil-dusk+10m", "07:30 Mon-Fri", "elevation:-8.5:evening+1h5m", "solar-noon Sat,Sun", "06:00:30"] {
+    for text in [
+      "sunset-30m", "civil-dusk+10m", "07:30 Mon-Fri", "elevation:-8.5:evening+1h5m", "solar-noon Sat,Sun",
+      "06:00:30",
+    ] {
       let rule = try TimerRule(parsing: text)
       #expect(rule.description == text)
       #expect(try TimerRule(parsing: rule.description) == rule)
@@ -39,8 +44,10 @@ import Testing
 
   @Test func badRulesSayWhatIsWrong() {
     for (text, words) in [
-      ("", "empty"), ("sunsett", "neither"), ("25:00", "wall-clock"), ("7:3", "wall-clock"), ("sunset-13h", "at most 12h"),
-      ("sunset Mon-Funday", "list of days"), ("sunset Mon extra", "too many"), ("elevation:95:evening", "neither"),
+      ("", "empty"), ("sunsett", "neither"), ("25:00", "wall-clock"), ("7:3", "wall-clock"),
+      ("sunset-13h", "at most 12h"),
+      ("sunset Mon-Funday", "list of days"), ("sunset Mon extra", "too many"),
+      ("elevation:95:evening", "neither"),
     ] {
       #expect(throws: TimerRule.ParseError.self) { try TimerRule(parsing: text) }
       do {
@@ -62,13 +69,16 @@ import Testing
       Command=/usr/local/bin/dim --level "30 %" 'a b'
       User=nobody
       """
-    let t = try TimerDefinition.parse(fileText: text, name: "dim", path: "/etc/locd/timers.d/dim.timer", commandsAllowed: true)
-      .get()
+    let t = try TimerDefinition.parse(
+      fileText: text, name: "dim", path: "/etc/locd/timers.d/dim.timer", commandsAllowed: true
+    )
+    .get()
     #expect(t.rule == (try TimerRule(parsing: "sunset-30m Mon-Fri")))
     #expect(t.missed == .once)
     #expect(t.action == .command(argv: ["/usr/local/bin/dim", "--level", "30 %", "a b"], user: "nobody"))
     let unit = try TimerDefinition.parse(
-      fileText: "[Timer]\nRule=07:30\n[Action]\nUnit=wake.service\n", name: "wake", path: "p", commandsAllowed: false
+      fileText: "[Timer]\nRule=07:30\n[Action]\nUnit=wake.service\n", name: "wake", path: "p",
+      commandsAllowed: false
     ).get()
     #expect(unit.action == .startUnit("wake.service"))
     #expect(unit.missed == .skip)
@@ -76,9 +86,13 @@ import Testing
 
   @Test func timerFileProblemsCarryLines() {
     let refused = TimerDefinition.parse(
-      fileText: "[Timer]\nRule=sunset\n[Action]\nCommand=/bin/true\n", name: "x", path: "f.timer", commandsAllowed: false)
-    guard case .failure(let f) = refused else { Issue.record("a command in a non-root file must fail"); return }
-    #expect(f.problems == ["f.timer:4: Command= is only allowed in files owned by root and not writable by others"])
+      fileText: "[Timer]\nRule=sunset\n[Action]\nCommand=/bin/true\n", name: "x", path: "f.timer",
+      commandsAllowed: false)
+    guard case .failure(let f) = refused else {
+      Issue.record("a command in a non-root file must fail"); return
+    }
+    #expect(
+      f.problems == ["f.timer:4: Command= is only allowed in files owned by root and not writable by others"])
     let bad = TimerDefinition.parse(
       fileText: "[Timer]\nRule=sunrise+\nMissed=sometimes\nColour=red\n[Action]\nCommand=dim\n", name: "x",
       path: "f", commandsAllowed: true)
@@ -86,7 +100,10 @@ import Testing
     #expect(g.problems.count == 4)
     #expect(g.problems.allSatisfy { $0.hasPrefix("f:") })
     #expect(g.problems.contains { $0.contains("absolute path") })
-    guard case .failure = TimerDefinition.parse(fileText: "[Timer]\n", name: "x", path: "f", commandsAllowed: true) else {
+    guard
+      case .failure = TimerDefinition.parse(
+        fileText: "[Timer]\n", name: "x", path: "f", commandsAllowed: true)
+    else {
       Issue.record("a file without Rule= must fail"); return
     }
     #expect(!TimerDefinition.isValidName("../etc"))
@@ -94,7 +111,10 @@ import Testing
   }
 
   @Test func commandSplittingHasNoShell() {
-    #expect(TimerAction.splitCommand(#"/bin/echo $HOME "a \"b\"" c\ d"#) == ["/bin/echo", "$HOME", #"a "b""#, "c d"])
+    #expect(
+      TimerAction.splitCommand(#"/bin/echo $HOME "a \"b\"" c\ d"#) == [
+        "/bin/echo", "$HOME", #"a "b""#, "c d",
+      ])
     #expect(TimerAction.splitCommand(#"/bin/echo "open"#) == nil)
     #expect(TimerAction.splitCommand("/bin/echo ''") == ["/bin/echo", ""])
     #expect(TimerAction.isValidUnitName("night-mode.service"))
@@ -106,11 +126,15 @@ import Testing
     let store = TimerStore(
       checkpoint: at("2026-06-21T12:00:00Z"),
       runtime: [
-        TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri"), action: .startUnit("lamp.service"), missed: .once),
+        TimerDefinition(
+          name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri"),
+          action: .startUnit("lamp.service"), missed: .once),
         TimerDefinition(name: "ping", rule: try TimerRule(parsing: "07:30"), action: .event, missed: .all),
       ],
       records: [
-        "lamp": TimerRecord(handledDate: CivilDate(year: 2026, month: 6, day: 20), lastFiredAt: at("2026-06-20T19:20:00Z"), since: at("2026-01-01T00:00:00Z")),
+        "lamp": TimerRecord(
+          handledDate: CivilDate(year: 2026, month: 6, day: 20), lastFiredAt: at("2026-06-20T19:20:00Z"),
+          since: at("2026-01-01T00:00:00Z")),
         "ping": TimerRecord(since: at("2026-06-01T00:00:00Z")),
       ])
     let bytes = store.encoded()
@@ -118,7 +142,10 @@ import Testing
     let text = String(decoding: bytes, as: UTF8.self)
     #expect(!text.contains("lat") && !text.contains("lon"))
     var withCommand = store
-    withCommand.runtime.append(TimerDefinition(name: "cmd", rule: try TimerRule(parsing: "sunrise"), action: .command(argv: ["/bin/true"], user: nil)))
+    withCommand.runtime.append(
+      TimerDefinition(
+        name: "cmd", rule: try TimerRule(parsing: "sunrise"), action: .command(argv: ["/bin/true"], user: nil)
+      ))
     #expect(try TimerStore(decoding: withCommand.encoded()).runtime.count == 2)
     #expect(throws: TimerStore.DecodeError.self) { try TimerStore(decoding: Array(#"{"version":2}"#.utf8)) }
     #expect(throws: TimerStore.DecodeError.self) { try TimerStore(decoding: Array("{".utf8)) }
