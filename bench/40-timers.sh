@@ -17,3 +17,6 @@ head -n 1 "$out"
 median() { grep "^$1 " "$out" | awk '{print $2}' | sort -n | awk '{a[NR]=$1} END {print a[int((NR + 1) / 2)]}'; }
 echo "regeneration per significant change, 1000 timers: median $(median regeneration_us) us ($runs runs)"
 echo "planning per 10 Hz fix without significant change: median $(median fix_us) us (target: microseconds)"
+if grep -q '^fix_lookup_us ' "$out"; then
+  echo "the same with the shipped time-zone boundary lookup: median $(median fix_lookup_us) us"
+fi

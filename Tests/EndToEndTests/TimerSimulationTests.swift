@@ -126,13 +126,29 @@ func badajozToElvasDrive() -> String {
       if fired.count >= 3 { break }
       usleep(50_000)
     }
-    #expect(fired.compactMap { $0["data"]?["name"]?.string } == ["early", "dusk", "ten"])
+    // The drive crosses into Portugal (real boundary data) before every deadline, so the wall
+    // times are Lisbon's, an hour later in UTC than Madrid's would have been.
+    #expect(fired.compactMap { $0["data"]?["name"]?.string } == ["dusk", "early", "ten"])
     // Event times are simulated: the deadlines themselves.
     let ten = fired.first { $0["data"]?["name"]?.string == "ten" }
-    #expect(ten?["time"]?.string == "2026-06-21T20:00:00.000000Z")  // 22:00 CEST
-    #expect(ten?["data"]?["deadlineLocal"]?.string == "2026-06-21T22:00:00+02:00")
+    #expect(ten?["time"]?.string == "2026-06-21T21:00:00.000000Z")  // 22:00 WEST
+    #expect(ten?["data"]?["deadlineLocal"]?.string == "2026-06-21T22:00:00+01:00")
+    #expect(ten?["data"]?["timezone"]?.string == "Europe/Lisbon")
     let early = fired.first { $0["data"]?["name"]?.string == "early" }
-    #expect(early?["time"]?.string == "2026-06-21T19:50:00.000000Z")
+    #expect(early?["time"]?.string == "2026-06-21T20:50:00.000000Z")
+    // One change of zone, Madrid to Lisbon, a few seconds after the border (7.034°W, reached
+    // at about 19:43:39 simulated), once the hysteresis is satisfied; no flapping.
+    let crossings = events(watchFile).filter {
+      $0["event"]?.string == "timezone-changed" && $0["data"]?["from"]?["id"]?.string != $0["data"]?["to"]?["id"]?.string
+    }
+    #expect(crossings.count == 1)
+    #expect(crossings.first?["data"]?["from"]?["id"]?.string == "Europe/Madrid")
+    #expect(crossings.first?["data"]?["to"]?["id"]?.string == "Europe/Lisbon")
+    #expect(crossings.first?["data"]?["to"]?["offset"]?.number == 3600)
+    let crossed = crossings.first?["time"]?.string.flatMap { Instant(iso8601: $0) }
+    #expect(
+      crossed.map { $0 > Instant(iso8601: "2026-06-21T19:43:35Z")! && $0 < Instant(iso8601: "2026-06-21T19:44:00Z")! }
+        == true, "\(crossings)")
     let dusk = fired.first { $0["data"]?["name"]?.string == "dusk" }
     let sunset = dusk?["data"]?["deadline"]?.string.flatMap { Instant(iso8601: $0) }
     #expect(
@@ -150,10 +166,10 @@ func badajozToElvasDrive() -> String {
     #expect(env.hasPrefix("65534\n"), "\(env)\n\(daemon.log)")
     #expect(env.contains("LOCD_TIMER=dusk\n"))
     #expect(env.contains("LOCD_EVENT=sunset\n"))
-    #expect(env.contains("LOCD_TIMEZONE=Europe/Madrid\n"))
+    #expect(env.contains("LOCD_TIMEZONE=Europe/Lisbon\n"))
     #expect(env.contains("LOCD_MISSED=0\n"))
-    #expect(env.contains("LOCD_DEADLINE_LOCAL=2026-06-21T21:5"))
-    #expect(env.contains("+02:00\n"))
+    #expect(env.contains("LOCD_DEADLINE_LOCAL=2026-06-21T20:5"))
+    #expect(env.contains("+01:00\n"))
     // solar-regenerated and significant-change came along the drive, in simulated time.
     let all = events(watchFile)
     #expect(
