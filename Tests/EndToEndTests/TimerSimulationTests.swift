@@ -139,7 +139,8 @@ func badajozToElvasDrive() -> String {
     // One change of zone, Madrid to Lisbon, a few seconds after the border (7.034°W, reached
     // at about 19:43:39 simulated), once the hysteresis is satisfied; no flapping.
     let crossings = events(watchFile).filter {
-      $0["event"]?.string == "timezone-changed" && $0["data"]?["from"]?["id"]?.string != $0["data"]?["to"]?["id"]?.string
+      $0["event"]?.string == "timezone-changed"
+        && $0["data"]?["from"]?["id"]?.string != $0["data"]?["to"]?["id"]?.string
     }
     #expect(crossings.count == 1)
     #expect(crossings.first?["data"]?["from"]?["id"]?.string == "Europe/Madrid")
@@ -147,7 +148,9 @@ func badajozToElvasDrive() -> String {
     #expect(crossings.first?["data"]?["to"]?["offset"]?.number == 3600)
     let crossed = crossings.first?["time"]?.string.flatMap { Instant(iso8601: $0) }
     #expect(
-      crossed.map { $0 > Instant(iso8601: "2026-06-21T19:43:35Z")! && $0 < Instant(iso8601: "2026-06-21T19:44:00Z")! }
+      crossed.map {
+        $0 > Instant(iso8601: "2026-06-21T19:43:35Z")! && $0 < Instant(iso8601: "2026-06-21T19:44:00Z")!
+      }
         == true, "\(crossings)")
     let dusk = fired.first { $0["data"]?["name"]?.string == "dusk" }
     let sunset = dusk?["data"]?["deadline"]?.string.flatMap { Instant(iso8601: $0) }
