@@ -96,6 +96,12 @@ import Testing
     #expect(quiet.reason.contains("no sunrise 2026-12-"), "\(quiet.reason)")
     h.advance(to: at("2026-12-14T12:00:00Z"))
     #expect(h.firings.isEmpty)
+    // Each local midnight regenerated the solar days without any move.
+    let midnights = h.notices.compactMap { n -> Instant? in
+      if case .solarRegenerated(let r) = n.notice, r.reason == .localMidnight { return n.at }
+      return nil
+    }
+    #expect(midnights == (11...14).map { at("2026-12-\($0 - 1)T23:00:00Z") })  // 00:00 CET
     #expect(h.engine.status(at: h.now).sun?.note?.contains("polar night") == true)
   }
 
