@@ -5,7 +5,7 @@ set -eu
 what=${1:-build}
 pkgs="libsystemd-dev pkg-config tzdata"
 case "$what" in
-  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon util-linux python3-venv" ;;
+  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv" ;;
 esac
 missing=""
 for p in $pkgs; do

@@ -1,10 +1,17 @@
 #define _GNU_SOURCE
 #include <sys/socket.h>
+#include <sys/timerfd.h>
+#include <sys/types.h>
 #include <stddef.h>
+#include <stdlib.h>
+#include <stdint.h>
+#include <string.h>
 #include <unistd.h>
 #include <fcntl.h>
-#include <stdlib.h>
+#include <grp.h>
+#include <signal.h>
 #include <errno.h>
+#include <time.h>
 #include "locshim.h"
 
 int locshim_accept4(int fd, int flags) {
@@ -29,4 +36,66 @@ int locshim_openpty(char *name, size_t size) {
         return -1;
     }
     return fd;
+}
+
+int locshim_clock_step_fd(void) {
+    int fd = timerfd_create(CLOCK_REALTIME, TFD_CLOEXEC | TFD_NONBLOCK);
+    if (fd < 0) return -1;
+    if (locshim_clock_step_arm(fd) < 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
+    }
+    return fd;
+}
+
+int locshim_clock_step_arm(int fd) {
+    // An absolute deadline far in the future: it never expires, but any change of
+    // CLOCK_REALTIME relative to CLOCK_MONOTONIC (settimeofday, clock_settime, NTP steps,
+    // resume from suspend) cancels it, and read(2) then fails with ECANCELED
+    // (timerfd_create(2), TFD_TIMER_CANCEL_ON_SET).
+    struct itimerspec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.it_value.tv_sec = (time_t)INT32_MAX * 8;  // the year 2514: beyond any real clock
+    return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
+}
+
+int locshim_clock_step_read(int fd) {
+    uint64_t expirations = 0;
+    ssize_t n = read(fd, &expirations, sizeof expirations);
+    if (n < 0 && errno == ECANCELED) return 1;
+    return 0;
+}
+
+pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], int change_ids, uid_t uid,
+                    gid_t gid) {
+    pid_t pid = fork();
+    if (pid != 0) return pid;  // the parent (or -1 with errno)
+    // The child: only async-signal-safe calls from here on (fork(2) in a process that may
+    // have threads).
+    sigset_t none;
+    sigemptyset(&none);
+    for (int s = 1; s < NSIG; s++) {
+        struct sigaction dfl;
+        memset(&dfl, 0, sizeof dfl);
+        dfl.sa_handler = SIG_DFL;
+        sigaction(s, &dfl, NULL);  // fails harmlessly for SIGKILL, SIGSTOP and RT internals
+    }
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    setsid();
+    if (change_ids) {
+        if (setgroups(1, &gid) != 0 || setresgid(gid, gid, gid) != 0 || setresuid(uid, uid, uid) != 0) _exit(126);
+        // Dropping must be irreversible.
+        if (uid != 0 && setuid(0) == 0) _exit(126);
+    }
+    int null = open("/dev/null", O_RDONLY);
+    if (null >= 0) {
+        dup2(null, 0);
+        if (null > 2) close(null);
+    }
+    if (chdir("/") != 0) _exit(126);
+    close_range(3, ~0U, 0);
+    execve(path, argv, envp);
+    _exit(127);
 }

@@ -31,6 +31,19 @@ public struct DaemonConfig: Sendable, Equatable {
   public var maxQueuedBytesPerClient = 1 << 20
   /// A client must complete the hello within this time.
   public var handshakeTimeout: Duration = .seconds(10)
+  /// Where timer files (`NAME.timer`) are read from.
+  public var timersDirectory = "/etc/locd/timers.d"
+  /// A timer occurrence handled later than this after its deadline was missed (machine
+  /// asleep, locd stopped, clock stepped over it) and follows the timer's `Missed=` policy.
+  public var missedAfter: Duration = .seconds(60)
+  /// The user timer commands run as unless their file says `User=`.
+  public var commandUser = "nobody"
+  /// Most timers (files and runtime together).
+  public var maxTimers = 1024
+  /// What it takes to adopt a new time zone from fixes.
+  public var zoneSwitch = ZoneHysteresis.Settings()
+  /// Set the system time zone (timedated) when the zone from the position changes.
+  public var setSystemTimeZone = false
 
   /// The defaults.
   public init() {}
@@ -102,8 +115,26 @@ public struct DaemonConfig: Sendable, Equatable {
         }
       case ("Limits", "HandshakeTimeout"):
         if let d = Duration(timeSpan: v), d > .zero { handshakeTimeout = d } else { problem("HandshakeTimeout= must be a time span") }
+      case ("Timers", "Directory"):
+        if v.hasPrefix("/") { timersDirectory = v } else { problem("Directory= must be an absolute path") }
+      case ("Timers", "MissedAfter"):
+        if let d = Duration(timeSpan: v), d > .zero { missedAfter = d } else { problem("MissedAfter= must be a time span, e.g. 1min") }
+      case ("Timers", "CommandUser"):
+        if !v.isEmpty, !v.contains("/"), !v.contains(":") { commandUser = v } else { problem("CommandUser= must be a user name") }
+      case ("Timers", "MaxTimers"):
+        if let n = Int(v), (1...100_000).contains(n) { maxTimers = n } else { problem("MaxTimers= must be 1-100000") }
+      case ("TimeZone", "SwitchFixes"):
+        if let n = Int(v), (1...1000).contains(n) { zoneSwitch.fixes = n } else { problem("SwitchFixes= must be 1-1000") }
+      case ("TimeZone", "SwitchDistance"):
+        if let m = DaemonConfig.parseDistance(v) { zoneSwitch.distance = m } else {
+          problem("SwitchDistance= must be a distance, e.g. 100m")
+        }
+      case ("TimeZone", "SwitchAfter"):
+        if let d = Duration(timeSpan: v) { zoneSwitch.time = d } else { problem("SwitchAfter= must be a time span, e.g. 5min") }
+      case ("TimeZone", "SetSystemTimeZone"):
+        if let b = DaemonConfig.parseBool(v) { setSystemTimeZone = b } else { problem("SetSystemTimeZone= must be yes or no") }
       default:
-        if ["Daemon", "Sources", "Position", "Limits"].contains(entry.section) {
+        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone"].contains(entry.section) {
           problem("unknown key '\(entry.key)' in [\(entry.section)]")
         } else {
           problem("unknown section [\(entry.section)]")
@@ -112,6 +143,15 @@ public struct DaemonConfig: Sendable, Equatable {
     }
     if sawSource { sources = fileSources }
     return problems.sorted(by: { $0.line < $1.line })
+  }
+
+  /// Parses a systemd boolean: yes/no, true/false, on/off, 1/0.
+  public static func parseBool(_ text: String) -> Bool? {
+    switch text.lowercased() {
+    case "yes", "true", "on", "1": return true
+    case "no", "false", "off", "0": return false
+    default: return nil
+    }
   }
 
   /// Parses `1km`, `500m`, `250` (metres).

@@ -16,8 +16,30 @@ public struct Engine {
 
   private(set) var sessions: [SessionID: Session] = [:]
   private(set) var sources: [SourceID: SourceSnapshot] = [:]
-  /// Newest fix time per source since it (re)started, to drop fixes older than the current.
-  private var newestFixTime: [SourceID: Instant] = [:]
+  /// Which fixes may move the position.
+  var acceptance = FixAcceptance()
+  /// Fixes dropped, by reason.
+  var rejections: [FixAcceptance.Rejection: Int] = [:]
+  /// The zone adopted from fixes, with border hysteresis.
+  var hysteresis = ZoneHysteresis()
+  /// The timers, their memory and plans.
+  var scheduler = TimerScheduler()
+  /// Plans for the place and zone of the last regeneration.
+  var planner: TimerPlanner
+  /// Problems of timer files that could not be loaded.
+  var timerProblems: [String] = []
+  /// Whether the timer files and store have been loaded (timers fire only after).
+  var timersReady = false
+  /// The zone in effect at the last regeneration (id, offset, abbreviation).
+  var zoneInEffect: ZoneReport?
+  /// Today's and tomorrow's solar days at the last regeneration.
+  var solarDays: [SolarDaySummary] = []
+  /// Instants armed for the regeneration and timer deadlines, to re-arm only on change.
+  var armed: [EngineTimer: Instant] = [:]
+  /// Whether this event already regenerated (a second reason in the same event adds nothing).
+  var regeneratedThisEvent = false
+  /// The system zone as locd last set it (or found it), for `SetSystemTimeZone=`.
+  var systemZoneSet: String?
   /// The latest accepted fix and the position made from it.
   private(set) var latestFix: (fix: Fix, position: Position)?
   /// Last known position from the state file (or last persisted).
@@ -40,11 +62,21 @@ public struct Engine {
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
     self.config = config
     self.environment = environment
+    planner = TimerPlanner(zone: .utc, coordinate: nil)
+    systemZoneSet = environment.systemZone
+    applySettings()
+  }
+
+  /// Hands the configuration's settings to the parts that use them.
+  mutating func applySettings() {
+    hysteresis.settings = config.zoneSwitch
+    scheduler.missedAfter = config.missedAfter
   }
 
   /// Handles one event at `now` and returns what the shell must do, in order.
   public mutating func handle(_ event: EngineEvent, at now: Instant) -> [Effect] {
     var effects: [Effect] = []
+    regeneratedThisEvent = false
     switch event {
     case .started(let state, let problem):
       startedAt = now
@@ -56,12 +88,14 @@ public struct Engine {
         effects.append(.log(.warning, "state file ignored: \(problem)"))
       }
       lastTier = resolve(at: now).tier
+      if let c = lastKnown?.coordinate { hysteresis.reset(to: environment.zoneAt(c), at: now) }
+      regenerate(.start, at: now, into: &effects)
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
     case .sourceUpdated(let snapshot, let restarted):
       let old = sources[snapshot.id]
       sources[snapshot.id] = snapshot
-      if restarted { newestFixTime[snapshot.id] = nil }
+      if restarted { acceptance.restarted(snapshot.id) }
       if old?.state != snapshot.state {
         publish(.sourceStatus(snapshot), at: now, into: &effects)
       }
@@ -80,12 +114,29 @@ public struct Engine {
       switch timer {
       case .freshness: break  // the tier check below does the work
       case .statusRefresh: statusRefreshArmed = false
+      case .timers: armed[.timers] = nil  // afterEvent fires what is due
+      case .zoneTransition: armed[.zoneTransition] = nil  // afterEvent sees the new offset
+      case .localMidnight:
+        armed[.localMidnight] = nil
+        regenerate(.localMidnight, at: now, into: &effects)
       }
+    case .timersLoaded(let files, let problems, let store):
+      loadTimers(files, problems: problems, store: store, at: now, into: &effects)
+    case .clockStepped:
+      effects.append(.log(.notice, "the wall clock was stepped; re-planning"))
+      if scheduler.wentBack(at: now) { scheduler.steppedBack(to: now) }
+      regenerate(.clockStep, at: now, into: &effects)
+    case .resumed(let slept):
+      let how = slept.map { " after \(Engine.describeAge($0))" } ?? ""
+      effects.append(.log(.info, "resumed from suspend\(how); re-planning"))
+      regenerate(.resume, at: now, into: &effects)
     case .configReloaded(let result, let requester):
       switch result {
       case .success(let newConfig):
         config = newConfig
+        applySettings()
         effects.append(.log(.notice, "configuration reloaded"))
+        regenerate(.configuration, at: now, into: &effects)
         if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
       case .failure(let failure):
         effects.append(
@@ -101,6 +152,7 @@ public struct Engine {
         persistedLastKnown = latest
         effects.append(.persist(storedState))
       }
+      if timersReady, !scheduler.names.isEmpty { effects.append(.persistTimers(timerStore(at: now))) }
     }
     afterEvent(at: now, into: &effects)
     return effects
@@ -109,15 +161,16 @@ public struct Engine {
   // MARK: Fixes
 
   private mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
-    guard fix.mode >= .twoD, let coordinate = fix.coordinate else { return }
-    guard fix.quality != .simulated else {
-      effects.append(.log(.debug, "simulated fix dropped"))
+    if case .reject(let why) = acceptance.judge(fix, from: source) {
+      rejections[why, default: 0] += 1
+      switch why {
+      case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
+      case .implausibleJump: effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      default: break
+      }
       return
     }
-    if let newest = newestFixTime[source], fix.time <= newest {
-      return  // older than (or same as) the current one from this stream
-    }
-    newestFixTime[source] = fix.time
+    guard let coordinate = fix.coordinate else { return }
     let uri = sources[source]?.uri ?? "source \(source.index)"
     let position = Position(
       coordinate: coordinate, accuracy: fix.horizontalAccuracy, altitude: fix.altitudeMSL, time: fix.time,
@@ -128,18 +181,26 @@ public struct Engine {
       .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
 
-    let distance = persistedLastKnown.map { $0.coordinate.distance(to: coordinate) }
-    let threshold =
-      config.significantDistance.value + (persistedLastKnown?.accuracy?.value ?? 0) + (position.accuracy?.value ?? 0)
-    if distance == nil || distance!.value > threshold {
-      let from = persistedLastKnown
-      lastKnown = position
-      persistedLastKnown = position
-      effects.append(.persist(storedState))
+    let before = hysteresis.adopted
+    let adopted = hysteresis.observe(
+      environment.zoneAt(coordinate), at: coordinate, time: fix.time, accuracy: fix.horizontalAccuracy,
+      borderDistance: environment.borderDistance?(coordinate))
+    let zoneChanged = adopted != nil && adopted != before && before != nil
+    let move = SignificancePolicy(threshold: config.significantDistance).evaluate(from: persistedLastKnown, to: position)
+    guard move != nil || zoneChanged else { return }
+    let from = persistedLastKnown
+    let distance = from.map { $0.coordinate.distance(to: coordinate) }
+    lastKnown = position
+    persistedLastKnown = position
+    effects.append(.persist(storedState))
+    if let move {
       effects.append(
-        .log(.info, distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"))
-      publish(.significantChange(from: from, to: position, distance: distance), at: now, into: &effects)
+        .log(.info, move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"))
+    } else {
+      effects.append(.log(.info, "entered time zone \(adopted ?? "?")"))
     }
+    publish(.significantChange(from: from, to: position, distance: distance), at: now, into: &effects)
+    regenerate(move != nil ? .significantChange : .timezone, at: now, into: &effects)
   }
 
   // MARK: Requests
@@ -154,8 +215,8 @@ public struct Engine {
     }
     let needed: AccessLevel
     switch request {
-    case .status, .subscribe, .unsubscribe: needed = .read
-    case .setLocation, .clearLocation, .reload: needed = .admin
+    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer: needed = .read
+    case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: needed = .admin
     }
     guard session.access >= needed else {
       serverCounters.permissionDenied += 1
@@ -181,19 +242,38 @@ public struct Engine {
       effects.append(.persist(storedState))
       effects.append(.log(.notice, "manual location set by uid \(session.peer.uid)"))
       effects.append(.reply(sessionID, id, .success(.manualLocation(manual))))
+      regenerate(.manualLocation, at: now, into: &effects)
     case .clearLocation:
       manual = nil
       effects.append(.persist(storedState))
       effects.append(.log(.notice, "manual location cleared by uid \(session.peer.uid)"))
       effects.append(.reply(sessionID, id, .success(.manualLocation(nil))))
+      regenerate(.manualLocation, at: now, into: &effects)
     case .reload:
       effects.append(.reloadConfiguration(requestedBy: RequestRef(session: sessionID, id: id)))
+    case .listTimers, .showTimer, .addTimer, .removeTimer:
+      handleTimerRequest(request, id: id, from: sessionID, at: now, into: &effects)
     }
   }
 
   // MARK: After every event
 
   private mutating func afterEvent(at now: Instant, into effects: inout [Effect]) {
+    if scheduler.wentBack(at: now) {
+      // Time went back without the shell noticing a step (or before it did): plan again
+      // from here; handled dates keep fired occurrences from firing twice.
+      scheduler.steppedBack(to: now)
+      effects.append(.log(.notice, "time went back; re-planning"))
+      regenerate(.clockStep, at: now, into: &effects)
+    }
+    if let current = zoneInEffect {
+      let z = currentZone(at: now)
+      if z.id != current.id || z.offsetSeconds != current.offsetSeconds {
+        regenerate(z.id != current.id ? .timezone : .utcOffset, at: now, into: &effects)
+      }
+    }
+    fireDueTimers(at: now, into: &effects)
+    armTimers(into: &effects)
     let resolved = resolve(at: now)
     if resolved.tier != lastTier {
       effects.append(.log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
@@ -222,7 +302,7 @@ public struct Engine {
     String(summary.split(separator: ",", maxSplits: 1).first ?? "")
   }
 
-  private mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
+  mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
     for id in sessions.keys.sorted() {
       let s = sessions[id]!
       if s.access >= .read, s.subscriptions.contains(notice.kind) {
@@ -255,17 +335,35 @@ public struct Engine {
   public func zone(for resolved: ResolvedPosition, at now: Instant) -> ZoneReport {
     var id = environment.systemZone
     var origin = "system"
-    if let c = resolved.position?.coordinate, let z = environment.zoneAt(c) {
-      id = z
-      origin = "position"
-    } else if let configured = config.timeZone {
+    var reason: String? = nil
+    switch resolved.tier {
+    case .manual:
+      if let c = resolved.position?.coordinate, let z = environment.zoneAt(c) {
+        id = z
+        origin = "position"
+        reason = "\(z) at the manual location"
+      }
+    case .fix, .cached:
+      if let z = hysteresis.adopted {
+        id = z
+        origin = "position"
+        reason = hysteresis.explanation
+      }
+    case .none:
+      break
+    }
+    if origin == "system", let configured = config.timeZone {
       id = configured
       origin = "configured"
     }
     let rules = environment.rules(id)
     return ZoneReport(
-      id: id, origin: origin, offsetSeconds: rules?.utcOffsetSeconds(at: now), abbreviation: rules?.abbreviation(at: now))
+      id: id, origin: origin, offsetSeconds: rules?.utcOffsetSeconds(at: now), abbreviation: rules?.abbreviation(at: now),
+      reason: reason)
   }
+
+  /// The zone in effect at `now`.
+  func currentZone(at now: Instant) -> ZoneReport { zone(for: resolve(at: now), at: now) }
 
   /// Today's sunrise and sunset (local day of `zone`) at the resolved position.
   func sunToday(at coordinate: Coordinate, zone: String, now: Instant) -> SunReport? {
@@ -291,7 +389,12 @@ public struct Engine {
   /// The full status at `now`.
   public func status(at now: Instant) -> StatusReport {
     let resolved = resolve(at: now)
-    let zone = zone(for: resolved, at: now)
+    var zone = zone(for: resolved, at: now)
+    if zone.origin == "position", let c = resolved.position?.coordinate, let d = environment.borderDistance?(c),
+      d.value < 10_000
+    {
+      zone.borderDistance = d
+    }
     let sun = resolved.position.flatMap { sunToday(at: $0.coordinate, zone: zone.id, now: now) }
     let fix = latestFix.map {
       FixSummary(
@@ -302,7 +405,9 @@ public struct Engine {
     return StatusReport(
       position: resolved, fix: fix, sources: sources.values.sorted(by: { $0.id < $1.id }), timeZone: zone,
       sun: sun, server: serverCounters, sessions: sessions.count, startedAt: startedAt,
-      stateProblem: stateProblem, summary: summaryLine(resolved, at: now))
+      stateProblem: stateProblem, summary: summaryLine(resolved, at: now), timers: scheduler.names.count,
+      nextTimer: nextTimerStatus(),
+      rejectedFixes: FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) })
   }
 
   /// The human one-liner for systemd's STATUS= (no coordinates).

@@ -7,6 +7,9 @@ public struct EngineEnvironment: Sendable {
   public var rules: @Sendable (String) -> ZoneRules?
   /// The zone of the system, used when no position-derived or configured zone exists.
   public var systemZone: String
+  /// An estimate of the distance from a coordinate to the nearest zone border, if the
+  /// boundary data can give one (nil: it cannot, or not here).
+  public var borderDistance: (@Sendable (Coordinate) -> Meters?)? = nil
 
   /// An environment; by default without boundary data and with only UTC's rules.
   public init(

@@ -158,6 +158,13 @@ public enum Notice: Sendable, Hashable {
   case significantChange(from: Position?, to: Position, distance: Meters?)
   /// A source changed state.
   case sourceStatus(SourceSnapshot)
+  /// The time zone in effect or its UTC offset changed.
+  case timezoneChanged(ZoneChange)
+  /// Today's and tomorrow's solar days were recomputed.
+  case solarRegenerated(SolarRegeneration)
+  /// A timer fired; `zone` is the zone its deadline was planned in, `local` the deadline on
+  /// that zone's wall clock.
+  case timerFired(TimerFiring, zone: String, local: LocalDateTime)
 
   /// The kind a subscriber asks for to get this.
   public var kind: EventKind {
@@ -165,6 +172,9 @@ public enum Notice: Sendable, Hashable {
     case .location: return .location
     case .significantChange: return .significantChange
     case .sourceStatus: return .sourceStatus
+    case .timezoneChanged: return .timezoneChanged
+    case .solarRegenerated: return .solarRegenerated
+    case .timerFired: return .timerFired
     }
   }
 }
@@ -183,6 +193,14 @@ public enum Request: Sendable, Hashable {
   case clearLocation
   /// Reload the configuration file.
   case reload
+  /// Every timer with its next deadline.
+  case listTimers
+  /// One timer.
+  case showTimer(String)
+  /// Add a runtime timer (event and unit actions only).
+  case addTimer(TimerDefinition)
+  /// Remove a runtime timer.
+  case removeTimer(String)
 }
 
 /// A successful answer.
@@ -195,6 +213,10 @@ public enum Response: Sendable, Hashable {
   case manualLocation(Position?)
   /// Done, nothing to report.
   case done
+  /// Every timer, and the problems of timer files that could not be loaded.
+  case timers([TimerStatus], problems: [String])
+  /// One timer.
+  case timer(TimerStatus)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -203,6 +225,12 @@ public enum EngineTimer: Hashable, Sendable {
   case freshness
   /// A throttled systemd STATUS= update is due.
   case statusRefresh
+  /// The earliest user timer deadline.
+  case timers
+  /// The next local midnight: the solar days move on.
+  case localMidnight
+  /// The zone's next change of UTC offset (daylight-saving transition).
+  case zoneTransition
 }
 
 /// Something that happened, fed to `Engine.handle(_:at:)`.
@@ -227,6 +255,13 @@ public enum EngineEvent: Sendable {
   /// The configuration was reloaded (by SIGHUP or a `reload` request): `result` is the new
   /// config or the problems that kept the old one.
   case configReloaded(Result<DaemonConfig, ReloadFailure>, requestedBy: RequestRef?)
+  /// The timer files were (re)loaded: the timers they define and the problems of those that
+  /// could not be; at start also the timer store of the previous run (`store`).
+  case timersLoaded([TimerDefinition], problems: [String], store: TimerStore?)
+  /// The wall clock was stepped (the shell saw TFD_TIMER_CANCEL_ON_SET fire); `now` is the new time.
+  case clockStepped
+  /// The machine resumed after sleeping about `sleptFor`, if known.
+  case resumed(sleptFor: Duration?)
   /// The daemon is stopping.
   case stopping
 }
@@ -257,4 +292,13 @@ public enum Effect: Sendable, Hashable {
   case reloadConfiguration(requestedBy: RequestRef?)
   /// Log a message. Messages above debug level never contain coordinates.
   case log(LogLevel, String)
+  /// Write the timer store (`timers.json`, atomically, mode 0600).
+  case persistTimers(TimerStore)
+  /// Start a systemd unit for timer `timer` (StartUnit, mode "replace").
+  case startUnit(String, timer: String)
+  /// Run a program for timer `timer`, without a shell, as `user`, with `environment`
+  /// (`LOCD_*` variables) added to a minimal one.
+  case runCommand(argv: [String], user: String, environment: [String], timer: String)
+  /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
+  case setSystemTimeZone(String)
 }

@@ -25,6 +25,10 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   case slowConsumer = "slow-consumer"
   /// The request is valid but cannot be carried out now (e.g. a broken new config).
   case failed = "failed"
+  /// The named thing (e.g. a timer) does not exist.
+  case notFound = "not-found"
+  /// Something of that name exists already (e.g. a timer).
+  case alreadyExists = "already-exists"
   /// A bug in locd; reported, never expected.
   case internalError = "internal"
 }

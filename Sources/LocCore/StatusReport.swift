@@ -8,6 +8,11 @@ public struct ZoneReport: Sendable, Hashable {
   public var offsetSeconds: Int?
   /// Abbreviation now, e.g. "CET", if known.
   public var abbreviation: String?
+  /// Why this zone, in words (hysteresis state near a border), if there is more to say.
+  public var reason: String? = nil
+  /// The boundary data's estimate of the distance to the nearest zone border, when it is
+  /// close (under 10 km) and the data can tell.
+  public var borderDistance: Meters? = nil
 }
 
 /// Today's sunrise and sunset at the resolved position, local day of the zone in effect.
@@ -62,4 +67,10 @@ public struct StatusReport: Sendable, Hashable {
   public var stateProblem: String?
   /// The one-line summary also sent as systemd STATUS=.
   public var summary: String
+  /// Timers defined.
+  public var timers: Int = 0
+  /// The timer that fires next, if any.
+  public var nextTimer: TimerStatus? = nil
+  /// Fixes dropped by acceptance, by reason (no-fix, old, implausible-jump, inside-accuracy).
+  public var rejectedFixes: [Counter] = []
 }

@@ -12,6 +12,9 @@ public enum WireEncoding {
     case .subscriptions(let kinds): return .object(["events": .array(kinds.sorted().map { .string($0.rawValue) })])
     case .manualLocation(let p): return .object(["manual": p.map { encode(position: $0, rounded: false) } ?? .null])
     case .done: return .object([:])
+    case .timers(let list, let problems):
+      return .object(["timers": .array(list.map(encode(timer:))), "problems": .array(problems.map { .string($0) })])
+    case .timer(let status): return .object(["timer": encode(timer: status)])
     }
   }
 
@@ -27,7 +30,103 @@ public enum WireEncoding {
         "distance": .optional(distance.map { ($0.value * 10).rounded() / 10 }),
       ])
     case .sourceStatus(let s): return encode(source: s)
+    case .timezoneChanged(let change):
+      return .object([
+        "from": change.from.map(encode(zone:)) ?? .null, "to": encode(zone: change.to),
+        "reason": .string(change.reason.rawValue),
+      ])
+    case .solarRegenerated(let r):
+      return .object([
+        "reason": .string(r.reason.rawValue), "timezone": .string(r.zone),
+        "before": .array(r.before.map(encode(day:))), "after": .array(r.after.map(encode(day:))),
+      ])
+    case .timerFired(let f, let zone, let local):
+      let offset = Int((local.microsecondsSinceLocalEpoch - f.occurrence.instant.microsecondsSinceEpoch) / 1_000_000)
+      var o: JSONObject = [
+        "name": .string(f.name), "rule": .string(f.rule.description), "action": encode(action: f.action),
+        "date": .string(f.occurrence.date.description),
+        "deadline": .string(f.occurrence.instant.iso8601(fractionDigits: 3)),
+        "deadlineLocal": .string(localISO(local, offsetSeconds: offset)),
+        "timezone": .string(zone),
+      ]
+      o["event"] = .optional(f.occurrence.eventInstant?.iso8601(fractionDigits: 3))
+      o["late"] = .number(roundTo(f.late.seconds, 3))
+      o["missed"] = .int(f.missed)
+      o["note"] = .optional(f.occurrence.note)
+      return .object(o)
     }
+  }
+
+  /// A zone: `id`, `origin`, `offset` (seconds east), `abbreviation`.
+  public static func encode(zone z: ZoneReport) -> JSON {
+    var o: JSONObject = ["id": .string(z.id), "origin": .string(z.origin)]
+    o["offset"] = .optional(z.offsetSeconds)
+    o["abbreviation"] = .optional(z.abbreviation)
+    return .object(o)
+  }
+
+  /// One solar day like `locctl sun --json`: `date`, each event's UTC time or null, and
+  /// `polar` saying why for each null.
+  public static func encode(day: SolarDaySummary) -> JSON {
+    var o: JSONObject = ["date": .string(day.date.description)]
+    var polar = JSONObject()
+    for entry in day.events {
+      let key = entry.event.description
+      switch entry.occurrence {
+      case .at(let t): o[key] = .string(t.iso8601())
+      case .never(let why):
+        o[key] = .null
+        polar[key] = .string(why.rawValue)
+      }
+    }
+    o["polar"] = .object(polar)
+    return .object(o)
+  }
+
+  /// A timer action: `{"type":"event"}`, `{"type":"unit","unit":...}`,
+  /// `{"type":"command","path":...,"user":...}` (arguments are not shown).
+  public static func encode(action: TimerAction) -> JSON {
+    switch action {
+    case .event: return .object(["type": .string("event")])
+    case .startUnit(let unit): return .object(["type": .string("unit"), "unit": .string(unit)])
+    case .command(let argv, let user):
+      return .object(["type": .string("command"), "path": .string(argv.first ?? ""), "user": .optional(user)])
+    }
+  }
+
+  /// A timer with its next deadline (docs/TIMERS.md).
+  public static func encode(timer t: TimerStatus) -> JSON {
+    let d = t.definition
+    var o: JSONObject = [
+      "name": .string(d.name), "rule": .string(d.rule.description), "action": encode(action: d.action),
+      "missed": .string(d.missed.rawValue),
+    ]
+    switch d.origin {
+    case .runtime:
+      o["origin"] = .string("runtime")
+      o["file"] = .null
+    case .file(let path):
+      o["origin"] = .string("file")
+      o["file"] = .string(path)
+    }
+    o["next"] = .optional(t.next?.instant.iso8601())
+    if let local = t.nextLocal, let offset = t.nextOffsetSeconds {
+      o["nextLocal"] = .string(localISO(local, offsetSeconds: offset))
+    } else {
+      o["nextLocal"] = .null
+    }
+    o["abbreviation"] = .optional(t.nextAbbreviation)
+    o["date"] = .optional(t.next?.date.description)
+    o["event"] = .optional(t.next?.eventInstant?.iso8601())
+    o["reason"] = .string(t.reason)
+    o["lastFired"] = .optional(t.lastFiredAt?.iso8601(fractionDigits: 3))
+    o["timezone"] = .string(t.zone)
+    return .object(o)
+  }
+
+  /// `2026-06-21T21:22:03+02:00`: a wall time with its UTC offset (RFC 3339), whole seconds.
+  public static func localISO(_ local: LocalDateTime, offsetSeconds: Int) -> String {
+    local.rfc3339(offsetSeconds: offsetSeconds)
   }
 
   /// The status report. Coordinates are rounded to the position's accuracy.
@@ -35,6 +134,8 @@ public enum WireEncoding {
     var zone: JSONObject = ["id": .string(r.timeZone.id), "origin": .string(r.timeZone.origin)]
     zone["offset"] = .optional(r.timeZone.offsetSeconds)
     zone["abbreviation"] = .optional(r.timeZone.abbreviation)
+    zone["reason"] = .optional(r.timeZone.reason)
+    zone["borderDistance"] = .optional(r.timeZone.borderDistance.map { ($0.value).rounded() })
     var sun: JSONObject = ["date": .null, "sunrise": .null, "sunset": .null, "note": .null]
     if let s = r.sun {
       sun["date"] = .string(s.date.description)
@@ -42,6 +143,8 @@ public enum WireEncoding {
       sun["sunset"] = .optional(s.sunset?.iso8601())
       sun["note"] = .optional(s.note)
     }
+    var rejected = JSONObject()
+    for c in r.rejectedFixes { rejected[c.name] = .int(c.value) }
     var server = JSONObject()
     server["sessions"] = .int(r.sessions)
     for c in r.server.all { server[c.name] = .int(c.value) }
@@ -62,6 +165,8 @@ public enum WireEncoding {
       "position": encode(r.position, rounded: true), "fix": fix, "timezone": .object(zone), "sun": .object(sun),
       "sources": .array(r.sources.map(encode(source:))), "server": .object(server), "daemon": .object(daemon),
       "summary": .string(r.summary),
+      "timers": .object(["count": .int(r.timers), "next": r.nextTimer.map(encode(timer:)) ?? .null]),
+      "rejectedFixes": .object(rejected),
     ])
   }
 

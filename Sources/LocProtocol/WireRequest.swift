@@ -8,7 +8,10 @@ public enum WireRequest: Sendable, Hashable {
   case request(Request)
 
   /// Every method name, for `unknown-method` answers and the docs.
-  public static let methods = ["hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload"]
+  public static let methods = [
+    "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
+    "show-timer", "add-timer", "remove-timer",
+  ]
 
   /// Decodes one request line (without its newline). On failure returns the id if one
   /// could be read, so the error can still be matched to the request.
@@ -94,6 +97,38 @@ public enum WireRequest: Sendable, Hashable {
       return .success((id, .request(.clearLocation)))
     case "reload":
       return .success((id, .request(.reload)))
+    case "list-timers":
+      return .success((id, .request(.listTimers)))
+    case "show-timer", "remove-timer", "add-timer":
+      guard let name = params["name"]?.string, TimerDefinition.isValidName(name) else {
+        return fail(.invalidParams, "\"name\" must be a timer name: letters, digits, _ . @ -, at most 64")
+      }
+      if method == "show-timer" { return .success((id, .request(.showTimer(name)))) }
+      if method == "remove-timer" { return .success((id, .request(.removeTimer(name)))) }
+      guard let text = params["rule"]?.string, text.utf8.count <= 256 else {
+        return fail(.invalidParams, "add-timer needs \"rule\", e.g. \"sunset-30m Mon-Fri\"")
+      }
+      let rule: TimerRule
+      do { rule = try TimerRule(parsing: text) } catch { return fail(.invalidParams, error.description) }
+      var action = TimerAction.event
+      if let u = params["unit"], !u.isNull {
+        guard let unit = u.string, TimerAction.isValidUnitName(unit) else {
+          return fail(.invalidParams, "\"unit\" must be a unit name such as night-mode.service")
+        }
+        action = .startUnit(unit)
+      }
+      var missed = MissedEventPolicy.skip
+      if let m = params["missed"], !m.isNull {
+        guard let p = m.string.flatMap(MissedEventPolicy.init(rawValue:)) else {
+          return fail(.invalidParams, "\"missed\" must be skip, once or all")
+        }
+        missed = p
+      }
+      for key in params.keys where !["name", "rule", "unit", "missed"].contains(key) {
+        return fail(.invalidParams, "unknown parameter \"\(key)\" (runtime timers have no commands)")
+      }
+      let definition = TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .runtime)
+      return .success((id, .request(.addTimer(definition))))
     default:
       return fail(.unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))")
     }

@@ -25,13 +25,36 @@ public final class Daemon {
   var timers: [EngineTimer: Timer] = [:]
   let makeSource: (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
   var stopping = false
+  /// Where the engine's time comes from.
+  let clock: ClockMode
+  /// With `--clock replay`: the simulated now (the latest fix time), and the engine's timers
+  /// waiting for simulated time to reach them.
+  var simulatedNow: Instant?
+  var simulatedTimers: [EngineTimer: Instant] = [:]
+  /// With `--clock replay`, sources start when the first client subscribes.
+  var holdingSources = false
+  var timerStore: TimerStoreFile
+  var clockWatcher: ClockWatcher?
+  var commands: CommandRunner?
+  lazy var bus = SystemBus(loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
+
+  /// Where the engine's notion of now comes from.
+  public enum ClockMode: Sendable {
+    /// The system's wall clock.
+    case system
+    /// The replay source's fix times: a recorded drive plays through in simulated time and
+    /// timers fire at their simulated deadlines (`locd --clock replay`).
+    case replay
+  }
 
   /// A daemon for `config` (already loaded by `loader`). `makeSource` builds the source
   /// for a URI (nil: not supported in this build).
   public init(
     config: DaemonConfig, loader: ConfigLoader, environment: EngineEnvironment,
-    makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
+    makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?, clock: ClockMode = .system
   ) throws(Errno) {
+    self.clock = clock
+    self.timerStore = TimerStoreFile(directory: config.stateDirectory)
     self.loop = try EventLoop()
     self.logger = Logger(level: config.logLevel)
     self.loader = loader
@@ -70,7 +93,22 @@ public final class Daemon {
     case .loaded(let s): state = s
     case .unusable(let why): problem = why
     }
-    execute(engine.handle(.started(state, stateProblem: problem), at: loop.now))
+    execute(engine.handle(.started(state, stateProblem: problem), at: now))
+    loadTimers(initial: true)
+    if clock == .system {
+      do {
+        clockWatcher = try ClockWatcher(
+          loop: loop, stepped: { [unowned self] in self.feed(.clockStepped) },
+          resumed: { [unowned self] slept in self.feed(.resumed(sleptFor: slept)) })
+      } catch {
+        logger.warning("cannot watch for clock steps (\(error)); timers re-plan at their next deadline instead")
+      }
+    }
+    do {
+      commands = try CommandRunner(loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
+    } catch {
+      logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
+    }
 
     try openSocket()
     server = try ControlServer(
@@ -83,17 +121,28 @@ public final class Daemon {
         request: { [unowned self] session, id, request in
           if case .status = request { self.refreshSourceSnapshots() }
           self.feed(.requestReceived(session, id, request))
+          if self.holdingSources, case .subscribe = request {
+            // The simulation starts once someone watches, so no event is missed.
+            self.holdingSources = false
+            self.logger.info("replay clock: a client subscribed; playing")
+            self.startSources()
+          }
         },
         closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
         counters: { [unowned self] counters in self.feed(.serverCountersChanged(counters)) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
-    startSources()
+    if clock == .replay {
+      holdingSources = true
+      logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
+    } else {
+      startSources()
+    }
     let watchdog = loop.enableWatchdog()
     logger.info(
       "locd \(Daemon.version) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
       fields: [("LOCD_SOCKET", config.socketPath)])
-    let status = engine.status(at: loop.now).summary
+    let status = engine.status(at: now).summary
     Systemd.notify("READY=1\nSTATUS=\(status)")
   }
 
@@ -149,7 +198,10 @@ public final class Daemon {
 
   func startSources() {
     let sink = SourceSink(
-      fix: { [unowned self] fix, id in self.feed(.fixDecoded(fix, source: id)) },
+      fix: { [unowned self] fix, id in
+        if self.clock == .replay { self.advanceSimulatedClock(to: fix.time) }
+        self.feed(.fixDecoded(fix, source: id))
+      },
       update: { [unowned self] snapshot, restarted in self.feed(.sourceUpdated(snapshot, restarted: restarted)) },
       log: { [unowned self] level, message in self.logger.log(level, message) })
     for (index, uri) in config.effectiveSources.enumerated() {
@@ -176,7 +228,7 @@ public final class Daemon {
   }
 
   func feed(_ event: EngineEvent) {
-    execute(engine.handle(event, at: loop.now))
+    execute(engine.handle(event, at: now))
   }
 
   func execute(_ effects: [Effect]) {
@@ -199,6 +251,7 @@ public final class Daemon {
       case .arm(let which, let at):
         arm(which, at: at)
       case .disarm(let which):
+        simulatedTimers[which] = nil
         timers[which]?.disarm()
       case .persist(let state):
         do {
@@ -212,11 +265,81 @@ public final class Daemon {
         reload(requestedBy: requester)
       case .log(let level, let message):
         logger.log(level, message)
+      case .persistTimers(let store):
+        do {
+          try timerStore.write(store)
+        } catch {
+          logger.error("cannot write \(timerStore.path): \(error); will try again at the next change")
+        }
+      case .startUnit(let unit, let timer):
+        bus.startUnit(unit) { [unowned self] problem in
+          if let problem {
+            self.logger.warning("timer \(timer): cannot start \(unit): \(problem)")
+          } else {
+            self.logger.info("timer \(timer): started \(unit)")
+          }
+        }
+      case .runCommand(let argv, let user, let environment, let timer):
+        if let commands {
+          commands.run(argv: argv, user: user, environment: environment, timer: timer)
+        } else {
+          logger.error("timer \(timer): commands are disabled (no child watch); not run")
+        }
+      case .setSystemTimeZone(let zone):
+        bus.setTimezone(zone) { [unowned self] problem in
+          if let problem {
+            self.logger.warning("cannot set the system time zone to \(zone): \(problem)")
+          } else {
+            self.logger.notice("system time zone set to \(zone)")
+          }
+        }
       }
     }
   }
 
+  /// The engine's now: the loop's wall clock, or the simulated clock of a replay.
+  var now: Instant {
+    if clock == .replay, let simulatedNow { return simulatedNow }
+    return loop.now
+  }
+
+  /// Moves simulated time to a fix's time, firing on the way every engine timer that falls due,
+  /// each at its own deadline; time going back (a looped replay) is a clock step.
+  func advanceSimulatedClock(to t: Instant) {
+    if let current = simulatedNow, t < current {
+      simulatedNow = t
+      feed(.clockStepped)
+      return
+    }
+    while let (timer, at) = simulatedTimers.filter({ $0.value <= t }).min(by: { $0.value < $1.value }) {
+      simulatedTimers[timer] = nil
+      if let current = simulatedNow { simulatedNow = max(current, at) } else { simulatedNow = at }
+      feed(.timerFired(timer))
+    }
+    simulatedNow = t
+  }
+
+  /// Reads the timer files (and at start the timer store) and hands them to the engine.
+  func loadTimers(initial: Bool) {
+    let (files, problems) = TimerFiles.load(directory: config.timersDirectory, limit: config.maxTimers)
+    var store: TimerStore? = nil
+    var allProblems = problems
+    if initial {
+      switch timerStore.read() {
+      case .success(let s): store = s ?? TimerStore()
+      case .failure(let why):
+        allProblems.append("\(why); runtime timers and timer memory start empty")
+        store = TimerStore()
+      }
+    }
+    feed(.timersLoaded(files, problems: allProblems, store: store))
+  }
+
   func arm(_ which: EngineTimer, at: Instant) {
+    if clock == .replay {
+      simulatedTimers[which] = at
+      return
+    }
     if timers[which] == nil {
       do {
         timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000) { [unowned self] in
@@ -237,7 +360,8 @@ public final class Daemon {
       apply(new)
     }
     feed(.configReloaded(result, requestedBy: requester))
-    Systemd.notify("READY=1\nSTATUS=\(engine.status(at: loop.now).summary)")
+    if case .success = result { loadTimers(initial: false) }
+    Systemd.notify("READY=1\nSTATUS=\(engine.status(at: now).summary)")
   }
 
   /// Applies what can change at run time; the socket path needs a restart.
@@ -251,6 +375,7 @@ public final class Daemon {
     }
     if new.stateDirectory != old.stateDirectory {
       stateFile = StateFile(directory: new.stateDirectory)
+      timerStore = TimerStoreFile(directory: new.stateDirectory)
       do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     if new.effectiveSources != old.effectiveSources {

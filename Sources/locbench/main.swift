@@ -14,6 +14,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   NMEABenchmark.self,
   DaemonBenchmark.self,
   TzBenchmark.self,
+  TimersBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

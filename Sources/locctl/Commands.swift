@@ -7,5 +7,6 @@ let allCommands: [any LocctlCommand.Type] = [
   ReloadCommand.self,
   SunCommand.self,
   TzCommand.self,
+  TimersCommand.self,
   DecodeCommand.self,
 ]

@@ -54,6 +54,17 @@ enum WatchCommand: LocctlCommand {
     case "significant-change":
       text = "moved"
       if let m = d["distance"]?.number { text += " \(Int(m)) m" }
+    case "timer-fired":
+      text = "\(d["name"]?.string ?? "?") (\(d["rule"]?.string ?? "?")) deadline \(d["deadlineLocal"]?.string ?? "?")"
+      if let missed = d["missed"]?.number, missed > 0 { text += ", late, for \(Int(missed)) missed" }
+    case "timezone-changed":
+      text = "\(d["from"]?["id"]?.string ?? "none") -> \(d["to"]?["id"]?.string ?? "?")"
+      if let o = d["to"]?["offset"]?.number { text += " (\(offsetText(Int(o))))" }
+      text += " [\(d["reason"]?.string ?? "?")]"
+    case "solar-regenerated":
+      let today = d["after"]?[0] ?? .null
+      text = "\(d["reason"]?.string ?? "?"), \(d["timezone"]?.string ?? "?"), \(today["date"]?.string ?? "no position")"
+      if let sunset = today["sunset"]?.string { text += " sunset \(sunset)" }
     case "source-status":
       text = "\(d["uri"]?.string ?? "?") \(d["state"]?.string ?? "?")"
       if let e = d["lastError"]?.string { text += " (\(e))" }

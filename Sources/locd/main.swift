@@ -13,6 +13,9 @@ let usage = """
     --state-dir DIR     where the last-known position is kept (default /var/lib/locd)
     --source URI        a fix source; repeatable (default gpsd://127.0.0.1:2947)
     --log-level LEVEL   err, warning, notice, info or debug (default info)
+    --timers-dir DIR    where NAME.timer files are read (default /etc/locd/timers.d)
+    --clock CLOCK       system (default) or replay: time follows the replay source's fix
+                        times, so a recorded drive plays through in simulated time
     --check-config      check the configuration, print problems as FILE:LINE: ..., exit
     --version           print the version
   See locd(8) and locd.conf(5).
@@ -28,7 +31,7 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 let options: CommandLineOptions
 do {
   options = try CommandLineOptions(
-    Array(CommandLine.arguments.dropFirst()), valued: ["config", "socket", "state-dir", "source", "log-level"],
+    Array(CommandLine.arguments.dropFirst()), valued: ["config", "socket", "state-dir", "source", "log-level", "timers-dir", "clock"],
     flagNames: ["check-config", "version", "help"])
 } catch {
   fail("\(error); see 'locd --help'")
@@ -53,6 +56,13 @@ if let name = options.value("log-level") {
   guard let level = LogLevel(name: name) else { fail("unknown log level '\(name)'") }
   commandLineLevel = level
 }
+var clock = Daemon.ClockMode.system
+switch options.value("clock") {
+case nil, "system"?: break
+case "replay"?: clock = .replay
+case let other?: fail("unknown clock '\(other)'; use system or replay")
+}
+let timersOverride = options.value("timers-dir")
 let socketOverride = options.value("socket")
 let stateOverride = options.value("state-dir")
 let loader = ConfigLoader(
@@ -60,6 +70,7 @@ let loader = ConfigLoader(
 ) { config in
   if let socketOverride { config.socketPath = socketOverride }
   if let stateOverride { config.stateDirectory = stateOverride }
+  if let timersOverride { config.timersDirectory = timersOverride }
   if !commandLineSources.isEmpty { config.sources = commandLineSources }
   if let commandLineLevel { config.logLevel = commandLineLevel }
 }
@@ -73,6 +84,12 @@ case .failure(let failure):
     _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
   }
   exit(options.flag("check-config") ? 1 : 78)  // EX_CONFIG (sysexits.h)
+}
+if clock == .replay {
+  // Simulated time needs one clock: the fixes of replay sources.
+  for source in config.effectiveSources {
+    guard case .replay = source else { fail("--clock replay needs replay: sources only, not \(source)") }
+  }
 }
 if options.flag("check-config") {
   print("\(loader.path): OK (\(config.effectiveSources.count) source(s), socket \(config.socketPath))")
@@ -93,7 +110,7 @@ let environment = EngineEnvironment(
   rules: { name in try? zones.rules(named: name) })
 let daemon: Daemon
 do {
-  daemon = try Daemon(config: config, loader: loader, environment: environment, makeSource: SourceFactory.make)
+  daemon = try Daemon(config: config, loader: loader, environment: environment, makeSource: SourceFactory.make, clock: clock)
 } catch {
   fail("cannot start: \(error)", status: 1)
 }

@@ -69,7 +69,7 @@ import Testing
     #expect(try other.readJSON()["error"]?["code"]?.string == "request-too-large")
     let s = try daemon.status()
     #expect(s["server"]?["tooLarge"]?.number == 2)
-    let rss = try residentKiB(pid: daemon.pid)
+    let rss = residentKiB(daemon.pid)
     #expect(rss < 64 * 1024, "locd grew to \(rss) KiB")
   }
 
@@ -154,13 +154,4 @@ import Testing
     #expect(try silent.readLine() == nil)
     #expect(try daemon.status()["server"]?["droppedHandshake"]?.number == 1)
   }
-}
-
-/// VmRSS of a process in KiB (proc(5)).
-func residentKiB(pid: pid_t) throws -> Int {
-  let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-  guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-    let kib = Int(line.split(separator: " ").dropFirst().first ?? "")
-  else { throw HarnessError("no VmRSS for \(pid)") }
-  return kib
 }

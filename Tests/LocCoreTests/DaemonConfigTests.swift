@@ -101,3 +101,29 @@ import Testing
     #expect(Duration(timeSpan: "5 parsecs") == nil)
   }
 }
+
+@Suite struct TimerConfigTests {
+  @Test func timerAndZoneKeys() {
+    var c = DaemonConfig()
+    let problems = c.apply(
+      fileText: """
+        [Timers]
+        Directory=/srv/timers
+        MissedAfter=5min
+        CommandUser=alice
+        MaxTimers=20
+        [TimeZone]
+        SwitchFixes=5
+        SwitchDistance=250m
+        SwitchAfter=2min
+        SetSystemTimeZone=yes
+        """, fileName: "t.conf")
+    #expect(problems.isEmpty, "\(problems)")
+    #expect(c.timersDirectory == "/srv/timers" && c.missedAfter == .seconds(300) && c.commandUser == "alice")
+    #expect(c.maxTimers == 20 && c.zoneSwitch.fixes == 5 && c.zoneSwitch.distance == 250)
+    #expect(c.zoneSwitch.time == .seconds(120) && c.setSystemTimeZone)
+    var d = DaemonConfig()
+    let bad = d.apply(fileText: "[Timers]\nDirectory=timers\nMaxTimers=0\n[TimeZone]\nSetSystemTimeZone=maybe\n", fileName: "b")
+    #expect(bad.map(\.line) == [2, 3, 5])
+  }
+}

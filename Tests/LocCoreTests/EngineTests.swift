@@ -108,7 +108,9 @@ import Testing
       t = t.adding(.seconds(1))
     }
     #expect(writes == 1)
-    // 1 km + accuracy radii away: significant.
+    // 1 km + accuracy radii away: significant. A minute later, so it is a drive and not an
+    // implausible jump (which acceptance drops).
+    t = t.adding(.seconds(60))
     let far = Self.oslo.destination(distance: 1020, bearing: 90)
     let effects = e.handle(.fixDecoded(fix(far, at: t), source: source), at: t)
     #expect(persisted(effects).count == 1)

@@ -1,11 +1,13 @@
 // Small C helpers for libc calls that Swift cannot import directly (declared only under
-// _GNU_SOURCE or _XOPEN_SOURCE, or macros). Each wraps one call or one fixed sequence; see shim.c.
+// _GNU_SOURCE or _XOPEN_SOURCE, or macros), and the child side of spawning a timer command.
+// Each wraps one call or one fixed sequence; see shim.c.
 #ifndef LOCSHIM_H
 #define LOCSHIM_H
 
 #include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
+#include <sys/types.h>
 
 /// accept4(2) with no address, returning the new descriptor or -1 (errno set).
 int locshim_accept4(int fd, int flags);
@@ -20,5 +22,23 @@ int locshim_pipe2(int fds[2], int flags);
 /// master descriptor (O_RDWR | O_NOCTTY | O_CLOEXEC) and writes the slave's path to `name`;
 /// -1 with errno set on failure. Tests use it to pose as a serial GPS receiver.
 int locshim_openpty(char *name, size_t size);
+
+/// A non-blocking CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET: it becomes
+/// readable when the wall clock is stepped (or jumps on resume). -1 with errno on failure.
+int locshim_clock_step_fd(void);
+
+/// Re-arms a clock-step timerfd after a step was read; 0 or -1 with errno.
+int locshim_clock_step_arm(int fd);
+
+/// Reads a clock-step timerfd: 1 if the clock was stepped (ECANCELED), else 0.
+int locshim_clock_step_read(int fd);
+
+/// fork(2) + execve(2) of `path` without a shell: the child gets default signal handling, an
+/// empty signal mask, a new session, stdin from /dev/null, "/" as its directory, no other
+/// descriptors than 0-2, and (when `change_ids`) only group `gid` and user `uid`, dropped for
+/// good. Returns the child's pid, or -1 with errno. The child exits 126 if it cannot drop
+/// privileges, 127 if execve fails.
+pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], int change_ids, uid_t uid,
+                    gid_t gid);
 
 #endif

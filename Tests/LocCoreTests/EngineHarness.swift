@@ -1,0 +1,139 @@
+import LocCore
+import Testing
+
+/// Zones from the system's tzdata, loaded once.
+enum TestZones {
+  static let names = ["UTC", "Europe/Madrid", "Europe/Lisbon", "Europe/Oslo", "Europe/Paris"]
+  static let rules: [String: ZoneRules] = {
+    var out: [String: ZoneRules] = ["UTC": .utc]
+    for name in names.dropFirst() { out[name] = try? systemZone(name) }
+    return out
+  }()
+
+  /// The Spain-Portugal border near Badajoz and Elvas: (latitude, longitude of the border),
+  /// measured with timezonefinder 9.0.0 / timezonefinder-data 3.2026.3.post1 (boundary release
+  /// 2026c) by bisecting each parallel between 7.4°W and 6.8°W to 1e-5°.
+  static let iberianBorder: [(lat: Double, lon: Double)] = [
+    (38.70, -7.26665), (38.75, -7.20613), (38.80, -7.14806), (38.85, -7.07186), (38.86, -7.05167),
+    (38.87, -7.03957), (38.875, -7.03629), (38.88, -7.03378), (38.885, -7.04022), (38.89, -7.03924),
+    (38.90, -7.0433), (38.95, -7.01242), (39.00, -6.9706),
+  ]
+
+  /// A small deterministic zone lookup: Lisbon west of the measured border, Madrid east of it
+  /// (38.70°N to 39.00°N only); Oslo for Norway's mainland box; nothing elsewhere.
+  static func zoneAt(_ c: Coordinate) -> String? {
+    let lat = c.latitude.value
+    let lon = c.longitude.value
+    if lat >= 57.9, lat <= 71.2, lon >= 4.5, lon <= 31.1 { return "Europe/Oslo" }
+    guard lat >= 38.70, lat <= 39.00, lon > -8, lon < -6 else { return nil }
+    var i = 0
+    while i + 2 < iberianBorder.count, iberianBorder[i + 1].lat < lat { i += 1 }
+    let a = iberianBorder[i]
+    let b = iberianBorder[i + 1]
+    let f = (lat - a.lat) / (b.lat - a.lat)
+    let border = a.lon + f * (b.lon - a.lon)
+    return lon < border ? "Europe/Lisbon" : "Europe/Madrid"
+  }
+
+  static func environment(system: String = "UTC") -> EngineEnvironment {
+    EngineEnvironment(systemZone: system, zoneAt: { zoneAt($0) }, rules: { rules[$0] })
+  }
+}
+
+/// Drives an engine like the shell does with `--clock replay`: armed timers fire at their
+/// deadlines as simulated time passes; every effect is kept with the instant it happened at.
+struct EngineHarness {
+  var engine: Engine
+  var armed: [EngineTimer: Instant] = [:]
+  var now: Instant
+  var log: [(at: Instant, effect: Effect)] = []
+  let source = SourceID(0)
+  let watcher = SessionID(99)
+
+  init(
+    config: DaemonConfig = DaemonConfig(), environment: EngineEnvironment = TestZones.environment(),
+    at start: Instant, state: StoredState? = nil, timers: [TimerDefinition] = [], store: TimerStore? = nil
+  ) {
+    engine = Engine(config: config, environment: environment)
+    now = start
+    handle(.started(state, stateProblem: nil))
+    handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:test", state: .connected), restarted: true))
+    handle(.timersLoaded(timers, problems: [], store: store))
+    handle(.sessionOpened(watcher, Peer(pid: 1, uid: 0, gid: 0), .admin, app: "watch"))
+    handle(.requestReceived(watcher, .number(0), .subscribe(Set(EventKind.allCases))))
+  }
+
+  /// Handles `event` at the current simulated time.
+  @discardableResult mutating func handle(_ event: EngineEvent) -> [Effect] {
+    let effects = engine.handle(event, at: now)
+    for e in effects {
+      log.append((now, e))
+      switch e {
+      case .arm(let t, let at): armed[t] = at
+      case .disarm(let t): armed[t] = nil
+      default: break
+      }
+    }
+    return effects
+  }
+
+  /// Moves simulated time to `t`, firing every armed timer due on the way at its deadline.
+  mutating func advance(to t: Instant) {
+    while let (timer, at) = armed.filter({ $0.value <= t }).min(by: { $0.value < $1.value }) {
+      armed[timer] = nil
+      now = max(now, at)
+      handle(.timerFired(timer))
+    }
+    now = max(now, t)
+  }
+
+  /// A fix at simulated time `t` (time advances to it first).
+  mutating func fix(_ c: Coordinate, at t: Instant, accuracy: Double = 5, speed: Double? = nil) {
+    advance(to: t)
+    handle(
+      .fixDecoded(
+        Fix(
+          time: t, coordinate: c, mode: .threeD, quality: .gps, speed: speed.map { MetersPerSecond($0) },
+          horizontalAccuracy: Meters(accuracy), satellitesUsed: 9), source: source))
+  }
+
+  /// Sends a request as the admin watcher and returns the reply.
+  mutating func request(_ r: Request) -> Result<Response, RequestError>? {
+    for e in handle(.requestReceived(watcher, .number(1), r)) {
+      if case .reply(_, _, let result) = e { return result }
+    }
+    return nil
+  }
+
+  /// The status of timer `name`.
+  mutating func timer(_ name: String) -> TimerStatus? {
+    if case .success(.timer(let s))? = request(.showTimer(name)) { return s }
+    return nil
+  }
+
+  /// Pushed notices, in order, with their instants.
+  var notices: [(at: Instant, notice: Notice)] {
+    log.compactMap { entry in
+      if case .push(let s, let n, _) = entry.effect, s == watcher { return (entry.at, n) }
+      return nil
+    }
+  }
+
+  var firings: [TimerFiring] {
+    notices.compactMap { if case .timerFired(let f, _, _) = $0.notice { return f } else { return nil } }
+  }
+
+  var zoneChanges: [ZoneChange] {
+    notices.compactMap { if case .timezoneChanged(let z) = $0.notice { return z } else { return nil } }
+  }
+
+  var significantChanges: Int {
+    notices.filter { if case .significantChange = $0.notice { return true } else { return false } }.count
+  }
+
+  var logLines: [String] {
+    log.compactMap { if case .log(_, let m) = $0.effect { return m } else { return nil } }
+  }
+}
+
+func at(_ iso: String) -> Instant { Instant(iso8601: iso)! }
