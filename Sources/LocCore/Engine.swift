@@ -15,6 +15,8 @@ public struct Engine {
   }
 
   private(set) var sessions: [SessionID: Session] = [:]
+  /// Sessions that may read, by the event kinds they subscribed to, in id order.
+  private var subscribers: [EventKind: [SessionID]] = [:]
   private(set) var sources: [SourceID: SourceSnapshot] = [:]
   /// Which fixes may move the position.
   var acceptance = FixAcceptance()
@@ -52,7 +54,7 @@ public struct Engine {
   private var serverCounters = ServerCounters()
   private var stateProblem: String?
   private var startedAt = Instant(microsecondsSinceEpoch: 0)
-  private var sentSummary: String?
+  private var sentSummaryKey: SummaryKey?
   private var sentSummaryAt = Instant(microsecondsSinceEpoch: 0)
   private var statusRefreshArmed = false
   /// Minimum time between two STATUS= updates that differ only in details (satellites).
@@ -110,6 +112,7 @@ public struct Engine {
       handleRequest(request, id: id, from: session, at: now, into: &effects)
     case .sessionClosed(let id):
       sessions[id] = nil
+      indexSubscribers()
     case .timerFired(let timer):
       switch timer {
       case .freshness: break  // the tier check below does the work
@@ -177,8 +180,9 @@ public struct Engine {
       receivedAt: now, source: uri)
     latestFix = (fix, position)
     effects.append(.arm(.freshness, at: now.adding(config.freshFor)))
-    effects.append(
-      .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
+    if config.logLevel >= .debug {  // formatting costs more than the rest of a fix
+      effects.append(.log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
+    }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
 
     let before = hysteresis.adopted
@@ -228,13 +232,15 @@ public struct Engine {
       effects.append(.reply(sessionID, id, .success(.status(status(at: now)))))
     case .subscribe(let kinds):
       sessions[sessionID]?.subscriptions.formUnion(kinds)
+      indexSubscribers()
       effects.append(.reply(sessionID, id, .success(.subscriptions(sessions[sessionID]!.subscriptions))))
       if kinds.contains(.location) {
         // A new subscriber gets the current answer at once instead of waiting for a fix.
-        effects.append(.push(sessionID, .location(resolve(at: now), fix: latestFix?.fix), at: now))
+        effects.append(.push([sessionID], .location(resolve(at: now), fix: latestFix?.fix), at: now))
       }
     case .unsubscribe(let kinds):
       sessions[sessionID]?.subscriptions.subtract(kinds)
+      indexSubscribers()
       effects.append(.reply(sessionID, id, .success(.subscriptions(sessions[sessionID]!.subscriptions))))
     case .setLocation(let coordinate, let name, let accuracy):
       manual = Position(
@@ -283,32 +289,37 @@ public struct Engine {
         publish(.location(resolved, fix: latestFix?.fix), at: now, into: &effects)
       }
     }
-    let summary = summaryLine(resolved, at: now)
-    guard summary != sentSummary else { return }
-    let major = majorPart(of: summary) != sentSummary.map(majorPart(of:))
+    // The STATUS= line is built only when what it says changes: this runs on every fix.
+    let key = SummaryKey(resolved, fix: latestFix?.fix, zone: zone(for: resolved, at: now).id)
+    guard key != sentSummaryKey else { return }
+    // A change of tier, fix mode or zone is reported at once; details (satellites,
+    // accuracy, age) at most every `statusThrottle`.
+    let major = key.major != sentSummaryKey?.major
     if major || now.duration(since: sentSummaryAt) >= Engine.statusThrottle {
-      sentSummary = summary
+      sentSummaryKey = key
       sentSummaryAt = now
-      effects.append(.notifyStatus(summary))
+      effects.append(.notifyStatus(key.line))
     } else if !statusRefreshArmed {
       statusRefreshArmed = true
       effects.append(.arm(.statusRefresh, at: sentSummaryAt.adding(Engine.statusThrottle)))
     }
   }
 
-  /// The part of the summary before the first comma names the tier and fix mode; a change
-  /// there is reported at once, details (satellites) at most every `statusThrottle`.
-  private func majorPart(of summary: String) -> String {
-    String(summary.split(separator: ",", maxSplits: 1).first ?? "")
+  mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
+    // One effect for every recipient: the notice is copied and serialized once.
+    if let recipients = subscribers[notice.kind], !recipients.isEmpty {
+      effects.append(.push(recipients, notice, at: now))
+    }
   }
 
-  mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
-    for id in sessions.keys.sorted() {
-      let s = sessions[id]!
-      if s.access >= .read, s.subscriptions.contains(notice.kind) {
-        effects.append(.push(id, notice, at: now))
-      }
+  /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
+  private mutating func indexSubscribers() {
+    var index: [EventKind: [SessionID]] = [:]
+    for (id, s) in sessions where s.access >= .read {
+      for kind in s.subscriptions { index[kind, default: []].append(id) }
     }
+    for kind in index.keys { index[kind]!.sort() }
+    subscribers = index
   }
 
   // MARK: Queries
@@ -412,26 +423,56 @@ public struct Engine {
 
   /// The human one-liner for systemd's STATUS= (no coordinates).
   func summaryLine(_ resolved: ResolvedPosition, at now: Instant) -> String {
-    var parts: [String] = []
-    switch resolved.tier {
-    case .fix:
-      let fix = latestFix?.fix
-      var head = fix?.mode == .threeD ? "3D fix" : "2D fix"
-      if let q = fix?.quality, q != .gps { head += " (\(q.rawValue))" }
-      parts.append(head)
-      if let n = fix?.satellitesUsed { parts.append("\(n) sats") }
-      if let a = fix?.horizontalAccuracy { parts.append("±\(Int(a.value.rounded())) m") }
-    case .cached:
-      parts.append("cached position, \(Engine.describeAge(resolved.age)) old")
-    case .manual:
-      parts.append("manual location")
-    case .none:
-      parts.append("no position")
+    SummaryKey(resolved, fix: latestFix?.fix, zone: zone(for: resolved, at: now).id).line
+  }
+
+  /// What the STATUS= line says, as values: compared on every event, turned into text only
+  /// when it changes.
+  struct SummaryKey: Equatable {
+    var tier: PositionTier
+    var mode: FixMode?
+    var quality: FixQuality?
+    var satellites: Int?
+    var accuracy: Int?
+    var age: String?
+    var zone: String
+    var reason: String?
+
+    init(_ resolved: ResolvedPosition, fix: Fix?, zone: String) {
+      tier = resolved.tier
+      self.zone = zone
+      switch resolved.tier {
+      case .fix:
+        mode = fix?.mode
+        quality = fix?.quality
+        satellites = fix?.satellitesUsed
+        accuracy = fix?.horizontalAccuracy.map { Int($0.value.rounded()) }
+      case .cached: age = Engine.describeAge(resolved.age)
+      case .manual: break
+      case .none: reason = resolved.reason
+      }
     }
-    let zone = zone(for: resolved, at: now)
-    parts.append(zone.id)
-    if resolved.tier == .none, let reason = resolved.reason { parts.append(reason) }
-    return parts.joined(separator: ", ")
+
+    /// The parts reported at once when they change.
+    var major: [String] { [tier.rawValue, mode.map { "\($0.rawValue)" } ?? "", zone] }
+
+    var line: String {
+      var parts: [String] = []
+      switch tier {
+      case .fix:
+        var head = mode == .threeD ? "3D fix" : "2D fix"
+        if let q = quality, q != .gps { head += " (\(q.rawValue))" }
+        parts.append(head)
+        if let n = satellites { parts.append("\(n) sats") }
+        if let a = accuracy { parts.append("±\(a) m") }
+      case .cached: parts.append("cached position, \(age ?? "unknown") old")
+      case .manual: parts.append("manual location")
+      case .none: parts.append("no position")
+      }
+      parts.append(zone)
+      if let reason { parts.append(reason) }
+      return parts.joined(separator: ", ")
+    }
   }
 
   /// "42 s", "5 min", "3 h", "2 d": coarse, so STATUS= does not change every second.

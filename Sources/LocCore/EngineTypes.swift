@@ -279,7 +279,7 @@ public enum Effect: Sendable, Hashable {
   /// Answer request `id` of `session`.
   case reply(SessionID, RequestID, Result<Response, RequestError>)
   /// Push an event to `session`.
-  case push(SessionID, Notice, at: Instant)
+  case push([SessionID], Notice, at: Instant)
   /// Arm (or re-arm) `timer` at `at` on the wall clock.
   case arm(EngineTimer, at: Instant)
   /// Disarm `timer`.

@@ -84,70 +84,79 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
 extension JSON {
   /// Compact serialization on one line (no newline inside, so it frames as one message).
   public var serialized: String {
-    var out = ""
-    out.reserveCapacity(128)
+    var out: [UInt8] = []
+    out.reserveCapacity(256)
     write(to: &out)
-    return out
+    return String(decoding: out, as: UTF8.self)
   }
 
-  /// Appends the compact serialization to `out`.
-  public func write(to out: inout String) {
+  /// Appends the compact serialization, as UTF-8, to `out`.
+  public func write(to out: inout [UInt8]) {
     switch self {
-    case .null: out += "null"
-    case .bool(let b): out += b ? "true" : "false"
+    case .null: out.append(contentsOf: JSON.nullBytes)
+    case .bool(let b): out.append(contentsOf: b ? JSON.trueBytes : JSON.falseBytes)
     case .number(let n): JSON.writeNumber(n, to: &out)
     case .string(let s): JSON.writeString(s, to: &out)
     case .array(let a):
-      out += "["
+      out.append(UInt8(ascii: "["))
       for (i, v) in a.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         v.write(to: &out)
       }
-      out += "]"
+      out.append(UInt8(ascii: "]"))
     case .object(let o):
-      out += "{"
+      out.append(UInt8(ascii: "{"))
       for (i, m) in o.members.enumerated() {
-        if i > 0 { out += "," }
+        if i > 0 { out.append(UInt8(ascii: ",")) }
         JSON.writeString(m.key, to: &out)
-        out += ":"
+        out.append(UInt8(ascii: ":"))
         m.value.write(to: &out)
       }
-      out += "}"
+      out.append(UInt8(ascii: "}"))
     }
   }
 
-  static func writeNumber(_ n: Double, to out: inout String) {
+  static let nullBytes = Array("null".utf8)
+  static let trueBytes = Array("true".utf8)
+  static let falseBytes = Array("false".utf8)
+
+  static func writeNumber(_ n: Double, to out: inout [UInt8]) {
     guard n.isFinite else {
       // JSON has no NaN or infinity; locd never produces them, but never emit invalid JSON.
-      out += "null"
+      out.append(contentsOf: nullBytes)
       return
     }
     if n == n.rounded(), abs(n) < 1e15 {
-      out += String(Int64(n))
+      // Integers without a fraction; short strings live inline, so this allocates nothing.
+      out.append(contentsOf: String(Int64(n)).utf8)
     } else {
-      out += n.description
+      out.append(contentsOf: n.description.utf8)
     }
   }
 
-  static func writeString(_ s: String, to out: inout String) {
-    out += "\""
-    for scalar in s.unicodeScalars {
-      switch scalar {
-      case "\"": out += "\\\""
-      case "\\": out += "\\\\"
-      case "\n": out += "\\n"
-      case "\r": out += "\\r"
-      case "\t": out += "\\t"
-      default:
-        if scalar.value < 0x20 {
-          let hex = String(scalar.value, radix: 16)
-          out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        } else {
-          out.unicodeScalars.append(scalar)
+  static func writeString(_ s: String, to out: inout [UInt8]) {
+    out.append(UInt8(ascii: "\""))
+    var s = s
+    s.withUTF8 { bytes in
+      // Copy runs that need no escaping in one go.
+      var start = 0
+      for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+        switch b {
+        case 0x22: out.append(contentsOf: [0x5C, 0x22])
+        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+        default:
+          let hex = Array("0123456789abcdef".utf8)
+          out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
         }
+        start = i + 1
       }
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
     }
-    out += "\""
+    out.append(UInt8(ascii: "\""))
   }
 }
 

@@ -114,7 +114,7 @@ public final class Daemon {
     server = try ControlServer(
       loop: loop, listenFD: listenFD, limits: ControlServer.Limits(config), serverVersion: Daemon.version,
       handlers: ControlServer.Handlers(
-        access: { [unowned self] peer in self.accessPolicy().level(for: peer) },
+        access: { [unowned self] peer in self.policy.level(for: peer) },
         opened: { [unowned self] id, peer, access, app in
           self.feed(.sessionOpened(id, peer, access, app: app))
         },
@@ -157,6 +157,10 @@ public final class Daemon {
       _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
   }
+
+  /// Group names resolved once (getgrnam can go through NSS to systemd or LDAP): at start
+  /// and on reload, not per connection.
+  lazy var policy: AccessPolicy = accessPolicy()
 
   func accessPolicy() -> AccessPolicy {
     AccessPolicy(
@@ -232,8 +236,6 @@ public final class Daemon {
   }
 
   func execute(_ effects: [Effect]) {
-    // One notice usually goes to many subscribers: serialize it once.
-    var encoded: (notice: Notice, at: Instant, line: String)? = nil
     for effect in effects {
       switch effect {
       case .reply(let session, let id, let result):
@@ -243,11 +245,10 @@ public final class Daemon {
         case .failure(let error): line = ServerMessage.error(id, error)
         }
         server?.send(line, to: session)
-      case .push(let session, let notice, let at):
-        if encoded == nil || encoded!.at != at || encoded!.notice != notice {
-          encoded = (notice, at, ServerMessage.event(notice, at: at))
-        }
-        server?.send(encoded!.line, to: session)
+      case .push(let sessions, let notice, let at):
+        // One line for every recipient.
+        let line = ServerMessage.event(notice, at: at)
+        for session in sessions { server?.send(line, to: session) }
       case .arm(let which, let at):
         arm(which, at: at)
       case .disarm(let which):
@@ -369,6 +370,7 @@ public final class Daemon {
     let old = config
     config = new
     logger.level = new.logLevel
+    policy = accessPolicy()
     server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode || new.socketGroup != old.socketGroup {
       logger.warning("socket settings changed; they take effect at the next restart")

@@ -114,7 +114,7 @@ struct EngineHarness {
   /// Pushed notices, in order, with their instants.
   var notices: [(at: Instant, notice: Notice)] {
     log.compactMap { entry in
-      if case .push(let s, let n, _) = entry.effect, s == watcher { return (entry.at, n) }
+      if case .push(let s, let n, _) = entry.effect, s.contains(watcher) { return (entry.at, n) }
       return nil
     }
   }

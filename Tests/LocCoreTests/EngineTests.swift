@@ -154,7 +154,7 @@ import Testing
     #expect(error.code == .permissionDenied)
     // Events never reach a session without read access, even if it asked.
     let pushes = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
-    #expect(!pushes.contains(where: { if case .push(stranger, _, _) = $0 { return true } else { return false } }))
+    #expect(!pushes.contains(where: { if case .push(let ids, _, _) = $0 { return ids.contains(stranger) } else { return false } }))
   }
 
   @Test func subscribersGetLocationAndSourceEvents() {
@@ -164,13 +164,13 @@ import Testing
     let sub = e.handle(.requestReceived(s, .number(1), .subscribe([.location, .sourceStatus])), at: Self.t0)
     #expect(sub.contains(.reply(s, .number(1), .success(.subscriptions([.location, .sourceStatus])))))
     // The current answer comes at once.
-    #expect(sub.contains(where: { if case .push(s, .location, _) = $0 { return true } else { return false } }))
+    #expect(sub.contains(where: { if case .push(let ids, .location, _) = $0 { return ids.contains(s) } else { return false } }))
     let f = fix(Self.oslo, at: Self.t0)
     let effects = e.handle(.fixDecoded(f, source: source), at: Self.t0)
-    #expect(effects.contains(where: { if case .push(s, .location(_, fix: f), _) = $0 { return true } else { return false } }))
+    #expect(effects.contains(where: { if case .push(let ids, .location(_, fix: f), _) = $0 { return ids.contains(s) } else { return false } }))
     let lost = SourceSnapshot(id: source, uri: "replay:x", state: .reconnecting(retryAt: Self.t0), lastError: "EOF")
     let pushes = e.handle(.sourceUpdated(lost, restarted: false), at: Self.t0)
-    #expect(pushes.contains(.push(s, .sourceStatus(lost), at: Self.t0)))
+    #expect(pushes.contains(.push([s], .sourceStatus(lost), at: Self.t0)))
     _ = e.handle(.sessionClosed(s), at: Self.t0)
     let none = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
     #expect(!none.contains(where: { if case .push = $0 { return true } else { return false } }))
