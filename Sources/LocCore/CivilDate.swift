@@ -122,15 +122,43 @@ extension Instant {
     let dayStart = Int64(date.daysSinceEpoch) * 86_400_000_000
     let us = microsecondsSinceEpoch - dayStart
     let secs = Int(us / 1_000_000)
-    var out = "\(date)T\(CivilDate.pad(secs / 3600, 2)):\(CivilDate.pad(secs / 60 % 60, 2)):"
-    out += CivilDate.pad(secs % 60, 2)
+    // Digits written straight into a small buffer: this runs for every pushed event.
+    var out: [UInt8] = []
+    out.reserveCapacity(27)
+    func put(_ value: Int, _ width: Int) {
+      var divisor = 1
+      for _ in 1..<width { divisor *= 10 }
+      var v = value
+      while divisor > 0 {
+        out.append(UInt8(48 + v / divisor % 10))
+        v %= divisor
+        divisor /= 10
+      }
+    }
+    guard (0...9999).contains(date.year) else {
+      // Outside four-digit years, the general (rare) path.
+      return "\(date)T\(CivilDate.pad(secs / 3600, 2)):\(CivilDate.pad(secs / 60 % 60, 2)):\(CivilDate.pad(secs % 60, 2))Z"
+    }
+    put(date.year, 4)
+    out.append(0x2D)
+    put(date.month, 2)
+    out.append(0x2D)
+    put(date.day, 2)
+    out.append(0x54)
+    put(secs / 3600, 2)
+    out.append(0x3A)
+    put(secs / 60 % 60, 2)
+    out.append(0x3A)
+    put(secs % 60, 2)
     if fractionDigits > 0 {
       let digits = min(fractionDigits, 6)
       var frac = Int(us % 1_000_000)
       for _ in 0..<(6 - digits) { frac /= 10 }
-      out += "." + CivilDate.pad(frac, digits)
+      out.append(0x2E)
+      put(frac, digits)
     }
-    return out + "Z"
+    out.append(0x5A)
+    return String(decoding: out, as: UTF8.self)
   }
 
   /// Parses ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS[.fff…]Z`, also with `+00:00`).

@@ -131,7 +131,14 @@ public final class ControlServer {
 
   /// Queues a line for a client; unknown (already gone) sessions are ignored.
   public func send(_ line: String, to id: SessionID) {
-    clients[id]?.send(line)
+    var bytes = Array(line.utf8)
+    bytes.append(0x0A)
+    clients[id]?.send(bytes: bytes)
+  }
+
+  /// Queues an encoded line (ending in a newline) for a client; for one event sent to many.
+  public func send(bytes: [UInt8], to id: SessionID) {
+    clients[id]?.send(bytes: bytes)
   }
 
   /// Drops a client, e.g. after `slow-consumer`.
@@ -304,8 +311,35 @@ final class ClientConnection {
   }
 
   func send(_ line: String) {
+    var bytes = Array(line.utf8)
+    bytes.append(0x0A)
+    send(bytes: bytes)
+  }
+
+  /// Sends a line (with its newline): straight from the caller's bytes when nothing is
+  /// queued, so one event to many clients is never copied per client.
+  func send(bytes: [UInt8]) {
     guard !closed else { return }
-    if queuedBytes + line.utf8.count + 1 > server.limits.maxQueuedBytes {
+    if out.count == outOffset {
+      var written = 0
+      while written < bytes.count {
+        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
+        if n < 0 {
+          if errno == EINTR { continue }
+          if errno == EAGAIN || errno == EWOULDBLOCK { break }
+          server.drop(self, reason: Errno(call: "write").description, level: .debug)
+          return
+        }
+        written += n
+      }
+      if written == bytes.count { return }
+      out.removeAll(keepingCapacity: true)
+      outOffset = 0
+      out.append(contentsOf: bytes[written...])
+      watch?.setEvents(Epoll.input | Epoll.output)
+      return
+    }
+    if queuedBytes + bytes.count > server.limits.maxQueuedBytes {
       server.bump { $0.droppedSlow += 1 }
       // Best effort: say why before closing; the socket buffer may well be full.
       let reason = ServerMessage.error(nil, RequestError(.slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")) + "\n"
@@ -317,8 +351,7 @@ final class ClientConnection {
       out.removeFirst(outOffset)
       outOffset = 0
     }
-    out.append(contentsOf: line.utf8)
-    out.append(0x0A)
+    out.append(contentsOf: bytes)
     flush()
   }
 

@@ -247,8 +247,9 @@ public final class Daemon {
         server?.send(line, to: session)
       case .push(let sessions, let notice, let at):
         // One line for every recipient.
-        let line = ServerMessage.event(notice, at: at)
-        for session in sessions { server?.send(line, to: session) }
+        var line = Array(ServerMessage.event(notice, at: at).utf8)
+        line.append(0x0A)
+        for session in sessions { server?.send(bytes: line, to: session) }
       case .arm(let which, let at):
         arm(which, at: at)
       case .disarm(let which):

@@ -115,27 +115,33 @@ enum DaemonBenchmark: Benchmark {
       UnixSocket.setNonBlocking(fd)
       subscribers.append(fd)
     }
+    // Reading must not delay the measurement: each read is timed on its own, and lines are
+    // parsed only after the run (parsing 100 events would otherwise push later arrivals back).
     var buffers = [[UInt8]](repeating: [], count: subscribers.count)
-    var samples: [Double] = []
+    var received: [(arrival: Int64, line: [UInt8])] = []
+    received.reserveCapacity(20_000)
     let end = monotonicSeconds() + 8
     var chunk = [UInt8](repeating: 0, count: 65536)
     while monotonicSeconds() < end {
       var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
       guard poll(&fds, nfds_t(fds.count), 200) > 0 else { continue }
-      let arrival = wallMicroseconds()
       for (i, p) in fds.enumerated() where p.revents != 0 {
         let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+        let arrival = wallMicroseconds()
         guard n > 0 else { continue }
         buffers[i].append(contentsOf: chunk[0..<n])
         while let nl = buffers[i].firstIndex(of: 0x0A) {
-          let line = Array(buffers[i][..<nl])
+          received.append((arrival, Array(buffers[i][..<nl])))
           buffers[i].removeSubrange(...nl)
-          guard let json = try? JSON.parse(line), json["event"]?.string == "location",
-            json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
-          else { continue }
-          samples.append(Double(arrival - t.microsecondsSinceEpoch))
         }
       }
+    }
+    var samples: [Double] = []
+    for (arrival, line) in received {
+      guard let json = try? JSON.parse(line), json["event"]?.string == "location",
+        json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
+      else { continue }
+      samples.append(Double(arrival - t.microsecondsSinceEpoch))
     }
     for fd in subscribers { close(fd) }
     guard !samples.isEmpty else {
