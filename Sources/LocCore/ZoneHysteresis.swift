@@ -50,10 +50,11 @@ public struct ZoneHysteresis: Sendable {
   }
 
   /// Feeds one accepted fix's zone; returns the newly adopted zone when it changes.
-  /// `borderDistance` is the data's estimate of the distance to the nearest border, if it has one.
+  /// `borderDistance` is the data's estimate of the distance to the nearest border, if it has
+  /// one; it is evaluated only while a fix disagrees with the adopted zone.
   public mutating func observe(
     _ zone: String?, at coordinate: Coordinate, time: Instant, accuracy: Meters?,
-    borderDistance: Meters? = nil
+    borderDistance: @autoclosure () -> Meters? = nil
   ) -> String? {
     guard let zone else { return nil }  // no data here: keep what we have
     guard let current = adopted else {
@@ -69,7 +70,7 @@ public struct ZoneHysteresis: Sendable {
       candidate?.zone == zone
       ? candidate! : Candidate(zone: zone, fixes: 0, entry: coordinate, since: time, depth: Meters(0))
     c.fixes += 1
-    let into = borderDistance?.value ?? c.entry.distance(to: coordinate).value
+    let into = borderDistance()?.value ?? c.entry.distance(to: coordinate).value
     c.depth = Meters(max(c.depth.value, into - radius))
     candidate = c
     let deepEnough = c.depth.value >= settings.distance.value

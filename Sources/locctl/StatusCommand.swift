@@ -69,6 +69,9 @@ enum StatusCommand: LocctlCommand {
       if let origin = z["origin"]?.string { extra.append("from \(origin)") }
       if !extra.isEmpty { text += " (" + extra.joined(separator: ", ") + ")" }
       row("Time zone:", text)
+      if let d = z["borderDistance"]?.number {
+        row("", d < 1000 ? "a zone border is \(Int(d)) m away" : "a zone border is \((d / 100).rounded() / 10) km away")
+      }
     }
     if let sun = s["sun"], let date = sun["date"]?.string {
       let rise = localClock(sun["sunrise"]?.string, offset: offset) ?? "none"

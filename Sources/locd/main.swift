@@ -104,10 +104,16 @@ do {
 } catch {
   Logger(level: config.logLevel).warning("no time-zone boundary data (\(error)); using the configured or system zone")
 }
-let environment = EngineEnvironment(
+var environment = EngineEnvironment(
   systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
   zoneAt: { coordinate in try? boundaries?.zoneName(at: coordinate) },
   rules: { name in try? zones.rules(named: name) })
+if let boundaries {
+  // "How far is the border" for the status and the zone hysteresis: probed, within 10 km.
+  environment.borderDistance = { coordinate in
+    BorderProbe.distance(from: coordinate) { try? boundaries.zoneName(at: $0) }
+  }
+}
 let daemon: Daemon
 do {
   daemon = try Daemon(config: config, loader: loader, environment: environment, makeSource: SourceFactory.make, clock: clock)
