@@ -10,6 +10,8 @@ extension FileIO {
     let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
     guard fd >= 0 else { throw Errno(call: "open \(temporary)") }
     do throws(Errno) {
+      // The mode is set explicitly: open's mode is masked by the umask, and a temporary
+      // left over from a crash keeps whatever mode it had.
       guard fchmod(fd, 0o600) == 0 else { throw Errno(call: "fchmod") }
       try writeAll(fd: fd, bytes)
       guard fsync(fd) == 0 else { throw Errno(call: "fsync") }

@@ -48,32 +48,9 @@ public struct StateFile {
     if mkdir(directory, 0o700) != 0, errno != EEXIST { throw Errno(call: "mkdir \(directory)") }
   }
 
-  /// Replaces the file atomically with `state`.
+  /// Replaces the file atomically with `state` (temporary file, fsync, rename, fsync of the
+  /// directory; mode 0600 whatever the umask).
   public func write(_ state: StoredState) throws(Errno) {
-    let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { throw Errno(call: "open \(temporary)") }
-    do throws(Errno) {
-      // The mode is set explicitly: open's mode is masked by the umask, and a temporary
-      // left over from a crash keeps whatever mode it had.
-      guard fchmod(fd, 0o600) == 0 else { throw Errno(call: "fchmod") }
-      try FileIO.writeAll(fd: fd, state.encoded())
-      guard fsync(fd) == 0 else { throw Errno(call: "fsync") }
-    } catch {
-      close(fd)
-      unlink(temporary)
-      throw error
-    }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-      let e = Errno(call: "rename")
-      unlink(temporary)
-      throw e
-    }
-    let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if dirfd >= 0 {
-      fsync(dirfd)
-      close(dirfd)
-    }
+    try FileIO.replace(path: path, directory: directory, with: state.encoded())
   }
 }

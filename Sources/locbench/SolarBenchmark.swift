@@ -19,18 +19,7 @@ enum SolarBenchmark: Benchmark {
   }
 
   static func run(_ arguments: [String]) -> Int32 {
-    var path = "Tests/Fixtures/solar/reference.csv"
-    var rounds = 20
-    var i = 0
-    while i < arguments.count {
-      if arguments[i] == "--rounds", i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
-        rounds = n
-        i += 2
-      } else {
-        path = arguments[i]
-        i += 1
-      }
-    }
+    let (path, rounds) = pathAndRounds(arguments, path: "Tests/Fixtures/solar/reference.csv", rounds: 20)
     let days: [LocationDay]
     do {
       days = try load(path)

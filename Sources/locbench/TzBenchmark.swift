@@ -12,18 +12,7 @@ enum TzBenchmark: Benchmark {
   static let name = "tz"
 
   static func run(_ arguments: [String]) -> Int32 {
-    var path = "Tests/Fixtures/tz/points.csv"
-    var rounds = 100
-    var i = 0
-    while i < arguments.count {
-      if arguments[i] == "--rounds", i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
-        rounds = n
-        i += 2
-      } else {
-        path = arguments[i]
-        i += 1
-      }
-    }
+    let (path, rounds) = pathAndRounds(arguments, path: "Tests/Fixtures/tz/points.csv", rounds: 100)
     let points: [(lat: Double, lon: Double, zone: String)]
     do {
       points = try load(path)

@@ -8,6 +8,23 @@ protocol Benchmark {
   static func run(_ arguments: [String]) -> Int32
 }
 
+/// `[PATH] [--rounds N]`, the arguments of the data-driven groups.
+func pathAndRounds(_ arguments: [String], path defaultPath: String, rounds defaultRounds: Int) -> (String, Int) {
+  var path = defaultPath
+  var rounds = defaultRounds
+  var i = 0
+  while i < arguments.count {
+    if arguments[i] == "--rounds", i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 {
+      rounds = n
+      i += 2
+    } else {
+      path = arguments[i]
+      i += 1
+    }
+  }
+  return (path, rounds)
+}
+
 /// Every benchmark group. Add one line per group.
 let allBenchmarks: [any Benchmark.Type] = [
   SolarBenchmark.self,
