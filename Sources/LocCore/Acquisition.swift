@@ -1,6 +1,9 @@
 /// When locd wants fixes. A location manager must not keep a receiver powered "just in
 /// case": it acquires a fix when it matters, stops once it has a good one, and falls back
 /// cleanly when none comes. A small state machine: idle → acquiring → settled → idle.
+///
+/// Pure: instants in, outputs out. The engine turns the outputs into timers, events and the
+/// shell's `receivers(active:)` effect (docs/PRIVACY.md says when a receiver is powered).
 public struct Acquisition: Sendable {
   /// Configuration (locd.conf `[Acquisition]`).
   public struct Policy: Sendable, Hashable {
@@ -61,6 +64,18 @@ public struct Acquisition: Sendable {
     case timedOut(at: Instant)
   }
 
+  /// One change of phase, for status and events.
+  public struct Transition: Sendable, Hashable {
+    /// The phase left: "idle", "acquiring" or "settled".
+    public var from: String
+    /// The phase entered.
+    public var to: String
+    /// Why, in words.
+    public var reason: String
+    /// When.
+    public var at: Instant
+  }
+
   /// What the state machine asks for.
   public enum Output: Sendable, Hashable {
     /// Receivers on (true) or allowed to sleep (false).
@@ -81,12 +96,20 @@ public struct Acquisition: Sendable {
   public private(set) var reasons: Set<Trigger> = []
   /// How the last attempt ended.
   public private(set) var lastOutcome: Outcome?
+  /// The last change of phase.
+  public private(set) var lastTransition: Transition?
   /// When the next refresh is due (idle only).
   public private(set) var nextRefresh: Instant?
   /// Consecutive timeouts, for the back-off.
   public private(set) var failures = 0
+  /// Attempts started (idle → acquiring) since the daemon started.
+  public private(set) var attempts = 0
   /// Continuous-update subscribers holding acquisition open.
   public private(set) var holders = 0
+  /// One-shot requests waiting for a fix, by token, each with the instant it gives up.
+  public private(set) var oneShots: [Int: Instant] = [:]
+  /// The delay before `nextRefresh` as it was scheduled, to re-plan it after a clock step.
+  private var refreshDelay: Duration = .zero
   private var goodStreak = 0
   private var lastGood: (coordinate: Coordinate, accuracy: Meters)?
 
@@ -102,73 +125,114 @@ public struct Acquisition: Sendable {
   /// Whether fixes are wanted now.
   public var isAcquiring: Bool { phaseName == "acquiring" }
 
-  /// Starts (or extends) acquisition for `trigger`.
+  /// Whether something holds acquisition open without a timeout (a continuous subscriber,
+  /// policy `continuous`).
+  public var isHeld: Bool { holders > 0 || policy.mode == .continuous }
+
+  /// The instant the current attempt gives up, if it can.
+  public var deadline: Instant? {
+    if case .acquiring(_, let d) = phase { return d }
+    return nil
+  }
+
+  /// Starts acquisition for `trigger`, or, when already acquiring, adds the reason and gives
+  /// the attempt a full timeout from now (a new reason deserves a full try).
   public mutating func trigger(_ trigger: Trigger, at now: Instant) -> [Output] {
     reasons.insert(trigger)
-    var out: [Output] = []
-    if case .idle = phase {
+    switch phase {
+    case .idle:
       goodStreak = 0
       lastGood = nil
-      let held = holders > 0 || policy.mode == .continuous
-      phase = .acquiring(since: now, deadline: held ? nil : now.adding(policy.timeout))
+      let deadline = isHeld ? nil : now.adding(policy.timeout)
+      phase = .acquiring(since: now, deadline: deadline)
       nextRefresh = nil
-      out.append(.transition(from: "idle", to: "acquiring", reason: trigger.rawValue))
-      out.append(.receiverActive(true))
-      out.append(.refresh(at: nil))
-      out.append(.timeout(at: held ? nil : now.adding(policy.timeout)))
+      attempts += 1
+      return [
+        transition("idle", "acquiring", trigger.rawValue, at: now), .receiverActive(true), .refresh(at: nil),
+        .timeout(at: deadline),
+      ]
+    case .acquiring(let since, let deadline):
+      if trigger == .resume {
+        // Fixes from before the sleep prove nothing about where the machine woke up.
+        goodStreak = 0
+        lastGood = nil
+      }
+      if isHeld {
+        guard deadline != nil else { return [] }
+        phase = .acquiring(since: since, deadline: nil)
+        return [.timeout(at: nil)]
+      }
+      return extend(to: now.adding(policy.timeout))
     }
-    return out
+  }
+
+  /// A one-shot request (`token`) wants a fix until `until`: acquisition starts or goes on,
+  /// at least until then, and does not settle while the request waits.
+  public mutating func oneShot(_ token: Int, until: Instant, at now: Instant) -> [Output] {
+    oneShots[token] = until
+    return trigger(.oneShot, at: now) + extend(to: until)
+  }
+
+  /// One-shot request `token` was answered or dropped; acquisition may settle now.
+  public mutating func release(_ token: Int, at now: Instant) -> [Output] {
+    guard oneShots.removeValue(forKey: token) != nil else { return [] }
+    if oneShots.isEmpty { reasons.remove(.oneShot) }
+    return settleIfStable(at: now)
   }
 
   /// A continuous subscriber came (+1) or went (-1).
   public mutating func holder(_ delta: Int, at now: Instant) -> [Output] {
     holders = max(0, holders + delta)
-    if delta > 0 {
-      var out = trigger(.subscriber, at: now)
-      if case .acquiring(let since, .some) = phase {
-        phase = .acquiring(since: since, deadline: nil)
-        out.append(.timeout(at: nil))
-      }
-      return out
-    }
-    guard holders == 0, policy.mode == .onDemand, case .acquiring(let since, nil) = phase else { return [] }
+    if delta > 0 { return trigger(.subscriber, at: now) }
+    guard holders == 0 else { return [] }
     reasons.remove(.subscriber)
-    // Held open until now: give the attempt its normal timeout from here.
-    phase = .acquiring(since: since, deadline: now.adding(policy.timeout))
-    if let good = lastGood, good.accuracy <= policy.accuracy, goodStreak >= policy.stableFixes {
-      return settle(at: now, accuracy: good.accuracy, reason: "last continuous subscriber left")
-    }
-    return [.timeout(at: now.adding(policy.timeout))]
+    guard policy.mode == .onDemand, case .acquiring(let since, nil) = phase else { return [] }
+    // Held open until now: the attempt gets its normal timeout from here (or until the
+    // latest waiting one-shot), and settles at once if it already has a stable fix.
+    let deadline = max(now.adding(policy.timeout), oneShots.values.max() ?? now)
+    phase = .acquiring(since: since, deadline: deadline)
+    let settled = settleIfStable(at: now, reason: "last continuous subscriber left; \(goodFixReason)")
+    return settled.isEmpty ? [.timeout(at: deadline)] : settled
   }
 
-  /// An accepted fix arrived.
+  /// A valid fix arrived (accepted, or consistent with the current one).
   public mutating func fix(_ coordinate: Coordinate, accuracy: Meters?, at now: Instant) -> [Output] {
-    guard case .acquiring(_, let deadline) = phase else { return [] }
+    guard isAcquiring else { return [] }
     guard let accuracy, accuracy <= policy.accuracy else {
       goodStreak = 0
       lastGood = nil
       return []
     }
-    if let previous = lastGood, previous.coordinate.distance(to: coordinate).value <= previous.accuracy.value + accuracy.value {
+    if let previous = lastGood,
+      previous.coordinate.distance(to: coordinate).value <= previous.accuracy.value + accuracy.value
+    {
       goodStreak += 1
     } else {
       goodStreak = 1
     }
     lastGood = (coordinate, accuracy)
-    guard goodStreak >= policy.stableFixes, deadline != nil else { return [] }
-    return settle(at: now, accuracy: accuracy, reason: "fix within \(Int(policy.accuracy.value)) m, stable")
+    return settleIfStable(at: now)
   }
 
   /// The acquisition timeout fired.
   public mutating func timedOut(at now: Instant) -> [Output] {
     guard case .acquiring(_, let deadline?) = phase, now >= deadline else { return [] }
+    oneShots.removeAll()
+    reasons.remove(.oneShot)
+    // A stable fix held back only by a one-shot that wanted better still counts.
+    let settled = settleIfStable(at: now)
+    if !settled.isEmpty { return settled }
     failures += 1
     lastOutcome = .timedOut(at: now)
     // Back off: 1 min, 2, 4, ... capped at the refresh interval. Never a tight loop.
     var delay = policy.retryDelay
     for _ in 1..<failures where delay < policy.refreshInterval { delay = delay * 2 }
     delay = min(delay, policy.refreshInterval)
-    return goIdle(at: now, refreshIn: delay, to: "idle", reason: "no good fix in \(Int(policy.timeout.seconds)) s")
+    let why =
+      "no fix within \(Acquisition.describe(policy.accuracy)) in \(Acquisition.describe(policy.timeout))"
+    return goIdle(
+      at: now, refreshIn: delay,
+      [transition("acquiring", "idle", "\(why); next attempt in \(Acquisition.describe(delay))", at: now)])
   }
 
   /// The refresh timer fired.
@@ -177,29 +241,117 @@ public struct Acquisition: Sendable {
     return trigger(.refresh, at: now)
   }
 
-  /// Replaces the policy (reload); a held-open or running attempt keeps going.
+  /// The wall clock was stepped: deadlines computed before mean nothing now. A running
+  /// attempt gets a full timeout from now; a refresh waits at most its scheduled delay.
+  /// (One-shot requests are re-registered by their owner with `oneShot`.)
+  public mutating func clockStepped(at now: Instant) -> [Output] {
+    switch phase {
+    case .acquiring(let since, let deadline?):
+      let fresh = now.adding(policy.timeout)
+      guard fresh != deadline else { return [] }
+      phase = .acquiring(since: min(since, now), deadline: fresh)
+      return [.timeout(at: fresh)]
+    case .acquiring:
+      return []
+    case .idle:
+      guard let due = nextRefresh, due > now.adding(refreshDelay) else { return [] }
+      nextRefresh = now.adding(refreshDelay)
+      return [.refresh(at: nextRefresh)]
+    }
+  }
+
+  /// Replaces the policy (reload): `continuous` starts holding; leaving it lets a held-open
+  /// attempt time out (or settle) normally; a shorter refresh interval applies at once.
   public mutating func update(_ policy: Policy, at now: Instant) -> [Output] {
     self.policy = policy
     if policy.mode == .continuous { return trigger(.continuous, at: now) }
-    return []
+    reasons.remove(.continuous)
+    switch phase {
+    case .acquiring(let since, nil) where holders == 0:
+      let deadline = max(now.adding(policy.timeout), oneShots.values.max() ?? now)
+      phase = .acquiring(since: since, deadline: deadline)
+      let settled = settleIfStable(at: now)
+      return settled.isEmpty ? [.timeout(at: deadline)] : settled
+    case .idle:
+      guard let due = nextRefresh, due > now.adding(policy.refreshInterval) else { return [] }
+      refreshDelay = policy.refreshInterval
+      nextRefresh = now.adding(policy.refreshInterval)
+      return [.refresh(at: nextRefresh)]
+    default:
+      return []
+    }
   }
 
-  private mutating func settle(at now: Instant, accuracy: Meters, reason: String) -> [Output] {
+  /// What status shows about acquisition.
+  public func report(pendingLocates: Int) -> AcquisitionReport {
+    var since: Instant? = nil
+    if case .acquiring(let s, _) = phase { since = s }
+    return AcquisitionReport(
+      policy: policy, phase: phaseName, since: since, deadline: deadline,
+      reasons: reasons.sorted().map(\.rawValue),
+      lastTransition: lastTransition, lastOutcome: lastOutcome, nextRefresh: nextRefresh, failures: failures,
+      attempts: attempts, subscribers: holders, pendingLocates: pendingLocates)
+  }
+
+  // MARK: Private
+
+  private var goodFixReason: String { "fix within \(Acquisition.describe(policy.accuracy)), stable" }
+
+  /// Moves the deadline later (never earlier); an attempt that is not held always has one.
+  private mutating func extend(to instant: Instant) -> [Output] {
+    guard case .acquiring(let since, let deadline) = phase, !isHeld else { return [] }
+    if let deadline, instant <= deadline { return [] }
+    phase = .acquiring(since: since, deadline: instant)
+    return [.timeout(at: instant)]
+  }
+
+  /// Settles when a deadline-bound attempt has a stable good fix and no one-shot waits.
+  private mutating func settleIfStable(at now: Instant, reason: String? = nil) -> [Output] {
+    guard case .acquiring(_, _?) = phase, oneShots.isEmpty, let good = lastGood,
+      goodStreak >= policy.stableFixes
+    else { return [] }
     failures = 0
-    lastOutcome = .settled(at: now, accuracy: accuracy)
-    return goIdle(at: now, refreshIn: policy.refreshInterval, to: "settled", reason: reason)
+    lastOutcome = .settled(at: now, accuracy: good.accuracy)
+    let delay = policy.refreshInterval
+    return goIdle(
+      at: now, refreshIn: delay,
+      [
+        transition("acquiring", "settled", reason ?? goodFixReason, at: now),
+        transition(
+          "settled", "idle", "receivers released; next refresh in \(Acquisition.describe(delay))", at: now),
+      ])
   }
 
-  /// Back to idle; `to` names the transition ("settled" passes through to idle at once).
-  private mutating func goIdle(at now: Instant, refreshIn delay: Duration, to: String, reason: String) -> [Output] {
+  /// Back to idle after `transitions`, with the next refresh in `delay`.
+  private mutating func goIdle(at now: Instant, refreshIn delay: Duration, _ transitions: [Output])
+    -> [Output]
+  {
     phase = .idle
     reasons.removeAll()
+    oneShots.removeAll()
     goodStreak = 0
     lastGood = nil
+    refreshDelay = delay
     nextRefresh = now.adding(delay)
-    return [
-      .transition(from: "acquiring", to: to, reason: reason), .receiverActive(false), .timeout(at: nil),
-      .refresh(at: nextRefresh),
-    ]
+    return transitions + [.receiverActive(false), .timeout(at: nil), .refresh(at: nextRefresh)]
+  }
+
+  private mutating func transition(_ from: String, _ to: String, _ reason: String, at now: Instant) -> Output
+  {
+    lastTransition = Transition(from: from, to: to, reason: reason, at: now)
+    return .transition(from: from, to: to, reason: reason)
+  }
+
+  /// "50 m", "1.5 km".
+  static func describe(_ m: Meters) -> String {
+    m.value >= 1000 ? "\((m.value / 100).rounded() / 10) km" : "\(Int(m.value.rounded())) m"
+  }
+
+  /// "45 s", "15 min", "2 h", "1 h 30 min".
+  static func describe(_ d: Duration) -> String {
+    let s = Int(d.seconds.rounded())
+    if s < 120 && s % 60 != 0 { return "\(s) s" }
+    if s < 3600 { return "\(s / 60) min" }
+    return s % 3600 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \(s / 60 % 60) min"
   }
 }

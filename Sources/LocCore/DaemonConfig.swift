@@ -44,6 +44,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var zoneSwitch = ZoneHysteresis.Settings()
   /// Set the system time zone (timedated) when the zone from the position changes.
   public var setSystemTimeZone = false
+  /// When locd wants fixes (`[Acquisition]`): on demand (default) or continuously.
+  public var acquisition = Acquisition.Policy()
 
   /// The defaults.
   public init() {}
@@ -133,8 +135,30 @@ public struct DaemonConfig: Sendable, Equatable {
         if let d = Duration(timeSpan: v) { zoneSwitch.time = d } else { problem("SwitchAfter= must be a time span, e.g. 5min") }
       case ("TimeZone", "SetSystemTimeZone"):
         if let b = DaemonConfig.parseBool(v) { setSystemTimeZone = b } else { problem("SetSystemTimeZone= must be yes or no") }
+      case ("Acquisition", "Policy"):
+        if let m = Acquisition.Policy.Mode(rawValue: v) { acquisition.mode = m } else {
+          problem("Policy= must be on-demand or continuous")
+        }
+      case ("Acquisition", "RefreshInterval"):
+        if let d = Duration(timeSpan: v), d >= .seconds(1) { acquisition.refreshInterval = d } else {
+          problem("RefreshInterval= must be a time span of at least 1s, e.g. 15min")
+        }
+      case ("Acquisition", "Timeout"):
+        if let d = Duration(timeSpan: v), d >= .seconds(1), d <= .seconds(3600) { acquisition.timeout = d } else {
+          problem("Timeout= must be a time span from 1s to 1h, e.g. 60s")
+        }
+      case ("Acquisition", "Accuracy"):
+        if let m = DaemonConfig.parseDistance(v), m.value > 0 { acquisition.accuracy = m } else {
+          problem("Accuracy= must be a distance above 0, e.g. 50m")
+        }
+      case ("Acquisition", "StableFixes"):
+        if let n = Int(v), (1...100).contains(n) { acquisition.stableFixes = n } else { problem("StableFixes= must be 1-100") }
+      case ("Acquisition", "RetryDelay"):
+        if let d = Duration(timeSpan: v), d >= .seconds(1) { acquisition.retryDelay = d } else {
+          problem("RetryDelay= must be a time span of at least 1s, e.g. 1min")
+        }
       default:
-        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone"].contains(entry.section) {
+        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone", "Acquisition"].contains(entry.section) {
           problem("unknown key '\(entry.key)' in [\(entry.section)]")
         } else {
           problem("unknown section [\(entry.section)]")

@@ -16,7 +16,7 @@ public struct Engine {
 
   private(set) var sessions: [SessionID: Session] = [:]
   /// Sessions that may read, by the event kinds they subscribed to, in id order.
-  private var subscribers: [EventKind: [SessionID]] = [:]
+  private(set) var subscribers: [EventKind: [SessionID]] = [:]
   private(set) var sources: [SourceID: SourceSnapshot] = [:]
   /// Which fixes may move the position.
   var acceptance = FixAcceptance()
@@ -42,6 +42,14 @@ public struct Engine {
   var regeneratedThisEvent = false
   /// The system zone as locd last set it (or found it), for `SetSystemTimeZone=`.
   var systemZoneSet: String?
+  /// When fixes are wanted (idle, acquiring, settled).
+  var acquisition: Acquisition
+  /// `locate` requests waiting for a fix, oldest first.
+  var pendingLocates: [PendingLocate] = []
+  /// The token the next `locate` request gets in `acquisition`.
+  var nextLocateToken = 0
+  /// What the shell was last told about receivers (nil: nothing yet).
+  var receiversActive: Bool?
   /// The latest accepted fix and the position made from it.
   private(set) var latestFix: (fix: Fix, position: Position)?
   /// Last known position from the state file (or last persisted).
@@ -66,6 +74,7 @@ public struct Engine {
     self.environment = environment
     planner = TimerPlanner(zone: .utc, coordinate: nil)
     systemZoneSet = environment.systemZone
+    acquisition = Acquisition(policy: config.acquisition)
     applySettings()
   }
 
@@ -92,6 +101,10 @@ public struct Engine {
       lastTier = resolve(at: now).tier
       if let c = lastKnown?.coordinate { hysteresis.reset(to: environment.zoneAt(c), at: now) }
       regenerate(.start, at: now, into: &effects)
+      applyAcquisition(acquisition.trigger(.start, at: now), at: now, into: &effects)
+      if config.acquisition.mode == .continuous {
+        applyAcquisition(acquisition.trigger(.continuous, at: now), at: now, into: &effects)
+      }
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
     case .sourceUpdated(let snapshot, let restarted):
@@ -113,6 +126,7 @@ public struct Engine {
     case .sessionClosed(let id):
       sessions[id] = nil
       indexSubscribers()
+      dropLocates(of: id, at: now, into: &effects)
     case .timerFired(let timer):
       switch timer {
       case .freshness: break  // the tier check below does the work
@@ -122,6 +136,14 @@ public struct Engine {
       case .localMidnight:
         armed[.localMidnight] = nil
         regenerate(.localMidnight, at: now, into: &effects)
+      case .acquisitionTimeout:
+        armed[.acquisitionTimeout] = nil
+        applyAcquisition(acquisition.timedOut(at: now), at: now, into: &effects)
+      case .acquisitionRefresh:
+        armed[.acquisitionRefresh] = nil
+        applyAcquisition(acquisition.refreshDue(at: now), at: now, into: &effects)
+      case .locateDeadline:
+        armed[.locateDeadline] = nil  // afterEvent answers what is due
       }
     case .timersLoaded(let files, let problems, let store):
       loadTimers(files, problems: problems, store: store, at: now, into: &effects)
@@ -129,16 +151,19 @@ public struct Engine {
       effects.append(.log(.notice, "the wall clock was stepped; re-planning"))
       if scheduler.wentBack(at: now) { scheduler.steppedBack(to: now) }
       regenerate(.clockStep, at: now, into: &effects)
+      rebaseAcquisition(at: now, into: &effects)
     case .resumed(let slept):
       let how = slept.map { " after \(Engine.describeAge($0))" } ?? ""
       effects.append(.log(.info, "resumed from suspend\(how); re-planning"))
       regenerate(.resume, at: now, into: &effects)
+      applyAcquisition(acquisition.trigger(.resume, at: now), at: now, into: &effects)
     case .configReloaded(let result, let requester):
       switch result {
       case .success(let newConfig):
         config = newConfig
         applySettings()
         effects.append(.log(.notice, "configuration reloaded"))
+        applyAcquisition(acquisition.update(newConfig.acquisition, at: now), at: now, into: &effects)
         regenerate(.configuration, at: now, into: &effects)
         if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
       case .failure(let failure):
@@ -166,6 +191,10 @@ public struct Engine {
   private mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
     if case .reject(let why) = acceptance.judge(fix, from: source) {
       rejections[why, default: 0] += 1
+      if why == .insideAccuracy, let c = fix.coordinate {
+        // Consistent with the current fix, only less accurate: it still shows the position is stable.
+        applyAcquisition(acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
+      }
       switch why {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
       case .implausibleJump: effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
@@ -184,6 +213,8 @@ public struct Engine {
       effects.append(.log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
+    answerLocates(at: now, into: &effects)
+    applyAcquisition(acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
 
     let before = hysteresis.adopted
     let adopted = hysteresis.observe(
@@ -219,7 +250,9 @@ public struct Engine {
     }
     let needed: AccessLevel
     switch request {
-    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer: needed = .read
+    // Asking for a fresh fix needs no more than reading it: a reader can already keep the
+    // receiver on by subscribing to `location` (docs/PRIVACY.md).
+    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer, .locate, .refresh: needed = .read
     case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: needed = .admin
     }
     guard session.access >= needed else {
@@ -259,6 +292,15 @@ public struct Engine {
       effects.append(.reloadConfiguration(requestedBy: RequestRef(session: sessionID, id: id)))
     case .listTimers, .showTimer, .addTimer, .removeTimer:
       handleTimerRequest(request, id: id, from: sessionID, at: now, into: &effects)
+    case .locate(let timeout, let accuracy):
+      handleLocate(
+        RequestRef(session: sessionID, id: id), timeout: timeout ?? config.acquisition.timeout,
+        accuracy: accuracy ?? config.acquisition.accuracy, at: now, into: &effects)
+    case .refresh:
+      let uid = session.peer.uid
+      effects.append(.log(.info, "fresh fix requested by uid \(uid)"))
+      applyAcquisition(acquisition.trigger(.manual, at: now), at: now, into: &effects)
+      effects.append(.reply(sessionID, id, .success(.acquisition(acquisition.report(pendingLocates: pendingLocates.count)))))
     }
   }
 
@@ -271,6 +313,7 @@ public struct Engine {
       scheduler.steppedBack(to: now)
       effects.append(.log(.notice, "time went back; re-planning"))
       regenerate(.clockStep, at: now, into: &effects)
+      rebaseAcquisition(at: now, into: &effects)
     }
     if let current = zoneInEffect {
       let z = currentZone(at: now)
@@ -280,6 +323,7 @@ public struct Engine {
     }
     fireDueTimers(at: now, into: &effects)
     armTimers(into: &effects)
+    syncAcquisition(at: now, into: &effects)
     let resolved = resolve(at: now)
     if resolved.tier != lastTier {
       effects.append(.log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
@@ -329,7 +373,9 @@ public struct Engine {
   /// Why fixes are not coming, from the sources' states.
   private var sourceProblem: String? {
     let snapshots = sources.values.sorted(by: { $0.id < $1.id })
-    if snapshots.contains(where: { $0.state == .connected }) { return nil }
+    if snapshots.contains(where: { $0.state == .connected || $0.state == .idle }) {
+      return acquisition.isAcquiring ? nil : "receivers idle between refreshes"
+    }
     guard let first = snapshots.first else { return nil }
     let detail = first.lastError.map { ": \($0)" } ?? ""
     return "source \(first.uri) is \(first.state.name)\(detail)"
@@ -418,7 +464,8 @@ public struct Engine {
       sun: sun, server: serverCounters, sessions: sessions.count, startedAt: startedAt,
       stateProblem: stateProblem, summary: summaryLine(resolved, at: now), timers: scheduler.names.count,
       nextTimer: nextTimerStatus(),
-      rejectedFixes: FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) })
+      rejectedFixes: FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) },
+      acquisition: acquisition.report(pendingLocates: pendingLocates.count))
   }
 
   /// The human one-liner for systemd's STATUS= (no coordinates).

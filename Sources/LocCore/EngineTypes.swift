@@ -48,6 +48,9 @@ public enum SourceState: Sendable, Hashable {
   case finished
   /// Cannot work as configured (e.g. file missing); not retried.
   case failed
+  /// Released while acquisition is idle: nothing open, nothing retried until fixes are
+  /// wanted again (a serial device closed, a connection gpsd ended while unwatched).
+  case idle
 
   /// The state's name on the wire.
   public var name: String {
@@ -57,6 +60,7 @@ public enum SourceState: Sendable, Hashable {
     case .reconnecting: return "reconnecting"
     case .finished: return "finished"
     case .failed: return "failed"
+    case .idle: return "idle"
     }
   }
 }
@@ -147,6 +151,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case timerFired = "timer-fired"
   /// A source connected, was lost, or failed.
   case sourceStatus = "source-status"
+  /// Acquisition changed phase (idle, acquiring, settled), with the reason.
+  case acquisition
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -165,6 +171,8 @@ public enum Notice: Sendable, Hashable {
   /// A timer fired; `zone` is the zone its deadline was planned in, `local` the deadline on
   /// that zone's wall clock.
   case timerFired(TimerFiring, zone: String, local: LocalDateTime)
+  /// Acquisition changed phase.
+  case acquisition(AcquisitionChange)
 
   /// The kind a subscriber asks for to get this.
   public var kind: EventKind {
@@ -175,6 +183,7 @@ public enum Notice: Sendable, Hashable {
     case .timezoneChanged: return .timezoneChanged
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
+    case .acquisition: return .acquisition
     }
   }
 }
@@ -201,6 +210,11 @@ public enum Request: Sendable, Hashable {
   case addTimer(TimerDefinition)
   /// Remove a runtime timer.
   case removeTimer(String)
+  /// The best position within `timeout` (nil: the policy's), waiting for a fresh fix at
+  /// least `accuracy` accurate (nil: the policy's); answered when one comes or at the timeout.
+  case locate(timeout: Duration?, accuracy: Meters?)
+  /// Acquire a fresh fix now (`locctl refresh`).
+  case refresh
 }
 
 /// A successful answer.
@@ -217,6 +231,10 @@ public enum Response: Sendable, Hashable {
   case timers([TimerStatus], problems: [String])
   /// One timer.
   case timer(TimerStatus)
+  /// The answer to `locate`.
+  case located(LocateAnswer)
+  /// The acquisition state (after `refresh`).
+  case acquisition(AcquisitionReport)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -231,6 +249,12 @@ public enum EngineTimer: Hashable, Sendable {
   case localMidnight
   /// The zone's next change of UTC offset (daylight-saving transition).
   case zoneTransition
+  /// The current acquisition attempt gives up.
+  case acquisitionTimeout
+  /// The next periodic acquisition (or retry after a timeout).
+  case acquisitionRefresh
+  /// The earliest `locate` request is due to be answered with what there is.
+  case locateDeadline
 }
 
 /// Something that happened, fed to `Engine.handle(_:at:)`.
@@ -301,4 +325,7 @@ public enum Effect: Sendable, Hashable {
   case runCommand(argv: [String], user: String, environment: [String], timer: String)
   /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
   case setSystemTimeZone(String)
+  /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
+  /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
+  case receivers(active: Bool)
 }

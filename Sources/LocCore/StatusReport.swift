@@ -73,4 +73,6 @@ public struct StatusReport: Sendable, Hashable {
   public var nextTimer: TimerStatus? = nil
   /// Fixes dropped by acceptance, by reason (no-fix, old, implausible-jump, inside-accuracy).
   public var rejectedFixes: [Counter] = []
+  /// When fixes are wanted: phase, reasons, last outcome, next refresh.
+  public var acquisition: AcquisitionReport? = nil
 }

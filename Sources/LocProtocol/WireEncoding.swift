@@ -15,6 +15,8 @@ public enum WireEncoding {
     case .timers(let list, let problems):
       return .object(["timers": .array(list.map(encode(timer:))), "problems": .array(problems.map { .string($0) })])
     case .timer(let status): return .object(["timer": encode(timer: status)])
+    case .located(let answer): return encode(located: answer)
+    case .acquisition(let report): return .object(["acquisition": encode(acquisition: report)])
     }
   }
 
@@ -54,7 +56,57 @@ public enum WireEncoding {
       o["missed"] = .int(f.missed)
       o["note"] = .optional(f.occurrence.note)
       return .object(o)
+    case .acquisition(let change):
+      return .object([
+        "from": .string(change.transition.from), "to": .string(change.transition.to),
+        "reason": .string(change.transition.reason), "acquisition": encode(acquisition: change.report),
+      ])
     }
+  }
+
+  /// The acquisition state (docs/PROTOCOL.md, "acquisition object"). Durations in seconds.
+  public static func encode(acquisition a: AcquisitionReport) -> JSON {
+    var o: JSONObject = [
+      "policy": .string(a.policy.mode.rawValue), "refreshInterval": .number(a.policy.refreshInterval.seconds),
+      "timeout": .number(a.policy.timeout.seconds), "accuracy": .number(a.policy.accuracy.value),
+      "phase": .string(a.phase), "receivers": .string(a.receiversActive ? "active" : "released"),
+      "reasons": .array(a.reasons.map { .string($0) }), "failures": .int(a.failures), "attempts": .int(a.attempts),
+      "subscribers": .int(a.subscribers), "pendingLocates": .int(a.pendingLocates),
+    ]
+    o["since"] = .optional(a.since?.iso8601())
+    o["deadline"] = .optional(a.deadline?.iso8601())
+    o["nextRefresh"] = .optional(a.nextRefresh?.iso8601())
+    if let t = a.lastTransition {
+      o["lastTransition"] = .object([
+        "from": .string(t.from), "to": .string(t.to), "reason": .string(t.reason), "at": .string(t.at.iso8601()),
+      ])
+    } else {
+      o["lastTransition"] = .null
+    }
+    switch a.lastOutcome {
+    case .settled(let at, let accuracy)?:
+      o["lastOutcome"] = .object([
+        "result": .string("settled"), "at": .string(at.iso8601()),
+        "accuracy": .optional(accuracy.map { roundTo($0.value, 1) }),
+      ])
+    case .timedOut(let at)?:
+      o["lastOutcome"] = .object(["result": .string("timed-out"), "at": .string(at.iso8601()), "accuracy": .null])
+    case nil:
+      o["lastOutcome"] = .null
+    }
+    return .object(o)
+  }
+
+  /// A `locate` answer: the position (full precision, with tier, age, reason), its
+  /// provenance, and whether the accuracy asked for was met.
+  public static func encode(located a: LocateAnswer) -> JSON {
+    var o: JSONObject = [
+      "position": encode(a.position, rounded: false), "provenance": .string(a.provenance),
+      "accuracyMet": .bool(a.accuracyMet), "wanted": .number(a.wanted.value),
+      "waited": .number(roundTo(a.waited.seconds, 3)),
+    ]
+    o["note"] = .optional(a.note)
+    return .object(o)
   }
 
   /// A zone: `id`, `origin`, `offset` (seconds east), `abbreviation`.
@@ -167,6 +219,7 @@ public enum WireEncoding {
       "summary": .string(r.summary),
       "timers": .object(["count": .int(r.timers), "next": r.nextTimer.map(encode(timer:)) ?? .null]),
       "rejectedFixes": .object(rejected),
+      "acquisition": r.acquisition.map(encode(acquisition:)) ?? .null,
     ])
   }
 

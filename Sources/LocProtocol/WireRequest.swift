@@ -10,7 +10,7 @@ public enum WireRequest: Sendable, Hashable {
   /// Every method name, for `unknown-method` answers and the docs.
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
-    "show-timer", "add-timer", "remove-timer",
+    "show-timer", "add-timer", "remove-timer", "locate", "refresh",
   ]
 
   /// Decodes one request line (without its newline). On failure returns the id if one
@@ -99,6 +99,27 @@ public enum WireRequest: Sendable, Hashable {
       return .success((id, .request(.reload)))
     case "list-timers":
       return .success((id, .request(.listTimers)))
+    case "locate":
+      for key in params.keys where !["timeout", "accuracy"].contains(key) {
+        return fail(.invalidParams, "unknown parameter \"\(key)\"; locate takes \"timeout\" and \"accuracy\"")
+      }
+      var timeout: Duration? = nil
+      if let t = params["timeout"], !t.isNull {
+        guard let seconds = t.number, seconds >= 0, seconds <= 3600 else {
+          return fail(.invalidParams, "\"timeout\" must be 0..3600 seconds")
+        }
+        timeout = .milliseconds(Int64((seconds * 1000).rounded()))
+      }
+      var accuracy: Meters? = nil
+      if let a = params["accuracy"], !a.isNull {
+        guard let m = a.number, m > 0, m <= 20_000_000 else {
+          return fail(.invalidParams, "\"accuracy\" must be above 0 and at most 20000000 metres")
+        }
+        accuracy = Meters(m)
+      }
+      return .success((id, .request(.locate(timeout: timeout, accuracy: accuracy))))
+    case "refresh":
+      return .success((id, .request(.refresh)))
     case "show-timer", "remove-timer", "add-timer":
       guard let name = params["name"]?.string, TimerDefinition.isValidName(name) else {
         return fail(.invalidParams, "\"name\" must be a timer name: letters, digits, _ . @ -, at most 64")

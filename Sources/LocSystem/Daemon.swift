@@ -33,6 +33,8 @@ public final class Daemon {
   var simulatedTimers: [EngineTimer: Instant] = [:]
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
+  /// Whether the engine wants receivers powered (its last `receivers(active:)`).
+  var receiversActive = true
   var timerStore: TimerStoreFile
   var clockWatcher: ClockWatcher?
   var commands: CommandRunner?
@@ -216,6 +218,7 @@ public final class Daemon {
         continue
       }
       sources.append(source)
+      if !receiversActive { source.setActive(false) }
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
     }
@@ -287,6 +290,9 @@ public final class Daemon {
         } else {
           logger.error("timer \(timer): commands are disabled (no child watch); not run")
         }
+      case .receivers(let active):
+        receiversActive = active
+        for source in sources { source.setActive(active) }
       case .setSystemTimeZone(let zone):
         bus.setTimezone(zone) { [unowned self] problem in
           if let problem {

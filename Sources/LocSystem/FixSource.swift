@@ -11,6 +11,15 @@ public protocol FixSource: AnyObject {
   func start()
   /// Closes everything; no more reports.
   func stop()
+  /// Wakes the receiver (true) or lets it sleep (false) as acquisition wants, before or
+  /// after `start`: gpsd's watch goes off, a serial device is closed, a push source ignores
+  /// its input; no retry timer runs while asleep. The default does nothing (a replay powers
+  /// no receiver and is the simulated clock itself).
+  func setActive(_ active: Bool)
+}
+
+extension FixSource {
+  public func setActive(_ active: Bool) {}
 }
 
 /// Where sources report.

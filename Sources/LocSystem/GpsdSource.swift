@@ -6,7 +6,8 @@ import LocCore
 /// see `FixCoalescer`) or, with `nmea=1`, `?WATCH={"enable":true,"json":false,"nmea":true}`
 /// (the receiver's own sentences, decoded by locd). The connection is a `StreamConnection`:
 /// it comes back after gpsd restarts, forever. `setWatching(false)` turns the reports off
-/// while staying connected, so gpsd may power the receiver down.
+/// while staying connected, so gpsd may power the receiver down; `setActive(false)` (locd's
+/// acquisition went idle) does that and also stops reconnecting until fixes are wanted again.
 public final class GpsdSource: FixSource {
   public let id: SourceID
   let uri: String
@@ -23,6 +24,10 @@ public final class GpsdSource: FixSource {
   public private(set) var wantsWatch = true
   /// Whether gpsd confirmed that reports are on (its last `WATCH` reply on this connection).
   public private(set) var watching = false
+  /// gpsd's `WATCH` replies with reports on, and with reports off: its own word that it
+  /// sends to locd, or that locd no longer needs the receiver.
+  public private(set) var watchEnables = 0
+  public private(set) var watchDisables = 0
   /// gpsd's release from its greeting, e.g. "3.22".
   public private(set) var release: String?
   private var greeted = false
@@ -66,12 +71,18 @@ public final class GpsdSource: FixSource {
       c.sourceCounters + [Counter("gpsdReports", c.gpsdReports), Counter("silences", live.silences)]
       + connection.counters
       + [
-        Counter("watching", watching ? 1 : 0), Counter("devices", devices.count),
+        Counter("watching", watching ? 1 : 0), Counter("watchEnables", watchEnables),
+        Counter("watchDisables", watchDisables), Counter("devices", devices.count),
         Counter("gpsdErrors", gpsdErrors),
       ]
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
       lastError: connection.lastError ?? protocolError)
+  }
+
+  public func setActive(_ active: Bool) {
+    setWatching(active)
+    if active { connection.resume() } else { connection.pause() }
   }
 
   public func start() {
@@ -145,6 +156,7 @@ public final class GpsdSource: FixSource {
       if wantsWatch { sendWatch() }
     case .watch(let w):
       watching = w.enable ?? false
+      if watching { watchEnables += 1 } else { watchDisables += 1 }
       live.watchesSilence = watching
     case .devices(let list):
       devices = Set(list.map { $0.path ?? "" })

@@ -27,6 +27,18 @@ final class LiveDecoder {
   private(set) var silent = false
   /// Silences so far.
   private(set) var silences = 0
+  /// Whether input is ignored (acquisition idle): counted, never decoded, no timer for it.
+  private(set) var paused = false
+  /// Bytes ignored while paused (and, after resuming, up to the next line end).
+  private(set) var ignoredBytes = 0
+  /// Line ends among the ignored bytes: about one per sentence not decoded.
+  private(set) var ignoredLines = 0
+  /// Whether the last byte seen, decoded or ignored, ended a line.
+  private var atLineStart = true
+  /// Paused in the middle of a line: the bytes up to its end are still decoded.
+  private var finishingLine = false
+  /// Resumed in the middle of an ignored line: bytes up to its end are ignored too.
+  private var skippingToLineEnd = false
   /// Whether silence is watched for (gpsd with its watch off is silent by request).
   var watchesSilence = true {
     didSet {
@@ -73,6 +85,9 @@ final class LiveDecoder {
   func begin() {
     running = true
     silent = false
+    atLineStart = true
+    finishingLine = false
+    skippingToLineEnd = false
     lastByteAt = loop.monotonicMicroseconds
     if timer == nil {
       timer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
@@ -82,9 +97,58 @@ final class LiveDecoder {
     armSilence()
   }
 
-  /// Decodes bytes read from the stream.
+  /// Stops decoding (acquisition went idle): the line in progress is finished and the
+  /// pending epoch emitted; later bytes are only counted.
+  func pause() {
+    guard !paused else { return }
+    paused = true
+    finishingLine = !atLineStart
+    skippingToLineEnd = false
+    if flushDue && !finishingLine { flush() }
+    if !flushDue { timer?.disarm() }
+  }
+
+  /// Decodes again from the next line start; silence is timed from now.
+  func resume() {
+    guard paused else { return }
+    paused = false
+    finishingLine = false
+    skippingToLineEnd = !atLineStart
+    silent = false
+    lastByteAt = loop.monotonicMicroseconds
+    armSilence()
+  }
+
+  /// Decodes bytes read from the stream (or counts them while paused).
   func feed(_ bytes: UnsafeRawBufferPointer) {
     guard !bytes.isEmpty else { return }
+    var start = 0
+    if finishingLine || skippingToLineEnd {
+      let end = bytes.firstIndex(of: 0x0A).map { $0 + 1 } ?? bytes.count
+      let part = UnsafeRawBufferPointer(rebasing: bytes[0..<end])
+      if finishingLine { decode(bytes: part) } else { ignore(part) }
+      if bytes[end - 1] == 0x0A {
+        finishingLine = false
+        skippingToLineEnd = false
+      }
+      start = end
+    }
+    if paused {
+      if start < bytes.count { ignore(UnsafeRawBufferPointer(rebasing: bytes[start...])) }
+      return
+    }
+    guard start < bytes.count else { return }
+    decode(bytes: UnsafeRawBufferPointer(rebasing: bytes[start...]))
+  }
+
+  private func ignore(_ bytes: UnsafeRawBufferPointer) {
+    ignoredBytes += bytes.count
+    for b in bytes where b == 0x0A { ignoredLines += 1 }
+    atLineStart = bytes.last == 0x0A
+  }
+
+  private func decode(bytes: UnsafeRawBufferPointer) {
+    atLineStart = bytes.last == 0x0A
     decoder.referenceTime = loop.now
     lastByteAt = loop.monotonicMicroseconds
     if silent {
@@ -138,7 +202,7 @@ final class LiveDecoder {
       armSilence()
       return
     }
-    guard running, watchesSilence, !silent else { return }
+    guard running, watchesSilence, !silent, !paused else { return }
     silent = true
     silences += 1
     onSilence?(true)
@@ -146,7 +210,7 @@ final class LiveDecoder {
 
   private func armSilence() {
     guard running, !flushDue else { return }
-    if watchesSilence && !silent {
+    if watchesSilence && !silent && !paused {
       timer?.arm(atMicroseconds: lastByteAt + LiveDecoder.silenceMicroseconds)
     } else {
       timer?.disarm()

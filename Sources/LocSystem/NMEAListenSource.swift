@@ -10,7 +10,8 @@ import LocCore
 /// `maxPeers` connections at once, each with its own decoder (their lines never mix); one
 /// more is accepted and closed at once, and counted. A peer's end, mid-line or not, costs
 /// only its half line. If the address cannot be bound (port taken, address not yet
-/// configured), binding is retried with backoff.
+/// configured), binding is retried with backoff. While acquisition is idle peers stay
+/// connected and their input is read and ignored (counted in `idleBytes`, `idleLines`).
 public final class NMEAListenSource: FixSource {
   /// Peers served at once. A receiver is one peer; a few more allow a reconnecting phone
   /// whose old connection has not timed out yet, and a second device.
@@ -47,6 +48,8 @@ public final class NMEAListenSource: FixSource {
   /// Counts of peers that left.
   private var ended = NMEACounters()
   private var endedSilences = 0
+  private var endedIgnored = (bytes: 0, lines: 0)
+  private var active = true
   private var accepted = 0
   private var refused = 0
   private var disconnects = 0
@@ -69,15 +72,19 @@ public final class NMEAListenSource: FixSource {
   public var snapshot: SourceSnapshot {
     var total = ended
     var silences = endedSilences
+    var ignored = endedIgnored
     for peer in peers {
       total.add(peer.live.counters)
       silences += peer.live.silences
+      ignored.bytes += peer.live.ignoredBytes
+      ignored.lines += peer.live.ignoredLines
     }
     let counters =
       total.sourceCounters + [Counter("silences", silences)]
       + [
         Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
         Counter("disconnects", disconnects), Counter("bytes", bytes),
+        Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
       ]
     return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
   }
@@ -93,6 +100,13 @@ public final class NMEAListenSource: FixSource {
       return
     }
     bind()
+  }
+
+  public func setActive(_ active: Bool) {
+    self.active = active
+    for peer in peers {
+      if active { peer.live.resume() } else { peer.live.pause() }
+    }
   }
 
   public func stop() {
@@ -193,6 +207,7 @@ public final class NMEAListenSource: FixSource {
       peers.append(peer)
       accepted += 1
       live.begin()
+      if !active { live.pause() }
       sink.log(.info, "source \(uri): peer \(address) connected")
       sink.update(snapshot, true)
     }
@@ -228,6 +243,8 @@ public final class NMEAListenSource: FixSource {
     peer.live.stop()
     ended.add(peer.live.counters)
     endedSilences += peer.live.silences
+    endedIgnored.bytes += peer.live.ignoredBytes
+    endedIgnored.lines += peer.live.ignoredLines
     peers.removeAll { $0 === peer }
     guard let reason else { return }
     disconnects += 1

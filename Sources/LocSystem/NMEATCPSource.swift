@@ -3,7 +3,9 @@ import LocCore
 /// `nmea+tcp://HOST:PORT`: connects to a peer that sends NMEA sentences (a phone app such as
 /// "Share GPS", ser2net in front of a serial receiver, a boat's multiplexer) and decodes
 /// them. The connection is a `StreamConnection`: it is retried with backoff forever, and
-/// TCP keepalive notices a peer that vanished. Silence is counted, not acted upon.
+/// TCP keepalive notices a peer that vanished. Silence is counted, not acted upon. While
+/// acquisition is idle the input is read and ignored (counted in `idleBytes`, `idleLines`)
+/// and a lost connection is not retried until fixes are wanted.
 public final class NMEATCPSource: FixSource {
   public let id: SourceID
   let uri: String
@@ -40,11 +42,22 @@ public final class NMEATCPSource: FixSource {
   public var snapshot: SourceSnapshot {
     SourceSnapshot(
       id: id, uri: uri, state: connection.state,
-      counters: live.counters.sourceCounters + [Counter("silences", live.silences)] + connection.counters,
+      counters: live.counters.sourceCounters + [Counter("silences", live.silences)] + connection.counters
+        + [Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines)],
       lastError: connection.lastError)
   }
 
   public func start() { connection.start() }
+
+  public func setActive(_ active: Bool) {
+    if active {
+      live.resume()
+      connection.resume()
+    } else {
+      live.pause()
+      connection.pause()
+    }
+  }
 
   public func stop() {
     connection.stop()

@@ -10,7 +10,9 @@ import LocCore
 /// holds one or more lines; its end also ends a line, so a sentence sent without CR LF is not
 /// glued to the next datagram. One decoder for all senders: one receiver per port. Memory is
 /// bounded by one 64 KiB receive buffer (a datagram cannot be larger) and by the kernel's
-/// socket buffer; at most `datagramsPerWakeup` are handled per loop iteration.
+/// socket buffer; at most `datagramsPerWakeup` are handled per loop iteration. While
+/// acquisition is idle datagrams are still read (the socket stays bound, so senders get no
+/// ICMP errors) but ignored, and counted in `idleBytes`, `idleLines`.
 public final class NMEAUDPSource: FixSource {
   /// Datagrams read per wakeup before letting the loop serve others.
   static let datagramsPerWakeup = 64
@@ -62,6 +64,7 @@ public final class NMEAUDPSource: FixSource {
       id: id, uri: uri, state: state,
       counters: live.counters.sourceCounters + [
         Counter("silences", live.silences), Counter("datagrams", datagrams), Counter("bytes", bytes),
+        Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines),
       ], lastError: lastError)
   }
 
@@ -78,6 +81,10 @@ public final class NMEAUDPSource: FixSource {
       return
     }
     bind()
+  }
+
+  public func setActive(_ active: Bool) {
+    if active { live.resume() } else { live.pause() }
   }
 
   public func stop() {

@@ -10,7 +10,9 @@ import LocCore
 /// device goes away (unplugged: a read error or end of file) it is closed and opened again
 /// every `reopenMicroseconds` until it is back, at the speed that worked last; a missing
 /// device at start is waited for the same way. The path may be a udev symlink
-/// (/dev/serial/by-id/...), which is what survives replugging into another port.
+/// (/dev/serial/by-id/...), which is what survives replugging into another port. While
+/// acquisition is idle the device is closed (state `idle`; many USB receivers and serial
+/// power controls sleep without DTR) and opened again when fixes are wanted.
 public final class SerialSource: FixSource {
   /// Time between attempts to open a missing device.
   public static let reopenMicroseconds: UInt64 = 2_000_000
@@ -27,6 +29,7 @@ public final class SerialSource: FixSource {
   private var watch: IOWatch?
   private var timer: Timer?
   private var failing = false
+  private var active = true
   private var everOpened = false
   private var opens = 0
   private var closes = 0
@@ -83,7 +86,37 @@ public final class SerialSource: FixSource {
       sink.update(snapshot, false)
       return
     }
-    open()
+    if active {
+      open()
+    } else {
+      state = .idle
+      sink.update(snapshot, false)
+    }
+  }
+
+  public func setActive(_ active: Bool) {
+    guard active != self.active else { return }
+    self.active = active
+    guard timer != nil else { return }  // not started (or stopped): `start` decides
+    if active {
+      sink.log(.debug, "source \(uri): opening the device, fixes are wanted")
+      open()
+      return
+    }
+    timer?.disarm()
+    if fd >= 0 {
+      closeDevice()
+      live.end()
+      if var h = hunt, !h.isLocked {
+        h.restart(validSentences: live.counters.sentences)
+        hunt = h
+      }
+      sink.log(.debug, "source \(uri): device closed while acquisition is idle")
+    }
+    failing = false
+    lastError = nil
+    state = .idle
+    sink.update(snapshot, false)
   }
 
   public func stop() {
@@ -129,6 +162,11 @@ public final class SerialSource: FixSource {
   /// once per outage.
   private func unavailable(_ reason: String) {
     lastError = reason
+    guard active else {
+      state = .idle
+      sink.update(snapshot, false)
+      return
+    }
     if !failing {
       failing = true
       sink.log(
@@ -178,6 +216,7 @@ public final class SerialSource: FixSource {
   }
 
   private func timerFired() {
+    guard active else { return }
     guard fd >= 0 else {
       open()
       return

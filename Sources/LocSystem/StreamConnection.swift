@@ -39,6 +39,8 @@ final class StreamConnection {
     case connecting
     case connected
     case waiting
+    /// Paused and not connected: no attempt until `resume`.
+    case dormant
   }
 
   let host: String
@@ -64,6 +66,9 @@ final class StreamConnection {
   private(set) var bytesRead = 0
   /// The address connected to, while connected.
   private(set) var peer: SocketAddress?
+  /// Whether no new connection is wanted (acquisition idle): one that is up stays up, but
+  /// nothing is attempted or retried until `resume`.
+  private(set) var paused = false
 
   private var phase = Phase.idle
   private var fd: Int32 = -1
@@ -104,7 +109,7 @@ final class StreamConnection {
     ]
   }
 
-  /// Starts connecting.
+  /// Starts connecting (or, paused, waits for `resume`).
   func start() {
     guard phase == .idle else { return }
     if timer == nil {
@@ -117,7 +122,40 @@ final class StreamConnection {
         return
       }
     }
+    if paused {
+      goDormant()
+      return
+    }
     attempt()
+  }
+
+  /// Wants no new connection: one that is up stays up (its owner quiets it); an attempt in
+  /// progress or a pending retry is dropped, so nothing runs until `resume`.
+  func pause() {
+    guard !paused else { return }
+    paused = true
+    switch phase {
+    case .resolving, .connecting, .waiting:
+      resolver.cancel()
+      timer?.disarm()
+      closeSocket()
+      goDormant()
+    case .idle, .connected, .dormant:
+      break
+    }
+  }
+
+  /// Wants a connection again: connects at once if none is up.
+  func resume() {
+    guard paused else { return }
+    paused = false
+    if phase == .dormant { attempt() }
+  }
+
+  private func goDormant() {
+    phase = .dormant
+    state = .idle
+    handlers.stateChanged()
   }
 
   /// Closes everything; nothing is reported any more.
@@ -310,6 +348,15 @@ final class StreamConnection {
     disconnects += 1
     phase = .waiting
     handlers.disconnected()
+    if paused {
+      // Expected while idle (gpsd ends connections that send no command for 15 min):
+      // connect again when fixes are wanted, not now.
+      log(.info, "source \(name): \(reason) while idle; connecting again when fixes are wanted")
+      lastError = nil
+      outage = nil
+      goDormant()
+      return
+    }
     failed(reason)
   }
 
@@ -318,6 +365,11 @@ final class StreamConnection {
   private func failed(_ reason: String) {
     closeSocket()
     lastError = reason
+    if paused {
+      log(.debug, "source \(name): \(reason); trying again when fixes are wanted")
+      goDormant()
+      return
+    }
     phase = .waiting
     let now = loop.monotonicMicroseconds
     let delay = backoff.delayAfterFailure(at: now)

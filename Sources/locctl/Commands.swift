@@ -2,6 +2,8 @@
 let allCommands: [any LocctlCommand.Type] = [
   StatusCommand.self,
   WatchCommand.self,
+  LocateCommand.self,
+  RefreshCommand.self,
   SetLocationCommand.self,
   ClearLocationCommand.self,
   ReloadCommand.self,

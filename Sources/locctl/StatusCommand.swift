@@ -91,11 +91,46 @@ enum StatusCommand: LocctlCommand {
       }
       row(i == 0 ? "Sources:" : "", text)
     }
+    if let a = s["acquisition"], !a.isNull {
+      row("Acquiring:", describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
+    }
     if let server = s["server"] {
       row("Clients:", "\(Int(server["sessions"]?.number ?? 0)) connected")
     }
     if let problem = s["daemon"]?["stateProblem"]?.string { row("State:", Style.yellow(problem)) }
     return out
+  }
+}
+
+extension StatusCommand {
+  /// "idle (on-demand): settled ±4 m at 08:00; next refresh 08:15" or "acquiring since
+  /// 08:00 (manual, start), gives up at 08:01": times on the wall clock of `offset`.
+  static func describe(acquisition a: JSON, offset: Int, zone: String) -> String {
+    let suffix = zone.isEmpty ? "" : " \(zone)"
+    func clock(_ key: String, _ o: JSON? = nil) -> String? {
+      localClock((o ?? a)[key]?.string, offset: offset).map { $0 + suffix }
+    }
+    let policy = a["policy"]?.string ?? "?"
+    let reasons = (a["reasons"]?.array ?? []).compactMap(\.string).joined(separator: ", ")
+    var parts: [String]
+    if a["phase"]?.string == "acquiring" {
+      var head = "acquiring"
+      if let since = clock("since") { head += " since \(since)" }
+      if !reasons.isEmpty { head += " (\(reasons))" }
+      parts = [head]
+      parts.append(clock("deadline").map { "gives up at \($0)" } ?? "held open (\(policy))")
+    } else {
+      parts = ["idle (\(policy)), receivers released"]
+      if let next = clock("nextRefresh") { parts.append("next refresh \(next)") }
+    }
+    if let o = a["lastOutcome"], !o.isNull {
+      var text = o["result"]?.string == "settled" ? "last settled" : "last timed out"
+      if let m = o["accuracy"]?.number { text += " ±\(Int(m.rounded())) m" }
+      if let at = clock("at", o) { text += " at \(at)" }
+      parts.append(text)
+    }
+    if let n = a["pendingLocates"]?.number, n > 0 { parts.append("\(Int(n)) locate request(s) waiting") }
+    return parts.joined(separator: "; ")
   }
 }
 

@@ -65,6 +65,8 @@ enum WatchCommand: LocctlCommand {
       let today = d["after"]?[0] ?? .null
       text = "\(d["reason"]?.string ?? "?"), \(d["timezone"]?.string ?? "?"), \(today["date"]?.string ?? "no position")"
       if let sunset = today["sunset"]?.string { text += " sunset \(sunset)" }
+    case "acquisition":
+      text = "\(d["from"]?.string ?? "?") -> \(d["to"]?.string ?? "?") (\(d["reason"]?.string ?? "?"))"
     case "source-status":
       text = "\(d["uri"]?.string ?? "?") \(d["state"]?.string ?? "?")"
       if let e = d["lastError"]?.string { text += " (\(e))" }

@@ -14,9 +14,11 @@ import Testing
     #expect(out.contains(.receiverActive(true)))
     #expect(out.contains(.timeout(at: at(60))))
     var retries: [Duration] = []
+    var reasons: [String] = []
     var now = at(60)
     for _ in 0..<6 {
       out = a.timedOut(at: now)
+      reasons.append(a.lastTransition?.reason ?? "")
       #expect(out.contains(.receiverActive(false)))
       #expect(a.lastOutcome == .timedOut(at: now))
       guard let next = a.nextRefresh else {
@@ -29,8 +31,20 @@ import Testing
       now = now.adding(.seconds(60))
     }
     // 1, 2, 4, 8 min, then the 15 min refresh interval caps it: never a tight loop.
-    #expect(retries == [.seconds(60), .seconds(120), .seconds(240), .seconds(480), .seconds(900), .seconds(900)])
+    #expect(
+      retries == [.seconds(60), .seconds(120), .seconds(240), .seconds(480), .seconds(900), .seconds(900)])
     #expect(a.failures == 6)
+    #expect(reasons.first == "no fix within 50 m in 1 min; next attempt in 1 min")
+    #expect(reasons.last == "no fix within 50 m in 1 min; next attempt in 15 min")
+    // A success ends the back-off: the next timeout waits the first delay again.
+    _ = a.refreshDue(at: now.adding(.seconds(900)))
+    now = now.adding(.seconds(901))
+    _ = a.fix(Self.here, accuracy: 5, at: now)
+    _ = a.fix(Self.here, accuracy: 5, at: now.adding(.seconds(1)))
+    #expect(a.failures == 0)
+    _ = a.trigger(.manual, at: now.adding(.seconds(10)))
+    _ = a.timedOut(at: now.adding(.seconds(70)))
+    #expect(a.nextRefresh == now.adding(.seconds(130)))
   }
 
   @Test func aPoorFixImprovingToAGoodOneSettlesAtTheGoodOne() {
@@ -43,6 +57,9 @@ import Testing
     #expect(a.fix(Self.here, accuracy: 30, at: at(5)).isEmpty)  // good, not yet stable
     let out = a.fix(Self.here.destination(distance: 10, bearing: 90), accuracy: 25, at: at(6))
     #expect(out.contains(.transition(from: "acquiring", to: "settled", reason: "fix within 50 m, stable")))
+    #expect(
+      out.contains(
+        .transition(from: "settled", to: "idle", reason: "receivers released; next refresh in 15 min")))
     #expect(out.contains(.receiverActive(false)))
     #expect(out.contains(.refresh(at: at(6).adding(.seconds(900)))))
     #expect(a.lastOutcome == .settled(at: at(6), accuracy: 25))
@@ -63,6 +80,7 @@ import Testing
     _ = a.trigger(.start, at: at(0))
     let held = a.holder(+1, at: at(1))
     #expect(held.contains(.timeout(at: nil)))
+    #expect(a.reasons == [.start, .subscriber])
     // Good fixes for ten minutes and the timeout time passes: still acquiring.
     for s in 2..<600 { _ = a.fix(Self.here, accuracy: 5, at: at(Double(s))) }
     #expect(a.timedOut(at: at(61)).isEmpty)
@@ -93,7 +111,70 @@ import Testing
     let resumed = a.trigger(.resume, at: at(200))
     #expect(resumed.first == .transition(from: "idle", to: "acquiring", reason: "resume"))
     #expect(a.reasons == [.resume])
-    #expect(a.trigger(.oneShot, at: at(201)).isEmpty)  // already acquiring: just another reason
-    #expect(a.reasons == [.resume, .oneShot])
+    // Already acquiring: another reason, and a full timeout from now.
+    #expect(a.trigger(.manual, at: at(230)) == [.timeout(at: at(290))])
+    #expect(a.reasons == [.resume, .manual])
+    #expect(a.attempts == 2)
+  }
+
+  @Test func aOneShotKeepsAcquiringUntilAnsweredOrItsOwnTimeout() {
+    var a = Acquisition(policy: Acquisition.Policy())
+    // A one-shot waiting 120 s: longer than the 60 s policy timeout.
+    let started = a.oneShot(7, until: at(120), at: at(0))
+    #expect(started.contains(.receiverActive(true)))
+    #expect(a.deadline == at(120))
+    // A stable 30 m fix satisfies the policy, but the one-shot still waits (it wants better).
+    #expect(a.fix(Self.here, accuracy: 30, at: at(1)).isEmpty)
+    #expect(a.fix(Self.here, accuracy: 30, at: at(2)).isEmpty)
+    #expect(a.isAcquiring)
+    // Its owner answers it (or it gives up): the stable fix settles at once.
+    let out = a.release(7, at: at(50))
+    #expect(out.contains(.receiverActive(false)))
+    #expect(a.lastOutcome == .settled(at: at(50), accuracy: 30))
+    #expect(a.release(7, at: at(51)).isEmpty)
+  }
+
+  @Test func aTimeoutWithAStableFixHeldBackByAOneShotSettles() {
+    var a = Acquisition(policy: Acquisition.Policy())
+    _ = a.oneShot(1, until: at(30), at: at(0))
+    _ = a.fix(Self.here, accuracy: 20, at: at(1))
+    _ = a.fix(Self.here, accuracy: 20, at: at(2))
+    #expect(a.isAcquiring)
+    let out = a.timedOut(at: at(60))
+    #expect(out.contains(.transition(from: "acquiring", to: "settled", reason: "fix within 50 m, stable")))
+    #expect(a.failures == 0)
+    #expect(a.oneShots.isEmpty)
+  }
+
+  @Test func policyChangesAtReload() {
+    var a = Acquisition(policy: Acquisition.Policy())
+    _ = a.trigger(.start, at: at(0))
+    var continuous = Acquisition.Policy()
+    continuous.mode = .continuous
+    // Switching to continuous holds the running attempt open.
+    #expect(a.update(continuous, at: at(10)).contains(.timeout(at: nil)))
+    #expect(a.timedOut(at: at(61)).isEmpty)
+    _ = a.fix(Self.here, accuracy: 5, at: at(100))
+    _ = a.fix(Self.here, accuracy: 5, at: at(101))
+    #expect(a.isAcquiring)
+    // Back to on-demand: the stable fix settles at once.
+    #expect(a.update(Acquisition.Policy(), at: at(200)).contains(.receiverActive(false)))
+    // A shorter refresh interval applies to the refresh already planned.
+    var quick = Acquisition.Policy()
+    quick.refreshInterval = .seconds(60)
+    #expect(a.update(quick, at: at(300)) == [.refresh(at: at(360))])
+  }
+
+  @Test func aClockStepGivesTheAttemptAFullTimeoutFromNow() {
+    var a = Acquisition(policy: Acquisition.Policy())
+    _ = a.trigger(.start, at: at(0))
+    // Set back an hour (NTP at boot): without a rebase the receiver would stay on an hour.
+    let back = at(-3600)
+    #expect(a.clockStepped(at: back) == [.timeout(at: back.adding(.seconds(60)))])
+    _ = a.timedOut(at: back.adding(.seconds(60)))
+    #expect(a.nextRefresh == back.adding(.seconds(120)))
+    // Idle, set back again: the retry stays one delay away, not an hour and a delay.
+    let further = back.adding(.seconds(-3600))
+    #expect(a.clockStepped(at: further) == [.refresh(at: further.adding(.seconds(60)))])
   }
 }

@@ -127,3 +127,34 @@ import Testing
     #expect(bad.map(\.line) == [2, 3, 5])
   }
 }
+
+@Suite struct AcquisitionConfigTests {
+  @Test func acquisitionKeys() {
+    var c = DaemonConfig()
+    #expect(c.acquisition == Acquisition.Policy(), "on-demand by default")
+    #expect(c.acquisition.mode == .onDemand && c.acquisition.refreshInterval == .seconds(900))
+    #expect(c.acquisition.timeout == .seconds(60) && c.acquisition.accuracy == 50)
+    let problems = c.apply(
+      fileText: """
+        [Acquisition]
+        Policy=continuous
+        RefreshInterval=30min
+        Timeout=2min
+        Accuracy=25m
+        StableFixes=3
+        RetryDelay=30s
+        """, fileName: "a.conf")
+    #expect(problems.isEmpty, "\(problems)")
+    #expect(c.acquisition.mode == .continuous && c.acquisition.refreshInterval == .seconds(1800))
+    #expect(c.acquisition.timeout == .seconds(120) && c.acquisition.accuracy == 25)
+    #expect(c.acquisition.stableFixes == 3 && c.acquisition.retryDelay == .seconds(30))
+    var d = DaemonConfig()
+    let bad = d.apply(
+      fileText: "[Acquisition]\nPolicy=sometimes\nTimeout=0\nAccuracy=0m\nStableFixes=0\nRefreshInterval=soon\nWatch=1\n",
+      fileName: "b")
+    #expect(bad.map(\.line) == [2, 3, 4, 5, 6, 7])
+    #expect(bad.first?.message == "Policy= must be on-demand or continuous")
+    #expect(bad.last?.message == "unknown key 'Watch' in [Acquisition]")
+    #expect(d.acquisition == Acquisition.Policy())
+  }
+}

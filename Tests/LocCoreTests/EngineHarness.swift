@@ -52,7 +52,8 @@ struct EngineHarness {
 
   init(
     config: DaemonConfig = DaemonConfig(), environment: EngineEnvironment = TestZones.environment(),
-    at start: Instant, state: StoredState? = nil, timers: [TimerDefinition] = [], store: TimerStore? = nil
+    at start: Instant, state: StoredState? = nil, timers: [TimerDefinition] = [], store: TimerStore? = nil,
+    watching: Set<EventKind> = Set(EventKind.allCases)
   ) {
     engine = Engine(config: config, environment: environment)
     now = start
@@ -60,7 +61,7 @@ struct EngineHarness {
     handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:test", state: .connected), restarted: true))
     handle(.timersLoaded(timers, problems: [], store: store))
     handle(.sessionOpened(watcher, Peer(pid: 1, uid: 0, gid: 0), .admin, app: "watch"))
-    handle(.requestReceived(watcher, .number(0), .subscribe(Set(EventKind.allCases))))
+    handle(.requestReceived(watcher, .number(0), .subscribe(watching)))
   }
 
   /// Handles `event` at the current simulated time.
@@ -129,6 +130,16 @@ struct EngineHarness {
 
   var significantChanges: Int {
     notices.filter { if case .significantChange = $0.notice { return true } else { return false } }.count
+  }
+
+  /// The acquisition events, in order.
+  var acquisitionChanges: [(at: Instant, change: AcquisitionChange)] {
+    notices.compactMap { if case .acquisition(let c) = $0.notice { return ($0.at, c) } else { return nil } }
+  }
+
+  /// What the shell was told about receivers, in order.
+  var receiverCommands: [(at: Instant, active: Bool)] {
+    log.compactMap { if case .receivers(let a) = $0.effect { return ($0.at, a) } else { return nil } }
   }
 
   var logLines: [String] {
