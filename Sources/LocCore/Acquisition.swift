@@ -347,8 +347,9 @@ public struct Acquisition: Sendable {
     m.value >= 1000 ? "\((m.value / 100).rounded() / 10) km" : "\(Int(m.value.rounded())) m"
   }
 
-  /// "45 s", "15 min", "2 h", "1 h 30 min".
+  /// "0.5 s", "45 s", "15 min", "2 h", "1 h 30 min".
   static func describe(_ d: Duration) -> String {
+    if d.seconds < 10, d.seconds != d.seconds.rounded() { return "\((d.seconds * 10).rounded() / 10) s" }
     let s = Int(d.seconds.rounded())
     if s < 120 && s % 60 != 0 { return "\(s) s" }
     if s < 3600 { return "\(s / 60) min" }

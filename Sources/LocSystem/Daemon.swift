@@ -291,8 +291,14 @@ public final class Daemon {
           logger.error("timer \(timer): commands are disabled (no child watch); not run")
         }
       case .receivers(let active):
+        // On the next iteration: the fix that settled acquisition may be in the middle of a
+        // source's read, and a source must not close its descriptor or flush its decoder
+        // from inside its own callback.
         receiversActive = active
-        for source in sources { source.setActive(active) }
+        loop.soon { [weak self] in
+          guard let self, self.receiversActive == active else { return }  // superseded meanwhile
+          for source in self.sources { source.setActive(active) }
+        }
       case .setSystemTimeZone(let zone):
         bus.setTimezone(zone) { [unowned self] problem in
           if let problem {

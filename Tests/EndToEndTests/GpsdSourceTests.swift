@@ -7,16 +7,25 @@ import Testing
 final class GpsFake {
   let child: Child
   let port: Int
+  /// Where gpsfake's (and gpsd's) standard error goes.
+  let logPath: String
 
   /// Starts gpsfake on `port` with `log` (under Tests/Fixtures), one sentence every
-  /// `interval` seconds; gpsd reads at once (-n) rather than when a client watches.
-  init(_ log: String, port: Int, interval: Double = 0.01, directory: String) throws {
+  /// `interval` seconds. With `nowait` gpsd reads at once (-n) rather than when a client
+  /// watches; `debugLevel` makes gpsd log what it does (gpsd -D: 2 client traffic, 4 device
+  /// handling such as "device 0 (fd 7) released").
+  init(
+    _ log: String, port: Int, interval: Double = 0.01, directory: String, nowait: Bool = true,
+    debugLevel: Int? = nil
+  ) throws {
     self.port = port
-    let err = open(directory + "/gpsfake-\(port).log", O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    logPath = directory + "/gpsfake-\(port).log"
+    let err = open(logPath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     defer { close(err) }
-    child = try Child(
-      "/usr/bin/gpsfake", ["-q", "-n", "-c", "\(interval)", "-P", "\(port)", Binaries.fixture(log).path],
-      stderrFD: err)
+    var arguments = ["-q", "-c", "\(interval)", "-P", "\(port)"]
+    if nowait { arguments.append("-n") }
+    if let debugLevel { arguments += ["-D", "\(debugLevel)"] }
+    child = try Child("/usr/bin/gpsfake", arguments + [Binaries.fixture(log).path], stderrFD: err)
     // gpsd listens once it runs; a bare connection (no WATCH) costs nothing.
     let deadline = Date().addingTimeInterval(15)
     while true {
@@ -29,6 +38,9 @@ final class GpsFake {
   }
 
   deinit { stop() }
+
+  /// What gpsd logged so far.
+  var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
   /// The gpsd that gpsfake started (its child named gpsd), found in /proc.
   var gpsdPID: pid_t? {
