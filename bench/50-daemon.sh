@@ -1,6 +1,8 @@
 #!/bin/sh
 # The daemon from outside: exec to READY=1, idle RSS, wakeups of an idle daemon over
-# IDLE_SECONDS (default 60), status round trips, fix-to-subscriber latency with 100
+# IDLE_SECONDS (default 60) with no source traffic and with an on-demand gpsd source
+# (gpsfake) once it has a good fix (target: none until the refresh; Policy=continuous
+# alongside for comparison), status round trips, fix-to-subscriber latency with 100
 # subscribers. No peer is named for these; targets are printed next to the figures.
 set -eu
 cd "$(dirname "$0")/.."

@@ -53,7 +53,7 @@ enum LocateCommand: LocctlCommand {
     var detail = [a["provenance"]?.string ?? "?"]
     switch a["provenance"]?.string {
     case "fresh":
-      if let w = a["waited"]?.number { detail.append("waited \(ageText(w))") }
+      if let w = a["waited"]?.number, w >= 0.5 { detail.append("waited \(ageText(w))") }
     default:
       if let age = p["age"]?.number { detail.append("\(ageText(age)) old") }
     }

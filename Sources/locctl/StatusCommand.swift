@@ -92,7 +92,7 @@ enum StatusCommand: LocctlCommand {
       row(i == 0 ? "Sources:" : "", text)
     }
     if let a = s["acquisition"], !a.isNull {
-      row("Acquiring:", describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
+      row("Receiver:", describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
     }
     if let server = s["server"] {
       row("Clients:", "\(Int(server["sessions"]?.number ?? 0)) connected")
