@@ -23,7 +23,9 @@ extension Engine {
   ) {
     for output in outputs {
       guard case .transition(let from, let to, let reason) = output else { continue }
-      effects.append(.log(.info, "acquisition: \(from) -> \(to) (\(reason))"))
+      // Every 15 minutes a refresh starts and ends: the routine part goes to debug.
+      let routine = (from == "settled" && to == "idle") || (from == "idle" && reason == "refresh")
+      effects.append(.log(routine ? .debug : .info, "acquisition: \(from) -> \(to) (\(reason))"))
       let change = AcquisitionChange(
         transition: Acquisition.Transition(from: from, to: to, reason: reason, at: now),
         report: acquisition.report(pendingLocates: pendingLocates.count))
