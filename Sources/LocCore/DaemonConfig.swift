@@ -152,7 +152,9 @@ public struct DaemonConfig: Sendable, Equatable {
           problem("Accuracy= must be a distance above 0, e.g. 50m")
         }
       case ("Acquisition", "StableFixes"):
-        if let n = Int(v), (1...100).contains(n) { acquisition.stableFixes = n } else { problem("StableFixes= must be 1-100") }
+        if let n = Int(v), (1...100).contains(n) { acquisition.stableFixes = n } else {
+          problem("StableFixes= must be 1-100")
+        }
       case ("Acquisition", "RetryDelay"):
         if let d = Duration(timeSpan: v), d >= .seconds(1) { acquisition.retryDelay = d } else {
           problem("RetryDelay= must be a time span of at least 1s, e.g. 1min")

@@ -300,7 +300,8 @@ public struct Engine {
       let uid = session.peer.uid
       effects.append(.log(.info, "fresh fix requested by uid \(uid)"))
       applyAcquisition(acquisition.trigger(.manual, at: now), at: now, into: &effects)
-      effects.append(.reply(sessionID, id, .success(.acquisition(acquisition.report(pendingLocates: pendingLocates.count)))))
+      let report = acquisition.report(pendingLocates: pendingLocates.count)
+      effects.append(.reply(sessionID, id, .success(.acquisition(report))))
     }
   }
 

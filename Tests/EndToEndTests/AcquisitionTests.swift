@@ -151,6 +151,18 @@ import Testing
     #expect(c["idleLines"] == 10)
   }
 
+  @Test func aReplayKeepsPlayingWhileIdle() throws {
+    // `make run`'s source: a recording powers nothing and is the simulated clock, so it
+    // ignores acquisition and the position keeps moving.
+    let log = Binaries.fixture("nmea/bt451.log").path
+    let daemon = try LocdProcess(arguments: ["--source", "replay:\(log)?speed=5&loop=1"])
+    let s = try daemon.waitForStatus { Self.settled($0, attempts: 1) }
+    let fixes = s.counters()["fixes"] ?? 0
+    let after = try daemon.waitForStatus { ($0.counters()["fixes"] ?? 0) >= fixes + 5 }
+    #expect(after["acquisition"]?["phase"]?.string == "idle")
+    #expect(after.sourceState() == "connected")
+  }
+
   @Test func locateWithoutAnyFixAnswersWithTheReason() throws {
     // Nothing listens on this port: locd keeps trying, locate answers at its timeout.
     let daemon = try LocdProcess(arguments: ["--source", "gpsd://127.0.0.1:\(freePort())"])
