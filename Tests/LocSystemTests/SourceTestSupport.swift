@@ -2,6 +2,7 @@ import CLocShim
 import Glibc
 import LocCore
 import LocSystem
+import Testing
 
 /// Collects what a source reports.
 final class Recorder {
@@ -76,16 +77,30 @@ final class FakePeerServer {
     return c
   }
 
-  /// Writes all of `text` to `peer`.
-  func send(_ peer: Int32, _ text: String) {
+  /// Writes all of `text` to `peer`; records an issue (never hangs) when the peer is not
+  /// connected, the write fails or the peer does not take the bytes within 10 s.
+  func send(_ peer: Int32, _ text: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    guard peer >= 0 else {
+      Issue.record("send: no peer connected", sourceLocation: sourceLocation)
+      return
+    }
     var bytes = Array(text.utf8)[...]
+    var waited = 0
     while !bytes.isEmpty {
       let n = bytes.withUnsafeBytes { write(peer, $0.baseAddress, $0.count) }
       if n > 0 {
         bytes = bytes.dropFirst(n)
+      } else if n < 0 && errno != EAGAIN && errno != EINTR {
+        Issue.record("send: \(String(cString: strerror(errno)))", sourceLocation: sourceLocation)
+        return
       } else {
+        guard waited < 100 else {
+          Issue.record("send: the peer did not read for 10 s", sourceLocation: sourceLocation)
+          return
+        }
         var p = pollfd(fd: peer, events: Int16(POLLOUT), revents: 0)
         _ = poll(&p, 1, 100)
+        waited += 1
       }
     }
   }
