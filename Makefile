@@ -30,7 +30,7 @@ release:
 	@scripts/deps.sh build
 	$(SWIFT) build -c release
 
-test: deps-test
+test: deps-test lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --parallel
 

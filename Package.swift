@@ -19,13 +19,20 @@ let package = Package(
     .target(name: "CLocShim"),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
-    .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"], swiftSettings: shell),
-    .executableTarget(name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
-    .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
-    .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
+    .target(
+      name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"],
+      swiftSettings: shell),
+    .executableTarget(
+      name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
+    .executableTarget(
+      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
+    .executableTarget(
+      name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"], swiftSettings: shell),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"], swiftSettings: shell),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"], swiftSettings: shell),
-    .testTarget(name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"], swiftSettings: shell),
+    .testTarget(
+      name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"],
+      swiftSettings: shell),
   ]
 )

@@ -24,7 +24,11 @@ public enum BorderProbe {
         var high = r
         while high - low > max(1, high * 0.001) {
           let mid = (low + high) / 2
-          if zoneAt(origin.destination(distance: Meters(mid), bearing: bearing)) == home { low = mid } else { high = mid }
+          if zoneAt(origin.destination(distance: Meters(mid), bearing: bearing)) == home {
+            low = mid
+          } else {
+            high = mid
+          }
         }
         best = min(best ?? high, high)
       }

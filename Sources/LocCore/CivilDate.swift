@@ -137,7 +137,8 @@ extension Instant {
     }
     guard (0...9999).contains(date.year) else {
       // Outside four-digit years, the general (rare) path.
-      return "\(date)T\(CivilDate.pad(secs / 3600, 2)):\(CivilDate.pad(secs / 60 % 60, 2)):\(CivilDate.pad(secs % 60, 2))Z"
+      return
+        "\(date)T\(CivilDate.pad(secs / 3600, 2)):\(CivilDate.pad(secs / 60 % 60, 2)):\(CivilDate.pad(secs % 60, 2))Z"
     }
     put(date.year, 4)
     out.append(0x2D)

@@ -84,11 +84,19 @@ public struct DaemonConfig: Sendable, Equatable {
         if v.hasPrefix("/") { socketPath = v } else { problem("Socket= must be an absolute path") }
       case ("Daemon", "SocketGroup"): socketGroup = v.isEmpty ? nil : v
       case ("Daemon", "SocketMode"):
-        if let m = UInt32(v, radix: 8), m <= 0o777 { socketMode = m } else { problem("SocketMode= must be octal, e.g. 0660") }
+        if let m = UInt32(v, radix: 8), m <= 0o777 {
+          socketMode = m
+        } else {
+          problem("SocketMode= must be octal, e.g. 0660")
+        }
       case ("Daemon", "ReadGroup"): readGroup = v.isEmpty ? nil : v
       case ("Daemon", "AdminGroup"): adminGroup = v.isEmpty ? nil : v
       case ("Daemon", "StateDirectory"):
-        if v.hasPrefix("/") { stateDirectory = v } else { problem("StateDirectory= must be an absolute path") }
+        if v.hasPrefix("/") {
+          stateDirectory = v
+        } else {
+          problem("StateDirectory= must be an absolute path")
+        }
       case ("Daemon", "LogLevel"):
         if let l = LogLevel(name: v) { logLevel = l } else { problem("unknown LogLevel= '\(v)'") }
       case ("Sources", "Source"):
@@ -99,68 +107,126 @@ public struct DaemonConfig: Sendable, Equatable {
           do { fileSources.append(try SourceURI(parsing: v)) } catch { problem(error.description) }
         }
       case ("Position", "FreshFor"):
-        if let d = Duration(timeSpan: v), d > .zero { freshFor = d } else { problem("FreshFor= must be a time span, e.g. 10s") }
+        if let d = Duration(timeSpan: v), d > .zero {
+          freshFor = d
+        } else {
+          problem("FreshFor= must be a time span, e.g. 10s")
+        }
       case ("Position", "SignificantDistance"):
-        if let m = DaemonConfig.parseDistance(v) { significantDistance = m } else {
+        if let m = DaemonConfig.parseDistance(v) {
+          significantDistance = m
+        } else {
           problem("SignificantDistance= must be a distance, e.g. 1km or 500m")
         }
       case ("Position", "TimeZone"): timeZone = v.isEmpty ? nil : v
       case ("Limits", "MaxClients"):
-        if let n = Int(v), (1...65536).contains(n) { maxClients = n } else { problem("MaxClients= must be 1-65536") }
+        if let n = Int(v), (1...65536).contains(n) {
+          maxClients = n
+        } else {
+          problem("MaxClients= must be 1-65536")
+        }
       case ("Limits", "MaxRequestBytes"):
-        if let n = Int(v), (256...(16 << 20)).contains(n) { maxRequestBytes = n } else {
+        if let n = Int(v), (256...(16 << 20)).contains(n) {
+          maxRequestBytes = n
+        } else {
           problem("MaxRequestBytes= must be 256-16777216")
         }
       case ("Limits", "MaxQueuedBytesPerClient"):
-        if let n = Int(v), (4096...(256 << 20)).contains(n) { maxQueuedBytesPerClient = n } else {
+        if let n = Int(v), (4096...(256 << 20)).contains(n) {
+          maxQueuedBytesPerClient = n
+        } else {
           problem("MaxQueuedBytesPerClient= must be 4096-268435456")
         }
       case ("Limits", "HandshakeTimeout"):
-        if let d = Duration(timeSpan: v), d > .zero { handshakeTimeout = d } else { problem("HandshakeTimeout= must be a time span") }
+        if let d = Duration(timeSpan: v), d > .zero {
+          handshakeTimeout = d
+        } else {
+          problem("HandshakeTimeout= must be a time span")
+        }
       case ("Timers", "Directory"):
         if v.hasPrefix("/") { timersDirectory = v } else { problem("Directory= must be an absolute path") }
       case ("Timers", "MissedAfter"):
-        if let d = Duration(timeSpan: v), d > .zero { missedAfter = d } else { problem("MissedAfter= must be a time span, e.g. 1min") }
+        if let d = Duration(timeSpan: v), d > .zero {
+          missedAfter = d
+        } else {
+          problem("MissedAfter= must be a time span, e.g. 1min")
+        }
       case ("Timers", "CommandUser"):
-        if !v.isEmpty, !v.contains("/"), !v.contains(":") { commandUser = v } else { problem("CommandUser= must be a user name") }
+        if !v.isEmpty, !v.contains("/"), !v.contains(":") {
+          commandUser = v
+        } else {
+          problem("CommandUser= must be a user name")
+        }
       case ("Timers", "MaxTimers"):
-        if let n = Int(v), (1...100_000).contains(n) { maxTimers = n } else { problem("MaxTimers= must be 1-100000") }
+        if let n = Int(v), (1...100_000).contains(n) {
+          maxTimers = n
+        } else {
+          problem("MaxTimers= must be 1-100000")
+        }
       case ("TimeZone", "SwitchFixes"):
-        if let n = Int(v), (1...1000).contains(n) { zoneSwitch.fixes = n } else { problem("SwitchFixes= must be 1-1000") }
+        if let n = Int(v), (1...1000).contains(n) {
+          zoneSwitch.fixes = n
+        } else {
+          problem("SwitchFixes= must be 1-1000")
+        }
       case ("TimeZone", "SwitchDistance"):
-        if let m = DaemonConfig.parseDistance(v) { zoneSwitch.distance = m } else {
+        if let m = DaemonConfig.parseDistance(v) {
+          zoneSwitch.distance = m
+        } else {
           problem("SwitchDistance= must be a distance, e.g. 100m")
         }
       case ("TimeZone", "SwitchAfter"):
-        if let d = Duration(timeSpan: v) { zoneSwitch.time = d } else { problem("SwitchAfter= must be a time span, e.g. 5min") }
+        if let d = Duration(timeSpan: v) {
+          zoneSwitch.time = d
+        } else {
+          problem("SwitchAfter= must be a time span, e.g. 5min")
+        }
       case ("TimeZone", "SetSystemTimeZone"):
-        if let b = DaemonConfig.parseBool(v) { setSystemTimeZone = b } else { problem("SetSystemTimeZone= must be yes or no") }
+        if let b = DaemonConfig.parseBool(v) {
+          setSystemTimeZone = b
+        } else {
+          problem("SetSystemTimeZone= must be yes or no")
+        }
       case ("Acquisition", "Policy"):
-        if let m = Acquisition.Policy.Mode(rawValue: v) { acquisition.mode = m } else {
+        if let m = Acquisition.Policy.Mode(rawValue: v) {
+          acquisition.mode = m
+        } else {
           problem("Policy= must be on-demand or continuous")
         }
       case ("Acquisition", "RefreshInterval"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1) { acquisition.refreshInterval = d } else {
+        if let d = Duration(timeSpan: v), d >= .seconds(1) {
+          acquisition.refreshInterval = d
+        } else {
           problem("RefreshInterval= must be a time span of at least 1s, e.g. 15min")
         }
       case ("Acquisition", "Timeout"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1), d <= .seconds(3600) { acquisition.timeout = d } else {
+        if let d = Duration(timeSpan: v), d >= .seconds(1), d <= .seconds(3600) {
+          acquisition.timeout = d
+        } else {
           problem("Timeout= must be a time span from 1s to 1h, e.g. 60s")
         }
       case ("Acquisition", "Accuracy"):
-        if let m = DaemonConfig.parseDistance(v), m.value > 0 { acquisition.accuracy = m } else {
+        if let m = DaemonConfig.parseDistance(v), m.value > 0 {
+          acquisition.accuracy = m
+        } else {
           problem("Accuracy= must be a distance above 0, e.g. 50m")
         }
       case ("Acquisition", "StableFixes"):
-        if let n = Int(v), (1...100).contains(n) { acquisition.stableFixes = n } else {
+        if let n = Int(v), (1...100).contains(n) {
+          acquisition.stableFixes = n
+        } else {
           problem("StableFixes= must be 1-100")
         }
       case ("Acquisition", "RetryDelay"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1) { acquisition.retryDelay = d } else {
+        if let d = Duration(timeSpan: v), d >= .seconds(1) {
+          acquisition.retryDelay = d
+        } else {
           problem("RetryDelay= must be a time span of at least 1s, e.g. 1min")
         }
       default:
-        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone", "Acquisition"].contains(entry.section) {
+        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone", "Acquisition"].contains(
+          entry.section)
+        {
           problem("unknown key '\(entry.key)' in [\(entry.section)]")
         } else {
           problem("unknown section [\(entry.section)]")

@@ -168,10 +168,13 @@ public struct Engine {
         if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
       case .failure(let failure):
         effects.append(
-          .log(.error, "configuration not reloaded, keeping the old one: \(failure.problems.joined(separator: "; "))"))
+          .log(
+            .error,
+            "configuration not reloaded, keeping the old one: \(failure.problems.joined(separator: "; "))"))
         if let r = requester {
           effects.append(
-            .reply(r.session, r.id, .failure(RequestError(.failed, failure.problems.joined(separator: "; ")))))
+            .reply(r.session, r.id, .failure(RequestError(.failed, failure.problems.joined(separator: "; "))))
+          )
         }
       }
     case .stopping:
@@ -188,16 +191,20 @@ public struct Engine {
 
   // MARK: Fixes
 
-  private mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
+  private mutating func handleFix(
+    _ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]
+  ) {
     if case .reject(let why) = acceptance.judge(fix, from: source) {
       rejections[why, default: 0] += 1
       if why == .insideAccuracy, let c = fix.coordinate {
         // Consistent with the current fix, only less accurate: it still shows the position is stable.
-        applyAcquisition(acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
+        applyAcquisition(
+          acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
       }
       switch why {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
-      case .implausibleJump: effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      case .implausibleJump:
+        effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
       default: break
       }
       return
@@ -210,18 +217,21 @@ public struct Engine {
     latestFix = (fix, position)
     effects.append(.arm(.freshness, at: now.adding(config.freshFor)))
     if config.logLevel >= .debug {  // formatting costs more than the rest of a fix
-      effects.append(.log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
+      effects.append(
+        .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(uri)"))
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
     answerLocates(at: now, into: &effects)
-    applyAcquisition(acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
+    applyAcquisition(
+      acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now), at: now, into: &effects)
 
     let before = hysteresis.adopted
     let adopted = hysteresis.observe(
       environment.zoneAt(coordinate), at: coordinate, time: fix.time, accuracy: fix.horizontalAccuracy,
       borderDistance: environment.borderDistance?(coordinate))
     let zoneChanged = adopted != nil && adopted != before && before != nil
-    let move = SignificancePolicy(threshold: config.significantDistance).evaluate(from: persistedLastKnown, to: position)
+    let move = SignificancePolicy(threshold: config.significantDistance).evaluate(
+      from: persistedLastKnown, to: position)
     guard move != nil || zoneChanged else { return }
     let from = persistedLastKnown
     let distance = from.map { $0.coordinate.distance(to: coordinate) }
@@ -230,7 +240,9 @@ public struct Engine {
     effects.append(.persist(storedState))
     if let move {
       effects.append(
-        .log(.info, move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"))
+        .log(
+          .info,
+          move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"))
     } else {
       effects.append(.log(.info, "entered time zone \(adopted ?? "?")"))
     }
@@ -241,11 +253,15 @@ public struct Engine {
   // MARK: Requests
 
   private mutating func handleRequest(
-    _ request: Request, id: RequestID, from sessionID: SessionID, at now: Instant, into effects: inout [Effect]
+    _ request: Request, id: RequestID, from sessionID: SessionID, at now: Instant,
+    into effects: inout [Effect]
   ) {
     guard let session = sessions[sessionID] else { return }
     func deny(_ needed: AccessLevel) {
-      let what = needed == .admin ? "changing locd's state needs root or the admin group" : "reading locd's state needs root or the socket group"
+      let what =
+        needed == .admin
+        ? "changing locd's state needs root or the admin group"
+        : "reading locd's state needs root or the socket group"
       effects.append(.reply(sessionID, id, .failure(RequestError(.permissionDenied, what))))
     }
     let needed: AccessLevel
@@ -327,10 +343,13 @@ public struct Engine {
     syncAcquisition(at: now, into: &effects)
     let resolved = resolve(at: now)
     if resolved.tier != lastTier {
-      effects.append(.log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
+      effects.append(
+        .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
       lastTier = resolved.tier
       // A tier change is news even without a fix (fix went stale, manual set, ...).
-      if !effects.contains(where: { if case .push(_, .location, _) = $0 { return true } else { return false } }) {
+      if !effects.contains(where: {
+        if case .push(_, .location, _) = $0 { return true } else { return false }
+      }) {
         publish(.location(resolved, fix: latestFix?.fix), at: now, into: &effects)
       }
     }
@@ -416,7 +435,8 @@ public struct Engine {
     }
     let rules = environment.rules(id)
     return ZoneReport(
-      id: id, origin: origin, offsetSeconds: rules?.utcOffsetSeconds(at: now), abbreviation: rules?.abbreviation(at: now),
+      id: id, origin: origin, offsetSeconds: rules?.utcOffsetSeconds(at: now),
+      abbreviation: rules?.abbreviation(at: now),
       reason: reason)
   }
 
@@ -448,7 +468,8 @@ public struct Engine {
   public func status(at now: Instant) -> StatusReport {
     let resolved = resolve(at: now)
     var zone = zone(for: resolved, at: now)
-    if zone.origin == "position", let c = resolved.position?.coordinate, let d = environment.borderDistance?(c),
+    if zone.origin == "position", let c = resolved.position?.coordinate,
+      let d = environment.borderDistance?(c),
       d.value < 10_000
     {
       zone.borderDistance = d

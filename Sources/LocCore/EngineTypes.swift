@@ -92,7 +92,9 @@ public struct SourceSnapshot: Sendable, Hashable {
   public var lastError: String?
 
   /// A snapshot.
-  public init(id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil) {
+  public init(
+    id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil
+  ) {
     self.id = id
     self.uri = uri
     self.state = state

@@ -74,7 +74,9 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         guard let close = authority.firstIndex(of: "]") else { throw fail("unclosed '[' in address") }
         host = authority[authority.index(after: authority.startIndex)..<close]
         let after = authority[authority.index(after: close)...]
-        if after.hasPrefix(":") { portText = after.dropFirst() } else if !after.isEmpty {
+        if after.hasPrefix(":") {
+          portText = after.dropFirst()
+        } else if !after.isEmpty {
           throw fail("unexpected '\(after)'")
         }
       } else if let c = authority.lastIndex(of: ":") {
@@ -144,7 +146,8 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       guard rest.hasPrefix("/") else { throw fail("expected an absolute device path") }
       var baud = Baud.auto
       if let b = query["baud"], b != "auto" {
-        guard let n = Int(b), [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800].contains(n)
+        guard let n = Int(b),
+          [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800].contains(n)
         else { throw fail("baud must be auto or a standard rate") }
         baud = .fixed(n)
       }
@@ -167,7 +170,8 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       case .factor(let f): s = f == f.rounded() ? String(Int(f)) : String(f)
       }
       return "replay:\(path)?speed=\(s)&loop=\(loop ? 1 : 0)"
-    case .gpsd(let host, let port, let nmea): return "gpsd://\(authority(host, port))" + (nmea ? "?nmea=1" : "")
+    case .gpsd(let host, let port, let nmea):
+      return "gpsd://\(authority(host, port))" + (nmea ? "?nmea=1" : "")
     case .nmeaTCP(let host, let port): return "nmea+tcp://\(authority(host, port))"
     case .nmeaTCPListen(let a, let port): return "nmea+tcp-listen://\(authority(a, port))"
     case .nmeaUDP(let a, let port): return "nmea+udp://\(authority(a, port))"

@@ -21,7 +21,8 @@ public enum ServerMessage {
   /// An error answer; `id` is null when the request's id could not be read.
   public static func error(_ id: RequestID?, _ error: RequestError) -> String {
     let body: JSONObject = ["code": .string(error.code.rawValue), "message": .string(error.message)]
-    return JSON.object(["type": .string("error"), "id": id.map(encode) ?? .null, "error": .object(body)]).serialized
+    return JSON.object(["type": .string("error"), "id": id.map(encode) ?? .null, "error": .object(body)])
+      .serialized
   }
 
   /// A pushed event.
@@ -32,7 +33,8 @@ public enum ServerMessage {
   /// A pushed event with an explicit name and payload.
   public static func event(name: String, data: JSON, at time: Instant) -> String {
     JSON.object([
-      "type": .string("event"), "event": .string(name), "time": .string(time.iso8601(fractionDigits: 6)), "data": data,
+      "type": .string("event"), "event": .string(name), "time": .string(time.iso8601(fractionDigits: 6)),
+      "data": data,
     ]).serialized
   }
 

@@ -1,7 +1,8 @@
+import LocCore
+
 #if canImport(Glibc)
   import Glibc
 #endif
-import LocCore
 
 /// The JSON shapes of the core's reports (documented field by field in docs/PROTOCOL.md).
 public enum WireEncoding {
@@ -9,11 +10,15 @@ public enum WireEncoding {
   public static func encode(_ response: Response) -> JSON {
     switch response {
     case .status(let report): return encode(report)
-    case .subscriptions(let kinds): return .object(["events": .array(kinds.sorted().map { .string($0.rawValue) })])
-    case .manualLocation(let p): return .object(["manual": p.map { encode(position: $0, rounded: false) } ?? .null])
+    case .subscriptions(let kinds):
+      return .object(["events": .array(kinds.sorted().map { .string($0.rawValue) })])
+    case .manualLocation(let p):
+      return .object(["manual": p.map { encode(position: $0, rounded: false) } ?? .null])
     case .done: return .object([:])
     case .timers(let list, let problems):
-      return .object(["timers": .array(list.map(encode(timer:))), "problems": .array(problems.map { .string($0) })])
+      return .object([
+        "timers": .array(list.map(encode(timer:))), "problems": .array(problems.map { .string($0) }),
+      ])
     case .timer(let status): return .object(["timer": encode(timer: status)])
     case .located(let answer): return encode(located: answer)
     case .acquisition(let report): return .object(["acquisition": encode(acquisition: report)])
@@ -43,7 +48,8 @@ public enum WireEncoding {
         "before": .array(r.before.map(encode(day:))), "after": .array(r.after.map(encode(day:))),
       ])
     case .timerFired(let f, let zone, let local):
-      let offset = Int((local.microsecondsSinceLocalEpoch - f.occurrence.instant.microsecondsSinceEpoch) / 1_000_000)
+      let offset = Int(
+        (local.microsecondsSinceLocalEpoch - f.occurrence.instant.microsecondsSinceEpoch) / 1_000_000)
       var o: JSONObject = [
         "name": .string(f.name), "rule": .string(f.rule.description), "action": encode(action: f.action),
         "date": .string(f.occurrence.date.description),
@@ -70,7 +76,8 @@ public enum WireEncoding {
       "policy": .string(a.policy.mode.rawValue), "refreshInterval": .number(a.policy.refreshInterval.seconds),
       "timeout": .number(a.policy.timeout.seconds), "accuracy": .number(a.policy.accuracy.value),
       "phase": .string(a.phase), "receivers": .string(a.receiversActive ? "active" : "released"),
-      "reasons": .array(a.reasons.map { .string($0) }), "failures": .int(a.failures), "attempts": .int(a.attempts),
+      "reasons": .array(a.reasons.map { .string($0) }), "failures": .int(a.failures),
+      "attempts": .int(a.attempts),
       "subscribers": .int(a.subscribers), "pendingLocates": .int(a.pendingLocates),
     ]
     o["since"] = .optional(a.since?.iso8601())
@@ -78,7 +85,8 @@ public enum WireEncoding {
     o["nextRefresh"] = .optional(a.nextRefresh?.iso8601())
     if let t = a.lastTransition {
       o["lastTransition"] = .object([
-        "from": .string(t.from), "to": .string(t.to), "reason": .string(t.reason), "at": .string(t.at.iso8601()),
+        "from": .string(t.from), "to": .string(t.to), "reason": .string(t.reason),
+        "at": .string(t.at.iso8601()),
       ])
     } else {
       o["lastTransition"] = .null
@@ -90,7 +98,9 @@ public enum WireEncoding {
         "accuracy": .optional(accuracy.map { roundTo($0.value, 1) }),
       ])
     case .timedOut(let at)?:
-      o["lastOutcome"] = .object(["result": .string("timed-out"), "at": .string(at.iso8601()), "accuracy": .null])
+      o["lastOutcome"] = .object([
+        "result": .string("timed-out"), "at": .string(at.iso8601()), "accuracy": .null,
+      ])
     case nil:
       o["lastOutcome"] = .null
     }
@@ -214,7 +224,8 @@ public enum WireEncoding {
         return JSON.object(o)
       } ?? .null
     return .object([
-      "position": encode(r.position, rounded: true), "fix": fix, "timezone": .object(zone), "sun": .object(sun),
+      "position": encode(r.position, rounded: true), "fix": fix, "timezone": .object(zone),
+      "sun": .object(sun),
       "sources": .array(r.sources.map(encode(source:))), "server": .object(server), "daemon": .object(daemon),
       "summary": .string(r.summary),
       "timers": .object(["count": .int(r.timers), "next": r.nextTimer.map(encode(timer:)) ?? .null]),

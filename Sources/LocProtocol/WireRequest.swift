@@ -15,13 +15,17 @@ public enum WireRequest: Sendable, Hashable {
 
   /// Decodes one request line (without its newline). On failure returns the id if one
   /// could be read, so the error can still be matched to the request.
-  public static func decode(_ line: some Collection<UInt8>) -> Result<(RequestID, WireRequest), WireRequestFailure> {
+  public static func decode(_ line: some Collection<UInt8>) -> Result<
+    (RequestID, WireRequest), WireRequestFailure
+  > {
     let json: JSON
     do { json = try JSON.parse(line, maxDepth: 8) } catch {
-      return .failure(WireRequestFailure(id: nil, error: RequestError(.invalidJSON, "not valid JSON: \(error)")))
+      return .failure(
+        WireRequestFailure(id: nil, error: RequestError(.invalidJSON, "not valid JSON: \(error)")))
     }
     guard let object = json.object else {
-      return .failure(WireRequestFailure(id: nil, error: RequestError(.invalidRequest, "a request is a JSON object")))
+      return .failure(
+        WireRequestFailure(id: nil, error: RequestError(.invalidRequest, "a request is a JSON object")))
     }
     let id: RequestID
     switch object["id"] {
@@ -30,12 +34,15 @@ public enum WireRequest: Sendable, Hashable {
     default:
       return .failure(
         WireRequestFailure(
-          id: nil, error: RequestError(.invalidRequest, "\"id\" must be an integer or a string of at most 128 bytes")))
+          id: nil,
+          error: RequestError(.invalidRequest, "\"id\" must be an integer or a string of at most 128 bytes")))
     }
     func fail(_ code: ErrorCode, _ message: String) -> Result<(RequestID, WireRequest), WireRequestFailure> {
       .failure(WireRequestFailure(id: id, error: RequestError(code, message)))
     }
-    guard let method = object["method"]?.string else { return fail(.invalidRequest, "\"method\" must be a string") }
+    guard let method = object["method"]?.string else {
+      return fail(.invalidRequest, "\"method\" must be a string")
+    }
     let params: JSONObject
     switch object["params"] {
     case nil, .null?: params = JSONObject()
@@ -148,10 +155,12 @@ public enum WireRequest: Sendable, Hashable {
       for key in params.keys where !["name", "rule", "unit", "missed"].contains(key) {
         return fail(.invalidParams, "unknown parameter \"\(key)\" (runtime timers have no commands)")
       }
-      let definition = TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .runtime)
+      let definition = TimerDefinition(
+        name: name, rule: rule, action: action, missed: missed, origin: .runtime)
       return .success((id, .request(.addTimer(definition))))
     default:
-      return fail(.unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))")
+      return fail(
+        .unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))")
     }
   }
 }

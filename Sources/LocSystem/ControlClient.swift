@@ -22,7 +22,8 @@ public final class ControlClient {
     public var description: String {
       switch self {
       case .notRunning(let path, let e):
-        return "locd is not running (\(path): \(e.description.split(separator: ":").last.map { $0.trimmingPrefixSpace() } ?? "")); start it with 'systemctl start locd'"
+        return
+          "locd is not running (\(path): \(e.description.split(separator: ":").last.map { $0.trimmingPrefixSpace() } ?? "")); start it with 'systemctl start locd'"
       case .permissionDenied(let path):
         return "permission denied on \(path): you need to be root or in the socket's group (usually 'locd')"
       case .daemon(let code, let message): return "\(message) (\(code))"
@@ -57,12 +58,14 @@ public final class ControlClient {
     guard greeting["type"]?.string == "hello", let major = greeting["protocol"]?["major"]?.number else {
       if greeting["type"]?.string == "error" {
         throw .daemon(
-          code: greeting["error"]?["code"]?.string ?? "?", message: greeting["error"]?["message"]?.string ?? "")
+          code: greeting["error"]?["code"]?.string ?? "?",
+          message: greeting["error"]?["message"]?.string ?? "")
       }
       throw .protocolError("no greeting from the daemon")
     }
     guard Int(major) == ProtocolVersion.major else {
-      throw .protocolError("the daemon speaks protocol \(Int(major)), this locctl speaks \(ProtocolVersion.major)")
+      throw .protocolError(
+        "the daemon speaks protocol \(Int(major)), this locctl speaks \(ProtocolVersion.major)")
     }
     let result = try call("hello", ["protocol": .int(ProtocolVersion.major), "app": .string(app)])
     access = result["access"]?.string ?? "none"
@@ -77,7 +80,9 @@ public final class ControlClient {
     try send(["id": .int(id), "method": .string(method), "params": .object(params)])
     while true {
       let message = try readMessage()
-      guard message["id"]?.number == Double(id) || (message["type"]?.string == "error" && message["id"]?.isNull == true)
+      guard
+        message["id"]?.number == Double(id)
+          || (message["type"]?.string == "error" && message["id"]?.isNull == true)
       else { continue }
       if message["type"]?.string == "error" {
         throw .daemon(
@@ -99,7 +104,9 @@ public final class ControlClient {
       if let newline = buffer.firstIndex(of: 0x0A) {
         let line = buffer[..<newline]
         defer { buffer.removeSubrange(...newline) }
-        do { return try JSON.parse(line, maxDepth: 64) } catch { throw .protocolError("bad line from the daemon: \(error)") }
+        do { return try JSON.parse(line, maxDepth: 64) } catch {
+          throw .protocolError("bad line from the daemon: \(error)")
+        }
       }
       var chunk = [UInt8](repeating: 0, count: 65536)
       let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }

@@ -45,7 +45,8 @@ public final class ControlServer {
     public var log: (LogLevel, String) -> Void
     /// Handlers.
     public init(
-      access: @escaping (Peer) -> AccessLevel, opened: @escaping (SessionID, Peer, AccessLevel, String?) -> Void,
+      access: @escaping (Peer) -> AccessLevel,
+      opened: @escaping (SessionID, Peer, AccessLevel, String?) -> Void,
       request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
       counters: @escaping (ServerCounters) -> Void, log: @escaping (LogLevel, String) -> Void
     ) {
@@ -70,7 +71,9 @@ public final class ControlServer {
   public private(set) var counters = ServerCounters()
 
   /// A server on an already listening socket.
-  public init(loop: EventLoop, listenFD: Int32, limits: Limits, serverVersion: String, handlers: Handlers) throws(Errno) {
+  public init(loop: EventLoop, listenFD: Int32, limits: Limits, serverVersion: String, handlers: Handlers)
+    throws(Errno)
+  {
     self.loop = loop
     self.listenFD = listenFD
     self.limits = limits
@@ -107,7 +110,11 @@ public final class ControlServer {
       bump { $0.accepted += 1 }
       guard clients.count < limits.maxClients else {
         bump { $0.refusedTooMany += 1 }
-        let line = ServerMessage.error(nil, RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")) + "\n"
+        let line =
+          ServerMessage.error(
+            nil,
+            RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")
+          ) + "\n"
         _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
         close(fd)
         continue
@@ -145,7 +152,8 @@ public final class ControlServer {
   func drop(_ client: ClientConnection, reason: String, level: LogLevel = .info) {
     guard clients[client.id] != nil else { return }
     clients[client.id] = nil
-    handlers.log(level, "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)")
+    handlers.log(
+      level, "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)")
     let wasOpen = client.handshaken
     client.shutdown()
     if wasOpen { handlers.closed(client.id) }
@@ -262,7 +270,11 @@ final class ClientConnection {
     server.bump { $0.tooLarge += 1 }
     pending.removeAll()
     discarding = true
-    send(ServerMessage.error(nil, RequestError(.requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")))
+    send(
+      ServerMessage.error(
+        nil,
+        RequestError(
+          .requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")))
   }
 
   func handle(_ line: [UInt8]) {
@@ -276,7 +288,12 @@ final class ClientConnection {
       send(ServerMessage.error(failure.id, failure.error))
     case .success((let requestID, .hello(let major, let app))):
       guard major == ProtocolVersion.major else {
-        send(ServerMessage.error(requestID, RequestError(.unsupportedVersion, "locd speaks protocol \(ProtocolVersion.major).\(ProtocolVersion.minor), not \(major)")))
+        send(
+          ServerMessage.error(
+            requestID,
+            RequestError(
+              .unsupportedVersion,
+              "locd speaks protocol \(ProtocolVersion.major).\(ProtocolVersion.minor), not \(major)")))
         return
       }
       guard !handshaken else {
@@ -303,7 +320,9 @@ final class ClientConnection {
     case .success((let requestID, .request(let request))):
       guard handshaken else {
         server.bump { $0.beforeHandshake += 1 }
-        send(ServerMessage.error(requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")))
+        send(
+          ServerMessage.error(
+            requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")))
         return
       }
       server.handlers.request(id, requestID, request)
@@ -342,9 +361,15 @@ final class ClientConnection {
     if queuedBytes + bytes.count > server.limits.maxQueuedBytes {
       server.bump { $0.droppedSlow += 1 }
       // Best effort: say why before closing; the socket buffer may well be full.
-      let reason = ServerMessage.error(nil, RequestError(.slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")) + "\n"
+      let reason =
+        ServerMessage.error(
+          nil,
+          RequestError(
+            .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed"))
+        + "\n"
       _ = reason.withCString { write(fd, $0, strlen($0)) }
-      server.drop(self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
+      server.drop(
+        self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
       return
     }
     if outOffset > 65536, outOffset * 2 > out.count {

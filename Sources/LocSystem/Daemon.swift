@@ -38,7 +38,8 @@ public final class Daemon {
   var timerStore: TimerStoreFile
   var clockWatcher: ClockWatcher?
   var commands: CommandRunner?
-  lazy var bus = SystemBus(loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
+  lazy var bus = SystemBus(
+    loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
 
   /// Where the engine's notion of now comes from.
   public enum ClockMode: Sendable {
@@ -53,7 +54,8 @@ public final class Daemon {
   /// for a URI (nil: not supported in this build).
   public init(
     config: DaemonConfig, loader: ConfigLoader, environment: EngineEnvironment,
-    makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?, clock: ClockMode = .system
+    makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
+    clock: ClockMode = .system
   ) throws(Errno) {
     self.clock = clock
     self.timerStore = TimerStoreFile(directory: config.stateDirectory)
@@ -103,11 +105,13 @@ public final class Daemon {
           loop: loop, stepped: { [unowned self] in self.feed(.clockStepped) },
           resumed: { [unowned self] slept in self.feed(.resumed(sleptFor: slept)) })
       } catch {
-        logger.warning("cannot watch for clock steps (\(error)); timers re-plan at their next deadline instead")
+        logger.warning(
+          "cannot watch for clock steps (\(error)); timers re-plan at their next deadline instead")
       }
     }
     do {
-      commands = try CommandRunner(loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
+      commands = try CommandRunner(
+        loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
     } catch {
       logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
     }
@@ -174,7 +178,8 @@ public final class Daemon {
     let passed = Systemd.listenFDs()
     if let fd = passed.first {
       guard Systemd.isListeningUnixSocket(fd) else {
-        throw Errno(call: "socket activation: descriptor 3 is not a listening Unix stream socket", code: EINVAL)
+        throw Errno(
+          call: "socket activation: descriptor 3 is not a listening Unix stream socket", code: EINVAL)
       }
       listenFD = fd
       ownsSocketFile = false
@@ -188,7 +193,8 @@ public final class Daemon {
         logger.notice("socket group '\(group)' does not exist; the socket keeps the daemon's group")
       }
     }
-    let directory = String(config.socketPath[..<(config.socketPath.lastIndex(of: "/") ?? config.socketPath.startIndex)])
+    let directory = String(
+      config.socketPath[..<(config.socketPath.lastIndex(of: "/") ?? config.socketPath.startIndex)])
     if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
       throw Errno(call: "mkdir \(directory)")
     }
@@ -196,7 +202,8 @@ public final class Daemon {
       listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: gid)
     } catch let e where e.code == EPERM && gid != nil {
       // Not allowed to give the socket that group (not root, not a member): keep ours.
-      logger.notice("cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
+      logger.notice(
+        "cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
       listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: nil)
     }
     ownsSocketFile = true
@@ -208,13 +215,18 @@ public final class Daemon {
         if self.clock == .replay { self.advanceSimulatedClock(to: fix.time) }
         self.feed(.fixDecoded(fix, source: id))
       },
-      update: { [unowned self] snapshot, restarted in self.feed(.sourceUpdated(snapshot, restarted: restarted)) },
+      update: { [unowned self] snapshot, restarted in
+        self.feed(.sourceUpdated(snapshot, restarted: restarted))
+      },
       log: { [unowned self] level, message in self.logger.log(level, message) })
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = makeSource(uri, id, loop, sink) else {
         logger.error("source \(uri) is not supported by this build, ignoring")
-        feed(.sourceUpdated(SourceSnapshot(id: id, uri: uri.description, state: .failed, lastError: "not supported"), restarted: true))
+        feed(
+          .sourceUpdated(
+            SourceSnapshot(id: id, uri: uri.description, state: .failed, lastError: "not supported"),
+            restarted: true))
         continue
       }
       sources.append(source)
@@ -385,7 +397,9 @@ public final class Daemon {
     logger.level = new.logLevel
     policy = accessPolicy()
     server?.limits = ControlServer.Limits(new)
-    if new.socketPath != old.socketPath || new.socketMode != old.socketMode || new.socketGroup != old.socketGroup {
+    if new.socketPath != old.socketPath || new.socketMode != old.socketMode
+      || new.socketGroup != old.socketGroup
+    {
       logger.warning("socket settings changed; they take effect at the next restart")
     }
     if new.stateDirectory != old.stateDirectory {

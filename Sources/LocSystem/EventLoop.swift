@@ -44,7 +44,8 @@ public final class EventLoop {
   }
 
   /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT, ...) (sd_event_add_io).
-  public func watch(fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) throws(Errno) -> IOWatch {
+  public func watch(fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) throws(Errno) -> IOWatch
+  {
     let watch = IOWatch(handler: handler)
     var source: OpaquePointer? = nil
     let r = sd_event_add_io(
@@ -63,7 +64,8 @@ public final class EventLoop {
   /// A timer on `clock`, initially off; arm it with `Timer.arm(atMicroseconds:)` (sd_event_add_time).
   /// `accuracy` lets the kernel coalesce wakeups (sd-event's default is 250 ms; timers that
   /// must be punctual use 1 ms).
-  public func timer(clock: Clock, accuracyMicroseconds: UInt64 = 1000, _ handler: @escaping () -> Void) throws(Errno)
+  public func timer(clock: Clock, accuracyMicroseconds: UInt64 = 1000, _ handler: @escaping () -> Void)
+    throws(Errno)
     -> Timer
   {
     let timer = Timer(handler: handler)

@@ -44,7 +44,9 @@ public final class ReplaySource: FixSource {
   var rounds = 0
 
   /// A replay of `path`.
-  public init(id: SourceID, path: String, speed: SourceURI.Speed, loops: Bool, loop: EventLoop, sink: SourceSink) {
+  public init(
+    id: SourceID, path: String, speed: SourceURI.Speed, loops: Bool, loop: EventLoop, sink: SourceSink
+  ) {
     self.id = id
     self.path = path
     self.speed = speed
@@ -55,7 +57,8 @@ public final class ReplaySource: FixSource {
   }
 
   public var snapshot: SourceSnapshot {
-    SourceSnapshot(id: id, uri: uri, state: state, counters: decoder.counters.sourceCounters + [Counter("rounds", rounds)],
+    SourceSnapshot(
+      id: id, uri: uri, state: state, counters: decoder.counters.sourceCounters + [Counter("rounds", rounds)],
       lastError: lastError)
   }
 

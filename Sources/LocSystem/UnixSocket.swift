@@ -11,11 +11,15 @@ public enum UnixSocket {
   /// Longest path that fits sun_path (108 bytes with the NUL).
   static let maxPathBytes = 107
 
-  static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno) -> R {
+  static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno)
+    -> R
+  {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
-    guard !bytes.isEmpty, bytes.count <= maxPathBytes else { throw Errno(call: "socket path", code: ENAMETOOLONG) }
+    guard !bytes.isEmpty, bytes.count <= maxPathBytes else {
+      throw Errno(call: "socket path", code: ENAMETOOLONG)
+    }
     withUnsafeMutableBytes(of: &addr.sun_path) { raw in
       raw.copyBytes(from: bytes)
       raw[bytes.count] = 0
@@ -28,17 +32,22 @@ public enum UnixSocket {
 
   /// Creates a listening socket at `path` with `mode` and group `gid`. A stale socket file
   /// (nobody answers on it) is replaced; a live one means another locd runs: EADDRINUSE.
-  public static func listen(path: String, mode: UInt32, gid: UInt32?, backlog: Int32 = 4096) throws(Errno) -> Int32 {
+  public static func listen(path: String, mode: UInt32, gid: UInt32?, backlog: Int32 = 4096) throws(Errno)
+    -> Int32
+  {
     var st = stat()
     if lstat(path, &st) == 0 {
-      guard (st.st_mode & S_IFMT) == S_IFSOCK else { throw Errno(call: "\(path) exists and is not a socket", code: EEXIST) }
+      guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+        throw Errno(call: "\(path) exists and is not a socket", code: EEXIST)
+      }
       if let probe = try? connect(path: path) {
         close(probe)
         throw Errno(call: "another locd answers on \(path)", code: EADDRINUSE)
       }
       unlink(path)
     }
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+    let fd = socket(
+      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
     guard fd >= 0 else { throw Errno(call: "socket") }
     do throws(Errno) {
       // Bind with a restrictive umask so the socket never exists with looser permissions

@@ -13,7 +13,9 @@ enum DaemonBenchmark: Benchmark {
   static let name = "daemon"
 
   static func run(_ arguments: [String]) -> Int32 {
-    guard let options = try? CommandLineOptions(arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: [])
+    guard
+      let options = try? CommandLineOptions(
+        arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: [])
     else {
       print("usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG]")
       return 2
@@ -52,12 +54,17 @@ enum DaemonBenchmark: Benchmark {
       rss.append(residentKiB(run.pid))
       run.stop()
     }
-    print("exec to READY=1: median \(fmt(median(samples))) ms, max \(fmt(samples.max() ?? 0)) ms (20 runs; target <= 100 ms)")
-    print("idle RSS after start: median \(fmt(Double(median(rss.map(Double.init))) / 1024)) MiB (target <= 15 MiB)")
+    print(
+      "exec to READY=1: median \(fmt(median(samples))) ms, max \(fmt(samples.max() ?? 0)) ms (20 runs; target <= 100 ms)"
+    )
+    print(
+      "idle RSS after start: median \(fmt(Double(median(rss.map(Double.init))) / 1024)) MiB (target <= 15 MiB)"
+    )
   }
 
   static func idle(_ locd: String, seconds: Int) {
-    let run = DaemonRun(locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: 20_000_000)
+    let run = DaemonRun(
+      locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: 20_000_000)
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
     usleep(500_000)
@@ -67,7 +74,8 @@ enum DaemonBenchmark: Benchmark {
     let wakeups = contextSwitches(run.pid) - before
     let pings = run.count("WATCHDOG=1") - pingsBefore
     print(
-      "idle for \(seconds) s (no source traffic, WatchdogSec=20s): \(wakeups) wakeups, \(pings) watchdog pings (target: only the watchdog's)")
+      "idle for \(seconds) s (no source traffic, WatchdogSec=20s): \(wakeups) wakeups, \(pings) watchdog pings (target: only the watchdog's)"
+    )
     print("idle RSS after \(seconds) s: \(fmt(Double(residentKiB(run.pid)) / 1024)) MiB")
     run.stop()
   }
@@ -89,7 +97,9 @@ enum DaemonBenchmark: Benchmark {
       samples.append((monotonicSeconds() - t0) * 1_000_000)
     }
     samples.sort()
-    print("status round trip (connected client): median \(fmt(median(samples))) us, p99 \(fmt(samples[samples.count * 99 / 100])) us")
+    print(
+      "status round trip (connected client): median \(fmt(median(samples))) us, p99 \(fmt(samples[samples.count * 99 / 100])) us"
+    )
     var execs: [Double] = []
     let locctl = String(locd.dropLast(4)) + "locctl"
     for _ in 0..<20 {
@@ -111,7 +121,8 @@ enum DaemonBenchmark: Benchmark {
     var subscribers: [Int32] = []
     for _ in 0..<100 {
       guard let fd = try? UnixSocket.connect(path: run.socket) else { continue }
-      let hello = #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n"
+      let hello =
+        #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n"
         + #"{"id":1,"method":"subscribe","params":{"events":["location"]}}"# + "\n"
       try? FileIO.writeAll(fd: fd, Array(hello.utf8))
       UnixSocket.setNonBlocking(fd)
@@ -191,8 +202,10 @@ enum DaemonBenchmark: Benchmark {
 
   /// Voluntary plus involuntary context switches: each wakeup of a sleeping daemon is one.
   static func contextSwitches(_ pid: pid_t) -> Int {
-    procStatus(pid).filter { $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:") }
-      .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters()) } }.reduce(0, +)
+    procStatus(pid).filter {
+      $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:")
+    }
+    .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters()) } }.reduce(0, +)
   }
 
   static func spawn(_ path: String, _ arguments: [String], environment: [String]) -> pid_t {
@@ -202,7 +215,9 @@ enum DaemonBenchmark: Benchmark {
     var p = environ
     while let entry = p.pointee {
       let s = String(cString: entry)
-      if !s.hasPrefix("NOTIFY_SOCKET=") && !s.hasPrefix("WATCHDOG_") && !s.hasPrefix("LISTEN_") { env.append(strdup(s)) }
+      if !s.hasPrefix("NOTIFY_SOCKET=") && !s.hasPrefix("WATCHDOG_") && !s.hasPrefix("LISTEN_") {
+        env.append(strdup(s))
+      }
       p += 1
     }
     env += environment.map { strdup($0) }
@@ -251,7 +266,10 @@ final class DaemonRun {
     if let w = watchdogUSec { env.append("WATCHDOG_USEC=\(w)") }
     pid = DaemonBenchmark.spawn(
       locd,
-      ["--config", "/dev/null", "--socket", socket, "--state-dir", directory + "/state", "--log-level", "notice"]
+      [
+        "--config", "/dev/null", "--socket", socket, "--state-dir", directory + "/state", "--log-level",
+        "notice",
+      ]
         + extraArguments, environment: env)
   }
 

@@ -9,7 +9,9 @@ protocol Benchmark {
 }
 
 /// `[PATH] [--rounds N]`, the arguments of the data-driven groups.
-func pathAndRounds(_ arguments: [String], path defaultPath: String, rounds defaultRounds: Int) -> (String, Int) {
+func pathAndRounds(_ arguments: [String], path defaultPath: String, rounds defaultRounds: Int) -> (
+  String, Int
+) {
   var path = defaultPath
   var rounds = defaultRounds
   var i = 0

@@ -7,7 +7,9 @@ enum StatusCommand: LocctlCommand {
   static let summary = "position, tier, sources, fix quality, time zone, sun"
 
   static func run(_ arguments: [String]) -> Int32 {
-    guard let options = parseOptions(arguments, flags: ["json"], command: name) else { return ExitStatus.usage }
+    guard let options = parseOptions(arguments, flags: ["json"], command: name) else {
+      return ExitStatus.usage
+    }
     guard options.positionals.isEmpty else {
       printError("locctl status: unexpected argument '\(options.positionals[0])'")
       return ExitStatus.usage
@@ -70,7 +72,10 @@ enum StatusCommand: LocctlCommand {
       if !extra.isEmpty { text += " (" + extra.joined(separator: ", ") + ")" }
       row("Time zone:", text)
       if let d = z["borderDistance"]?.number {
-        row("", d < 1000 ? "a zone border is \(Int(d)) m away" : "a zone border is \((d / 100).rounded() / 10) km away")
+        row(
+          "",
+          d < 1000
+            ? "a zone border is \(Int(d)) m away" : "a zone border is \((d / 100).rounded() / 10) km away")
       }
     }
     if let sun = s["sun"], let date = sun["date"]?.string {
@@ -86,13 +91,16 @@ enum StatusCommand: LocctlCommand {
       var text = (source["uri"]?.string ?? "?") + "  " + (source["state"]?.string ?? "?")
       if let err = source["lastError"]?.string { text += " (\(err))" }
       if let counters = source["counters"]?.object, !counters.members.isEmpty {
-        text += "\n" + String(repeating: " ", count: 11)
+        text +=
+          "\n" + String(repeating: " ", count: 11)
           + counters.members.map { "\($0.key) \(Int($0.value.number ?? 0))" }.joined(separator: ", ")
       }
       row(i == 0 ? "Sources:" : "", text)
     }
     if let a = s["acquisition"], !a.isNull {
-      row("Receiver:", describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
+      row(
+        "Receiver:",
+        describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
     }
     if let server = s["server"] {
       row("Clients:", "\(Int(server["sessions"]?.number ?? 0)) connected")
@@ -135,5 +143,7 @@ extension StatusCommand {
 }
 
 extension String {
-  func padding(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
+  func padding(_ width: Int) -> String {
+    count >= width ? self : self + String(repeating: " ", count: width - count)
+  }
 }

@@ -15,7 +15,8 @@ enum WatchCommand: LocctlCommand {
       return ExitStatus.usage
     }
     let events: JSON =
-      options.value("events").map { .array($0.split(separator: ",").map { .string(String($0)) }) } ?? .string("all")
+      options.value("events").map { .array($0.split(separator: ",").map { .string(String($0)) }) }
+      ?? .string("all")
     // Line-buffered output so a pipe (tests, `| grep`) sees each event at once.
     setvbuf(stdout, nil, _IOLBF, 0)
     return withDaemon { client throws(ControlClient.Failure) in
@@ -55,7 +56,8 @@ enum WatchCommand: LocctlCommand {
       text = "moved"
       if let m = d["distance"]?.number { text += " \(Int(m)) m" }
     case "timer-fired":
-      text = "\(d["name"]?.string ?? "?") (\(d["rule"]?.string ?? "?")) deadline \(d["deadlineLocal"]?.string ?? "?")"
+      text =
+        "\(d["name"]?.string ?? "?") (\(d["rule"]?.string ?? "?")) deadline \(d["deadlineLocal"]?.string ?? "?")"
       if let missed = d["missed"]?.number, missed > 0 { text += ", late, for \(Int(missed)) missed" }
     case "timezone-changed":
       text = "\(d["from"]?["id"]?.string ?? "none") -> \(d["to"]?["id"]?.string ?? "?")"
@@ -63,7 +65,8 @@ enum WatchCommand: LocctlCommand {
       text += " [\(d["reason"]?.string ?? "?")]"
     case "solar-regenerated":
       let today = d["after"]?[0] ?? .null
-      text = "\(d["reason"]?.string ?? "?"), \(d["timezone"]?.string ?? "?"), \(today["date"]?.string ?? "no position")"
+      text =
+        "\(d["reason"]?.string ?? "?"), \(d["timezone"]?.string ?? "?"), \(today["date"]?.string ?? "no position")"
       if let sunset = today["sunset"]?.string { text += " sunset \(sunset)" }
     case "acquisition":
       text = "\(d["from"]?.string ?? "?") -> \(d["to"]?.string ?? "?") (\(d["reason"]?.string ?? "?"))"

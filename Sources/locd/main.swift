@@ -31,7 +31,8 @@ func fail(_ message: String, status: Int32 = 2) -> Never {
 let options: CommandLineOptions
 do {
   options = try CommandLineOptions(
-    Array(CommandLine.arguments.dropFirst()), valued: ["config", "socket", "state-dir", "source", "log-level", "timers-dir", "clock"],
+    Array(CommandLine.arguments.dropFirst()),
+    valued: ["config", "socket", "state-dir", "source", "log-level", "timers-dir", "clock"],
     flagNames: ["check-config", "version", "help"])
 } catch {
   fail("\(error); see 'locd --help'")
@@ -102,7 +103,8 @@ var boundaries: ZoneBoundaryFile? = nil
 do {
   boundaries = try ZoneBoundaryFile.open()
 } catch {
-  Logger(level: config.logLevel).warning("no time-zone boundary data (\(error)); using the configured or system zone")
+  Logger(level: config.logLevel).warning(
+    "no time-zone boundary data (\(error)); using the configured or system zone")
 }
 var environment = EngineEnvironment(
   systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
@@ -116,7 +118,8 @@ if let boundaries {
 }
 let daemon: Daemon
 do {
-  daemon = try Daemon(config: config, loader: loader, environment: environment, makeSource: SourceFactory.make, clock: clock)
+  daemon = try Daemon(
+    config: config, loader: loader, environment: environment, makeSource: SourceFactory.make, clock: clock)
 } catch {
   fail("cannot start: \(error)", status: 1)
 }

@@ -21,7 +21,8 @@ import Testing
     }
     // Before the handshake, a valid request is refused.
     try expectError(#"{"id":1,"method":"status"}"#, "handshake-required", id: .number(1))
-    try expectError(#"{"id":2,"method":"hello","params":{"protocol":2}}"#, "unsupported-version", id: .number(2))
+    try expectError(
+      #"{"id":2,"method":"hello","params":{"protocol":2}}"#, "unsupported-version", id: .number(2))
     try client.send(#"{"id":3,"method":"hello","params":{"protocol":1}}"# + "\n")
     #expect(try client.readJSON()["result"]?["access"]?.string == "admin")
     try expectError("this is not json", "invalid-json", id: .null)
@@ -30,7 +31,8 @@ import Testing
     try expectError(#"{"method":"status"}"#, "invalid-request")
     try expectError(#"{"id":5}"#, "invalid-request", id: .number(5))
     try expectError(#"{"id":6,"method":"teleport"}"#, "unknown-method", id: .number(6))
-    try expectError(#"{"id":"x","method":"set-location","params":{"lat":91,"lon":0}}"#, "invalid-params", id: .string("x"))
+    try expectError(
+      #"{"id":"x","method":"set-location","params":{"lat":91,"lon":0}}"#, "invalid-params", id: .string("x"))
     try expectError(#"{"id":7,"method":"subscribe","params":{"events":["weather"]}}"#, "invalid-params")
     try expectError(String(repeating: "[", count: 5000), "invalid-json")
     try expectError(#"{"id":8,"method":"hello","params":{"protocol":1}}"#, "invalid-request")
@@ -85,7 +87,9 @@ import Testing
     // All handshake and ask at once, then all answers are read.
     for c in clients { _ = try c.readJSON() }
     for (i, c) in clients.enumerated() {
-      try c.send(#"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":\#(i + 1),"method":"status"}"# + "\n")
+      try c.send(
+        #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":\#(i + 1),"method":"status"}"#
+          + "\n")
     }
     var answered = 0
     for (i, c) in clients.enumerated() {

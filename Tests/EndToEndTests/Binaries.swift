@@ -1,6 +1,6 @@
+import CLocShim
 import Foundation
 import Glibc
-import CLocShim
 
 /// Paths of the built products; `swift build` puts them next to the test bundle.
 enum Binaries {
@@ -29,13 +29,16 @@ struct Completed {
 
 /// Runs a program with arguments, optional stdin and environment additions, and waits
 /// for it (60 s at most), collecting its output.
-func run(_ executable: URL, _ arguments: [String], stdin: String? = nil,
-  environment: [String: String] = [:], timeout: Double = 60) throws -> Completed
-{
+func run(
+  _ executable: URL, _ arguments: [String], stdin: String? = nil,
+  environment: [String: String] = [:], timeout: Double = 60
+) throws -> Completed {
   var inPipe: [Int32] = [0, 0]
   var outPipe: [Int32] = [0, 0]
   var errPipe: [Int32] = [0, 0]
-  guard locshim_pipe2(&inPipe, O_CLOEXEC) == 0, locshim_pipe2(&outPipe, O_CLOEXEC) == 0, locshim_pipe2(&errPipe, O_CLOEXEC) == 0 else {
+  guard locshim_pipe2(&inPipe, O_CLOEXEC) == 0, locshim_pipe2(&outPipe, O_CLOEXEC) == 0,
+    locshim_pipe2(&errPipe, O_CLOEXEC) == 0
+  else {
     throw HarnessError("pipe")
   }
   let child = try Child(
@@ -87,5 +90,7 @@ func run(_ executable: URL, _ arguments: [String], stdin: String? = nil,
   for fd in open { close(fd) }
   if inputFD >= 0 { close(inputFD) }
   let status = child.wait(timeout: max(1, deadline.timeIntervalSinceNow))
-  return Completed(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+  return Completed(
+    status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self)
+  )
 }

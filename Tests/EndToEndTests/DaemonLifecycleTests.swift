@@ -33,7 +33,8 @@ import Testing
   @Test func corruptStateFileIsReportedAndIgnored() throws {
     let dir = LocdProcess.makeDirectory()
     mkdir(dir + "/state", 0o700)
-    try "{\"version\":1,\"lastKnown\":{\"lat\":".write(toFile: dir + "/state/state.json", atomically: true, encoding: .utf8)
+    try "{\"version\":1,\"lastKnown\":{\"lat\":".write(
+      toFile: dir + "/state/state.json", atomically: true, encoding: .utf8)
     let daemon = try LocdProcess(directory: dir)
     let s = try daemon.status()
     #expect(s["daemon"]?["stateProblem"]?.string?.contains("state.json") == true)
@@ -54,7 +55,9 @@ import Testing
       // Pipeline many writes, then kill -9 while they are being carried out.
       var batch = ""
       for i in 0..<400 {
-        batch += #"{"id":\#(i + 1),"method":"set-location","params":{"lat":\#(Double(i % 90)),"lon":\#(Double(round)),"name":"\#(String(repeating: "x", count: i % 100))"}}"# + "\n"
+        batch +=
+          #"{"id":\#(i + 1),"method":"set-location","params":{"lat":\#(Double(i % 90)),"lon":\#(Double(round)),"name":"\#(String(repeating: "x", count: i % 100))"}}"#
+          + "\n"
       }
       try client.send(batch)
       _ = try client.readLine()
@@ -70,10 +73,12 @@ import Testing
     let dir = LocdProcess.makeDirectory()
     let daemon = try LocdProcess(directory: dir, config: "[Position]\nTimeZone=Europe/Oslo\n")
     #expect(try daemon.status()["timezone"]?["id"]?.string == "Europe/Oslo")
-    try "[Position]\nTimeZone=Asia/Tokyo\n".write(toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
+    try "[Position]\nTimeZone=Asia/Tokyo\n".write(
+      toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
     kill(daemon.pid, SIGHUP)
     _ = try daemon.waitForStatus { $0["timezone"]?["id"]?.string == "Asia/Tokyo" }
-    try "[Position]\nTimeZone=Europe/Paris\nFreshFor=soon\n".write(toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
+    try "[Position]\nTimeZone=Europe/Paris\nFreshFor=soon\n".write(
+      toFile: dir + "/locd.conf", atomically: true, encoding: .utf8)
     let reload = try daemon.locctl(["reload"])
     #expect(reload.status == 1)
     #expect(reload.stderr.contains("locd.conf:3: FreshFor= must be a time span"))
@@ -92,7 +97,8 @@ import Testing
   @Test func checkConfigReportsFileAndLine() throws {
     let dir = LocdProcess.makeDirectory()
     let path = dir + "/bad.conf"
-    try "[Daemon]\nLogLevel=loud\n[Sources]\nSource=gpsd://host:99999\n".write(toFile: path, atomically: true, encoding: .utf8)
+    try "[Daemon]\nLogLevel=loud\n[Sources]\nSource=gpsd://host:99999\n".write(
+      toFile: path, atomically: true, encoding: .utf8)
     let bad = try run(Binaries.locd, ["--config", path, "--check-config"])
     #expect(bad.status == 1)
     #expect(bad.stderr.contains("\(path):2: unknown LogLevel= 'loud'"))

@@ -48,7 +48,8 @@ final class LocdProcess {
     // setpriv execs locd in place (same pid) after asking the kernel to kill it when the
     // test runner dies, so no daemon outlives a crashed or killed test run.
     child = try Child(
-      "/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", Binaries.locd.path] + arguments, environment: environment,
+      "/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", Binaries.locd.path] + arguments,
+      environment: environment,
       stderrFD: logFD)
     if wait { try waitUntilServing() }
   }

@@ -10,10 +10,12 @@ import Testing
 struct PermissionTests {
   /// Runs locctl as uid/gid 65534 (nobody) with the given supplementary groups.
   func locctlAs(groups: [Int], _ daemon: LocdProcess, _ arguments: [String]) throws -> Completed {
-    let groupArgs = groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
+    let groupArgs =
+      groups.isEmpty ? ["--clear-groups"] : ["--groups=" + groups.map(String.init).joined(separator: ",")]
     return try run(
       URL(fileURLWithPath: "/usr/bin/setpriv"),
-      ["--reuid=65534", "--regid=65534"] + groupArgs + [Binaries.locctl.path, "--socket", daemon.socketPath] + arguments)
+      ["--reuid=65534", "--regid=65534"] + groupArgs + [Binaries.locctl.path, "--socket", daemon.socketPath]
+        + arguments)
   }
 
   @Test func theDefaultSocketModeKeepsStrangersOut() throws {
@@ -31,7 +33,10 @@ struct PermissionTests {
   @Test func aStrangerWhoCanConnectLearnsNothing() throws {
     let daemon = try LocdProcess(config: "[Daemon]\nSocketMode=0666\nSocketGroup=\n")
     #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
-    for arguments in [["status", "--json"], ["status"], ["watch", "--json"], ["set-location", "1", "1"], ["clear-location"], ["reload"]] {
+    for arguments in [
+      ["status", "--json"], ["status"], ["watch", "--json"], ["set-location", "1", "1"], ["clear-location"],
+      ["reload"],
+    ] {
       let r = try locctlAs(groups: [], daemon, arguments)
       #expect(r.status == 4, "\(arguments): \(r.stderr)")
       #expect(r.stderr.contains("permission-denied"), "\(arguments): \(r.stderr)")
@@ -44,7 +49,8 @@ struct PermissionTests {
 
   @Test func theReadGroupReadsAndTheAdminGroupWrites() throws {
     // gid 100 (users) reads, gid 50 (staff) administers: both exist on every Debian system.
-    let daemon = try LocdProcess(config: "[Daemon]\nSocketMode=0666\nSocketGroup=\nReadGroup=100\nAdminGroup=50\n")
+    let daemon = try LocdProcess(
+      config: "[Daemon]\nSocketMode=0666\nSocketGroup=\nReadGroup=100\nAdminGroup=50\n")
     #expect(try daemon.locctl(["set-location", "-33.8688", "151.2093"]).status == 0)
     let read = try locctlAs(groups: [100], daemon, ["status", "--json"])
     #expect(read.status == 0, "\(read.stderr)")

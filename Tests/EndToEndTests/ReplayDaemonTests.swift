@@ -52,7 +52,9 @@ import Testing
     var text = ""
     var events: [JSON] = []
     let deadline = Date().addingTimeInterval(15)
-    while Date() < deadline, events.filter({ $0["event"]?.string == "location" && $0["data"]?["fix"]?.isNull == false }).count < 3 {
+    while Date() < deadline,
+      events.filter({ $0["event"]?.string == "location" && $0["data"]?["fix"]?.isNull == false }).count < 3
+    {
       var p = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
       guard poll(&p, 1, 500) > 0 else { continue }
       var buffer = [UInt8](repeating: 0, count: 65536)

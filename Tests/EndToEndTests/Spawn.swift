@@ -15,20 +15,29 @@ final class Child {
     stdoutFD: Int32? = nil, stderrFD: Int32? = nil, closeInChild: [Int32] = []
   ) throws {
     var env = ProcessInfo.processInfo.environment
-    for key in ["NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC", "WATCHDOG_PID"] {
+    for key in [
+      "NOTIFY_SOCKET", "LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES", "JOURNAL_STREAM", "WATCHDOG_USEC",
+      "WATCHDOG_PID",
+    ] {
       env[key] = nil
     }
     for (k, v) in environment { env[k] = v }
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    if let stdinFD { posix_spawn_file_actions_adddup2(&actions, stdinFD, 0) } else {
+    if let stdinFD {
+      posix_spawn_file_actions_adddup2(&actions, stdinFD, 0)
+    } else {
       posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
     }
-    if let stdoutFD { posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1) } else {
+    if let stdoutFD {
+      posix_spawn_file_actions_adddup2(&actions, stdoutFD, 1)
+    } else {
       posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
     }
-    if let stderrFD { posix_spawn_file_actions_adddup2(&actions, stderrFD, 2) } else {
+    if let stderrFD {
+      posix_spawn_file_actions_adddup2(&actions, stderrFD, 2)
+    } else {
       posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     }
     for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }

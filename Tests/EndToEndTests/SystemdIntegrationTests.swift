@@ -72,7 +72,10 @@ final class NotifySocket: @unchecked Sendable {
     #expect(daemon.stop() == 0)
   }
 
-  @Test(.enabled(if: !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "a real journald runs here"))
+  @Test(
+    .enabled(
+      if: !FileManager.default.fileExists(atPath: "/run/systemd/journal/socket"), "a real journald runs here")
+  )
   func logsToTheJournalWithStructuredFieldsWhenStderrIsTheJournal() throws {
     // A datagram socket posing as journald's native socket (systemd-journald.service(8)).
     try FileManager.default.createDirectory(atPath: "/run/systemd/journal", withIntermediateDirectories: true)
@@ -83,7 +86,8 @@ final class NotifySocket: @unchecked Sendable {
     FileManager.default.createFile(atPath: dir + "/locd.log", contents: nil)
     var st = stat()
     #expect(stat(dir + "/locd.log", &st) == 0)
-    let daemon = try LocdProcess(environment: ["JOURNAL_STREAM": "\(st.st_dev):\(st.st_ino)"], directory: dir, wait: false)
+    let daemon = try LocdProcess(
+      environment: ["JOURNAL_STREAM": "\(st.st_dev):\(st.st_ino)"], directory: dir, wait: false)
     let got = journal.receive(until: { $0.contains("MESSAGE=locd 0.1.0 ready") })
     let ready = try #require(got.first { $0.contains("MESSAGE=locd 0.1.0 ready") })
     #expect(ready.contains("PRIORITY=6\n"))
@@ -99,7 +103,10 @@ final class NotifySocket: @unchecked Sendable {
     let socketPath = dir + "/activated.sock"
     let activator = try Child(
       "/usr/bin/systemd-socket-activate",
-      ["-l", socketPath, Binaries.locd.path, "--config", "/dev/null", "--state-dir", dir + "/state", "--socket", socketPath])
+      [
+        "-l", socketPath, Binaries.locd.path, "--config", "/dev/null", "--state-dir", dir + "/state",
+        "--socket", socketPath,
+      ])
     defer {
       kill(activator.pid, SIGTERM)
       // systemd-socket-activate execs locd in its own process, so this is locd stopping.

@@ -9,7 +9,10 @@ import Testing
     let dest = LocdProcess.makeDirectory()
     let r = try run(
       URL(fileURLWithPath: "/usr/bin/make"),
-      ["-C", Binaries.packageRoot.path, "install-files", "INSTALL_FROM=\(Binaries.buildDirectory.path)", "DESTDIR=\(dest)", "PREFIX=/usr"])
+      [
+        "-C", Binaries.packageRoot.path, "install-files", "INSTALL_FROM=\(Binaries.buildDirectory.path)",
+        "DESTDIR=\(dest)", "PREFIX=/usr",
+      ])
     guard r.status == 0 else { throw HarnessError("make install-files: \(r.stderr)") }
     return dest
   }
@@ -17,8 +20,10 @@ import Testing
   @Test func installPutsEverythingInPlaceAndUninstallRemovesIt() throws {
     let dest = try install()
     for path in [
-      "usr/bin/locd", "usr/bin/locctl", "usr/lib/systemd/system/locd.service", "usr/lib/systemd/system/locd.socket",
-      "usr/lib/sysusers.d/locd.conf", "etc/locd/locd.conf", "usr/share/man/man8/locd.8", "usr/share/man/man1/locctl.1",
+      "usr/bin/locd", "usr/bin/locctl", "usr/lib/systemd/system/locd.service",
+      "usr/lib/systemd/system/locd.socket",
+      "usr/lib/sysusers.d/locd.conf", "etc/locd/locd.conf", "usr/share/man/man8/locd.8",
+      "usr/share/man/man1/locctl.1",
       "usr/share/man/man5/locd.conf.5",
     ] {
       #expect(FileManager.default.fileExists(atPath: dest + "/" + path), "\(path) missing")
@@ -29,7 +34,8 @@ import Testing
     let check = try run(Binaries.locd, ["--config", dest + "/etc/locd/locd.conf", "--check-config"])
     #expect(check.status == 0, "\(check.stderr)")
     let r = try run(
-      URL(fileURLWithPath: "/usr/bin/make"), ["-C", Binaries.packageRoot.path, "uninstall", "DESTDIR=\(dest)", "PREFIX=/usr"])
+      URL(fileURLWithPath: "/usr/bin/make"),
+      ["-C", Binaries.packageRoot.path, "uninstall", "DESTDIR=\(dest)", "PREFIX=/usr"])
     #expect(r.status == 0)
     #expect(!FileManager.default.fileExists(atPath: dest + "/usr/bin/locd"))
     #expect(!FileManager.default.fileExists(atPath: dest + "/usr/lib/systemd/system/locd.service"))
@@ -46,14 +52,16 @@ import Testing
     let unit = try String(contentsOfFile: dest + "/usr/lib/systemd/system/locd.service", encoding: .utf8)
       .replacingOccurrences(of: "/usr/bin/locd", with: dest + "/usr/bin/locd")
     try unit.write(toFile: dir + "/locd.service", atomically: true, encoding: .utf8)
-    try FileManager.default.copyItem(atPath: dest + "/usr/lib/systemd/system/locd.socket", toPath: dir + "/locd.socket")
+    try FileManager.default.copyItem(
+      atPath: dest + "/usr/lib/systemd/system/locd.socket", toPath: dir + "/locd.socket")
     return (dir, dest + "/usr/share/man")
   }
 
   @Test func systemdAnalyzeVerifyPasses() throws {
     let (dir, manpath) = try unitsForAnalysis()
     let r = try run(
-      URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", dir + "/locd.service", dir + "/locd.socket"],
+      URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+      ["verify", dir + "/locd.service", dir + "/locd.socket"],
       environment: ["MANPATH": manpath])
     #expect(r.status == 0, "\(r.stderr)")
     #expect(r.stderr.isEmpty, "\(r.stderr)")
@@ -62,10 +70,12 @@ import Testing
   @Test func securityExposureIsAtMostTwo() throws {
     let (dir, _) = try unitsForAnalysis()
     let r = try run(
-      URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["security", "--offline=true", dir + "/locd.service"],
+      URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+      ["security", "--offline=true", dir + "/locd.service"],
       environment: ["SYSTEMD_COLORS": "0"])
     let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
-    let score = try #require(line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
+    let score = try #require(
+      line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
     #expect(score <= 2.0, "\(line)")
   }
 }

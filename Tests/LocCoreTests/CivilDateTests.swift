@@ -26,7 +26,8 @@ import Testing
   }
 
   @Test func isoTimesRoundTrip() {
-    let t = Instant(utc: CivilDate(year: 2019, month: 4, day: 12)!, hour: 0, minute: 40, second: 3,
+    let t = Instant(
+      utc: CivilDate(year: 2019, month: 4, day: 12)!, hour: 0, minute: 40, second: 3,
       microsecond: 250_000)
     #expect(t.iso8601() == "2019-04-12T00:40:03Z")
     #expect(t.iso8601(fractionDigits: 3) == "2019-04-12T00:40:03.250Z")

@@ -38,7 +38,11 @@ import Testing
     #expect(c.adminGroup == "wheel")
     #expect(c.effectiveReadGroup == "gps")
     #expect(c.logLevel == .debug)
-    #expect(c.sources == [.replay(path: "/tmp/drive.nmea", speed: .max, loop: true), .serial(path: "/dev/ttyACM0", baud: .fixed(9600))])
+    #expect(
+      c.sources == [
+        .replay(path: "/tmp/drive.nmea", speed: .max, loop: true),
+        .serial(path: "/dev/ttyACM0", baud: .fixed(9600)),
+      ])
     #expect(c.freshFor == .seconds(30))
     #expect(c.significantDistance == 2500)
     #expect(c.timeZone == "Europe/Oslo")
@@ -49,16 +53,18 @@ import Testing
   @Test func reportsProblemsWithFileAndLine() {
     var c = DaemonConfig()
     let problems = c.apply(
-      fileText: "Socket=/x\n[Daemon]\nSocket=relative\nNoSuchKey=1\n[Nope]\nA=1\n[Sources]\nSource=ftp://x\nbroken line\n",
+      fileText:
+        "Socket=/x\n[Daemon]\nSocket=relative\nNoSuchKey=1\n[Nope]\nA=1\n[Sources]\nSource=ftp://x\nbroken line\n",
       fileName: "/etc/locd/locd.conf")
-    #expect(problems.map(\.description) == [
-      "/etc/locd/locd.conf:1: assignment outside a [Section]",
-      "/etc/locd/locd.conf:3: Socket= must be an absolute path",
-      "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
-      "/etc/locd/locd.conf:6: unknown section [Nope]",
-      "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)",
-      "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
-    ])
+    #expect(
+      problems.map(\.description) == [
+        "/etc/locd/locd.conf:1: assignment outside a [Section]",
+        "/etc/locd/locd.conf:3: Socket= must be an absolute path",
+        "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
+        "/etc/locd/locd.conf:6: unknown section [Nope]",
+        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)",
+        "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
+      ])
     #expect(c.socketPath == DaemonConfig().socketPath)
   }
 
@@ -83,7 +89,8 @@ import Testing
 
   @Test(arguments: [
     "gpsd", "gpsd://", "gpsd://host:0", "gpsd://host:70000", "nmea+tcp://host", "serial:ttyUSB0",
-    "serial:/dev/ttyUSB0?baud=1234", "replay:", "replay:/x?speed=0", "replay:/x?speed=fast", "replay:/x?loop=yes",
+    "serial:/dev/ttyUSB0?baud=1234", "replay:", "replay:/x?speed=0", "replay:/x?speed=fast",
+    "replay:/x?loop=yes",
     "replay:/x?foo=1", "gpsd://h?nmea", "http://x", "nmea+tcp://:10110", "gpsd://:2947",
   ])
   func sourceURIsRejected(_ input: String) {
@@ -123,7 +130,9 @@ import Testing
     #expect(c.maxTimers == 20 && c.zoneSwitch.fixes == 5 && c.zoneSwitch.distance == 250)
     #expect(c.zoneSwitch.time == .seconds(120) && c.setSystemTimeZone)
     var d = DaemonConfig()
-    let bad = d.apply(fileText: "[Timers]\nDirectory=timers\nMaxTimers=0\n[TimeZone]\nSetSystemTimeZone=maybe\n", fileName: "b")
+    let bad = d.apply(
+      fileText: "[Timers]\nDirectory=timers\nMaxTimers=0\n[TimeZone]\nSetSystemTimeZone=maybe\n",
+      fileName: "b")
     #expect(bad.map(\.line) == [2, 3, 5])
   }
 }
@@ -150,7 +159,8 @@ import Testing
     #expect(c.acquisition.stableFixes == 3 && c.acquisition.retryDelay == .seconds(30))
     var d = DaemonConfig()
     let bad = d.apply(
-      fileText: "[Acquisition]\nPolicy=sometimes\nTimeout=0\nAccuracy=0m\nStableFixes=0\nRefreshInterval=soon\nWatch=1\n",
+      fileText:
+        "[Acquisition]\nPolicy=sometimes\nTimeout=0\nAccuracy=0m\nStableFixes=0\nRefreshInterval=soon\nWatch=1\n",
       fileName: "b")
     #expect(bad.map(\.line) == [2, 3, 4, 5, 6, 7])
     #expect(bad.first?.message == "Policy= must be on-demand or continuous")

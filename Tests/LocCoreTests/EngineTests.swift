@@ -8,13 +8,17 @@ import Testing
   let source = SourceID(0)
 
   func fix(_ c: Coordinate, at t: Instant, accuracy: Double = 5, mode: FixMode = .threeD) -> Fix {
-    Fix(time: t, coordinate: c, mode: mode, quality: .gps, horizontalAccuracy: Meters(accuracy), satellitesUsed: 9)
+    Fix(
+      time: t, coordinate: c, mode: mode, quality: .gps, horizontalAccuracy: Meters(accuracy),
+      satellitesUsed: 9)
   }
 
   func started(_ config: DaemonConfig = DaemonConfig(), state: StoredState? = nil) -> Engine {
     var e = Engine(config: config)
     _ = e.handle(.started(state, stateProblem: nil), at: Self.t0)
-    _ = e.handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:x", state: .connected), restarted: true), at: Self.t0)
+    _ = e.handle(
+      .sourceUpdated(SourceSnapshot(id: source, uri: "replay:x", state: .connected), restarted: true),
+      at: Self.t0)
     return e
   }
 
@@ -42,7 +46,9 @@ import Testing
     _ = e.handle(.started(nil, stateProblem: nil), at: Self.t0)
     _ = e.handle(
       .sourceUpdated(
-        SourceSnapshot(id: source, uri: "gpsd://127.0.0.1:2947", state: .reconnecting(retryAt: Self.t0), lastError: "connect: Connection refused"),
+        SourceSnapshot(
+          id: source, uri: "gpsd://127.0.0.1:2947", state: .reconnecting(retryAt: Self.t0),
+          lastError: "connect: Connection refused"),
         restarted: true), at: Self.t0)
     let r = e.resolve(at: Self.t0)
     #expect(r.tier == .none)
@@ -67,7 +73,9 @@ import Testing
     var e = started()
     _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 0, gid: 0), .admin, app: nil), at: Self.t0)
     let bergen = Coordinate(lat: 60.39, lon: 5.32)!
-    _ = e.handle(.requestReceived(SessionID(1), .number(1), .setLocation(bergen, name: "home", accuracy: nil)), at: Self.t0)
+    _ = e.handle(
+      .requestReceived(SessionID(1), .number(1), .setLocation(bergen, name: "home", accuracy: nil)),
+      at: Self.t0)
     #expect(e.resolve(at: Self.t0).tier == .manual)
     _ = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0), source: source), at: Self.t0)
     #expect(e.resolve(at: Self.t0).tier == .fix)
@@ -88,11 +96,14 @@ import Testing
     _ = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0), source: source), at: Self.t0)
     let elsewhere = Self.oslo.destination(distance: 50_000, bearing: 0)
     // Older than the current fix from the same stream: dropped.
-    let effects = e.handle(.fixDecoded(fix(elsewhere, at: Self.t0.adding(.seconds(-1))), source: source), at: Self.t0)
+    let effects = e.handle(
+      .fixDecoded(fix(elsewhere, at: Self.t0.adding(.seconds(-1))), source: source), at: Self.t0)
     #expect(effects.isEmpty)
     #expect(e.resolve(at: Self.t0).position?.coordinate == Self.oslo)
     // After the stream restarts (replay loop, reconnect), older times are fine again.
-    _ = e.handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:x", state: .connected), restarted: true), at: Self.t0)
+    _ = e.handle(
+      .sourceUpdated(SourceSnapshot(id: source, uri: "replay:x", state: .connected), restarted: true),
+      at: Self.t0)
     _ = e.handle(.fixDecoded(fix(elsewhere, at: Self.t0.adding(.seconds(-1))), source: source), at: Self.t0)
     #expect(e.resolve(at: Self.t0).position?.coordinate == elsewhere)
   }
@@ -103,7 +114,8 @@ import Testing
     var t = Self.t0
     // 30 m of jitter for an hour at 1 Hz: one write (the first position), no more.
     for i in 0..<3600 {
-      let c = Self.oslo.destination(distance: Meters(Double(i % 7) * 5), bearing: Degrees(Double(i * 37 % 360)))
+      let c = Self.oslo.destination(
+        distance: Meters(Double(i % 7) * 5), bearing: Degrees(Double(i * 37 % 360)))
       writes += persisted(e.handle(.fixDecoded(fix(c, at: t), source: source), at: t)).count
       t = t.adding(.seconds(1))
     }
@@ -114,7 +126,10 @@ import Testing
     let far = Self.oslo.destination(distance: 1020, bearing: 90)
     let effects = e.handle(.fixDecoded(fix(far, at: t), source: source), at: t)
     #expect(persisted(effects).count == 1)
-    #expect(effects.contains(where: { if case .log(.info, let m) = $0 { return m.hasPrefix("significant move of 10") } else { return false } }))
+    #expect(
+      effects.contains(where: {
+        if case .log(.info, let m) = $0 { return m.hasPrefix("significant move of 10") } else { return false }
+      }))
   }
 
   @Test func stoppingPersistsTheLatestPosition() {
@@ -153,8 +168,12 @@ import Testing
     }
     #expect(error.code == .permissionDenied)
     // Events never reach a session without read access, even if it asked.
-    let pushes = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
-    #expect(!pushes.contains(where: { if case .push(let ids, _, _) = $0 { return ids.contains(stranger) } else { return false } }))
+    let pushes = e.handle(
+      .fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
+    #expect(
+      !pushes.contains(where: {
+        if case .push(let ids, _, _) = $0 { return ids.contains(stranger) } else { return false }
+      }))
   }
 
   @Test func subscribersGetLocationAndSourceEvents() {
@@ -164,15 +183,23 @@ import Testing
     let sub = e.handle(.requestReceived(s, .number(1), .subscribe([.location, .sourceStatus])), at: Self.t0)
     #expect(sub.contains(.reply(s, .number(1), .success(.subscriptions([.location, .sourceStatus])))))
     // The current answer comes at once.
-    #expect(sub.contains(where: { if case .push(let ids, .location, _) = $0 { return ids.contains(s) } else { return false } }))
+    #expect(
+      sub.contains(where: {
+        if case .push(let ids, .location, _) = $0 { return ids.contains(s) } else { return false }
+      }))
     let f = fix(Self.oslo, at: Self.t0)
     let effects = e.handle(.fixDecoded(f, source: source), at: Self.t0)
-    #expect(effects.contains(where: { if case .push(let ids, .location(_, fix: f), _) = $0 { return ids.contains(s) } else { return false } }))
-    let lost = SourceSnapshot(id: source, uri: "replay:x", state: .reconnecting(retryAt: Self.t0), lastError: "EOF")
+    #expect(
+      effects.contains(where: {
+        if case .push(let ids, .location(_, fix: f), _) = $0 { return ids.contains(s) } else { return false }
+      }))
+    let lost = SourceSnapshot(
+      id: source, uri: "replay:x", state: .reconnecting(retryAt: Self.t0), lastError: "EOF")
     let pushes = e.handle(.sourceUpdated(lost, restarted: false), at: Self.t0)
     #expect(pushes.contains(.push([s], .sourceStatus(lost), at: Self.t0)))
     _ = e.handle(.sessionClosed(s), at: Self.t0)
-    let none = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
+    let none = e.handle(
+      .fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)
     #expect(!none.contains(where: { if case .push = $0 { return true } else { return false } }))
   }
 
@@ -193,7 +220,10 @@ import Testing
     #expect(statuses.first?.hasPrefix("3D fix") == true)
     let stale = t.adding(.seconds(20))
     let effects = e.handle(.timerFired(.freshness), at: stale)
-    #expect(effects.contains(where: { if case .notifyStatus(let l) = $0 { return l.hasPrefix("cached position") } else { return false } }))
+    #expect(
+      effects.contains(where: {
+        if case .notifyStatus(let l) = $0 { return l.hasPrefix("cached position") } else { return false }
+      }))
     #expect(!statuses.contains(where: { $0.contains("59.9") }))  // never coordinates
   }
 
@@ -204,8 +234,11 @@ import Testing
     let ask = e.handle(.requestReceived(s, .string("r"), .reload), at: Self.t0)
     let ref = RequestRef(session: s, id: .string("r"))
     #expect(ask == [.reloadConfiguration(requestedBy: ref)])
-    let bad = e.handle(.configReloaded(.failure(ReloadFailure(problems: ["/etc/locd/locd.conf:3: bad"])), requestedBy: ref), at: Self.t0)
-    #expect(bad.contains(.reply(s, .string("r"), .failure(RequestError(.failed, "/etc/locd/locd.conf:3: bad")))))
+    let bad = e.handle(
+      .configReloaded(.failure(ReloadFailure(problems: ["/etc/locd/locd.conf:3: bad"])), requestedBy: ref),
+      at: Self.t0)
+    #expect(
+      bad.contains(.reply(s, .string("r"), .failure(RequestError(.failed, "/etc/locd/locd.conf:3: bad")))))
     var config = DaemonConfig()
     config.freshFor = .seconds(30)
     let good = e.handle(.configReloaded(.success(config), requestedBy: ref), at: Self.t0)

@@ -3,7 +3,8 @@ import Testing
 
 @Suite struct StoredStateTests {
   let position = Position(
-    coordinate: Coordinate(lat: -45.8776, lon: 170.5001)!, accuracy: 3.5, altitude: 12, time: Instant(secondsSinceEpoch: 1_555_029_600.25),
+    coordinate: Coordinate(lat: -45.8776, lon: 170.5001)!, accuracy: 3.5, altitude: 12,
+    time: Instant(secondsSinceEpoch: 1_555_029_600.25),
     receivedAt: Instant(secondsSinceEpoch: 1_800_000_000), source: "gpsd://127.0.0.1:2947")
 
   @Test func roundTrips() throws {

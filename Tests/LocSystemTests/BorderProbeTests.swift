@@ -25,7 +25,11 @@ import Testing
       let mid = (low + high) / 2
       let lon = badajoz.longitude.value + (elvas.longitude.value - badajoz.longitude.value) * mid
       let lat = badajoz.latitude.value + (elvas.latitude.value - badajoz.latitude.value) * mid
-      if try file.zoneName(at: Coordinate(lat: lat, lon: lon)!) == "Europe/Madrid" { low = mid } else { high = mid }
+      if try file.zoneName(at: Coordinate(lat: lat, lon: lon)!) == "Europe/Madrid" {
+        low = mid
+      } else {
+        high = mid
+      }
     }
     let alongLine = badajoz.distance(to: elvas).value * low
     #expect(d.value <= alongLine + 5)
@@ -41,14 +45,17 @@ import Testing
     // Tests/Fixtures/tz/points.csv: border points come in pairs, 100 m either side of a border
     // along the pair's bearing (so the perpendicular distance is at most 100 m).
     let csv = try String(
-      contentsOfFile: #filePath.replacingOccurrences(of: "LocSystemTests/BorderProbeTests.swift", with: "Fixtures/tz/points.csv"),
+      contentsOfFile: #filePath.replacingOccurrences(
+        of: "LocSystemTests/BorderProbeTests.swift", with: "Fixtures/tz/points.csv"),
       encoding: .utf8)
     let border = csv.split(separator: "\n").filter { $0.hasSuffix(",border") }.prefix(200)
     var found = 0
     for row in border {
       let f = row.split(separator: ",")
       let p = Coordinate(lat: Double(f[0])!, lon: Double(f[1])!)!
-      guard let d = BorderProbe.distance(from: p, limit: 1000, zoneAt: { try? file.zoneName(at: $0) }) else { continue }
+      guard let d = BorderProbe.distance(from: p, limit: 1000, zoneAt: { try? file.zoneName(at: $0) }) else {
+        continue
+      }
       #expect(d.value <= 1000)
       if d.value <= 110 { found += 1 }
       // What the probe reports is real: just past it, on some bearing, the zone differs.
