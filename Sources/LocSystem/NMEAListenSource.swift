@@ -40,9 +40,7 @@ public final class NMEAListenSource: FixSource {
   private let resolver: HostResolver
   private var listenFD: Int32 = -1
   private var listenWatch: IOWatch?
-  private var retryTimer: Timer?
-  private var backoff = ReconnectBackoff()
-  private var failing = false
+  private var retry: BindRetry?
   private var stopped = false
   private var peers: [Peer] = []
   /// Counts of peers that left.
@@ -92,11 +90,11 @@ public final class NMEAListenSource: FixSource {
   public func start() {
     stopped = false
     do {
-      retryTimer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
-        self?.bind()
-      }
+      retry = try BindRetry(loop: loop) { [weak self] in self?.bind() }
     } catch {
-      failed("timer: \(error)")
+      lastError = "timer: \(error)"
+      state = .failed
+      sink.update(snapshot, false)
       return
     }
     bind()
@@ -112,8 +110,8 @@ public final class NMEAListenSource: FixSource {
   public func stop() {
     stopped = true
     resolver.cancel()
-    retryTimer?.cancel()
-    retryTimer = nil
+    retry?.cancel()
+    retry = nil
     closeListener()
     for peer in peers { close(peer, reason: nil) }
   }
@@ -141,7 +139,7 @@ public final class NMEAListenSource: FixSource {
           InetSocket.localAddress(self.listenFD).map { $0.description } ?? "\(self.host):\(self.port)"
         self.sink.log(
           .info, "source \(self.uri) listening on \(bound) (up to \(NMEAListenSource.maxPeers) peers)")
-        self.failing = false
+        self.retry?.succeeded()
         self.lastError = nil
         self.state = .connected
         self.sink.update(self.snapshot, false)
@@ -151,17 +149,8 @@ public final class NMEAListenSource: FixSource {
 
   private func failed(_ reason: String) {
     lastError = reason
-    guard !stopped else { return }
-    let now = loop.monotonicMicroseconds
-    let delay = backoff.delayAfterFailure(at: now)
-    if !failing {
-      failing = true
-      sink.log(.warning, "source \(uri): \(reason); trying again (backoff from 1 s doubling to 60 s)")
-    } else {
-      sink.log(.debug, "source \(uri): \(reason)")
-    }
-    state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(delay)))
-    retryTimer?.arm(atMicroseconds: now + delay)
+    guard !stopped, let retry else { return }
+    state = .reconnecting(retryAt: retry.failed(reason, source: uri, log: sink.log))
     sink.update(snapshot, false)
   }
 

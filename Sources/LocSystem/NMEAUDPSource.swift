@@ -27,9 +27,7 @@ public final class NMEAUDPSource: FixSource {
   private var live: LiveDecoder!
   private var fd: Int32 = -1
   private var watch: IOWatch?
-  private var retryTimer: Timer?
-  private var backoff = ReconnectBackoff()
-  private var failing = false
+  private var retry: BindRetry?
   private var stopped = false
   private var datagrams = 0
   private var bytes = 0
@@ -71,9 +69,7 @@ public final class NMEAUDPSource: FixSource {
   public func start() {
     stopped = false
     do {
-      retryTimer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
-        self?.bind()
-      }
+      retry = try BindRetry(loop: loop) { [weak self] in self?.bind() }
     } catch {
       lastError = "timer: \(error)"
       state = .failed
@@ -90,8 +86,8 @@ public final class NMEAUDPSource: FixSource {
   public func stop() {
     stopped = true
     resolver.cancel()
-    retryTimer?.cancel()
-    retryTimer = nil
+    retry?.cancel()
+    retry = nil
     watch?.cancel()
     watch = nil
     if fd >= 0 { close(fd) }
@@ -120,7 +116,7 @@ public final class NMEAUDPSource: FixSource {
         }
         let bound = InetSocket.localAddress(self.fd).map { $0.description } ?? "\(self.host):\(self.port)"
         self.sink.log(.info, "source \(self.uri) receiving on \(bound)")
-        self.failing = false
+        self.retry?.succeeded()
         self.lastError = nil
         self.state = .connected
         self.live.begin()
@@ -131,17 +127,8 @@ public final class NMEAUDPSource: FixSource {
 
   private func failed(_ reason: String) {
     lastError = reason
-    guard !stopped else { return }
-    let now = loop.monotonicMicroseconds
-    let delay = backoff.delayAfterFailure(at: now)
-    if !failing {
-      failing = true
-      sink.log(.warning, "source \(uri): \(reason); trying again (backoff from 1 s doubling to 60 s)")
-    } else {
-      sink.log(.debug, "source \(uri): \(reason)")
-    }
-    state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(delay)))
-    retryTimer?.arm(atMicroseconds: now + delay)
+    guard !stopped, let retry else { return }
+    state = .reconnecting(retryAt: retry.failed(reason, source: uri, log: sink.log))
     sink.update(snapshot, false)
   }
 
