@@ -147,10 +147,10 @@ extension Engine {
     sources.isEmpty || sources.values.contains { $0.state != .failed && $0.state != .finished }
   }
 
-  /// "replay:x is finished; gpsd://... is failed: ..." for a `locate` answered at once.
+  /// "replay:x: finished; gpsd://...: failed (...)" for a `locate` answered at once.
   private var sourceSummary: String {
     sources.values.sorted(by: { $0.id < $1.id }).map { s in
-      "\(s.uri) is \(s.state.name)" + (s.lastError.map { ": \($0)" } ?? "")
+      "\(s.uri): \(s.state.name)" + (s.lastError.map { " (\($0))" } ?? "")
     }.joined(separator: "; ")
   }
 }

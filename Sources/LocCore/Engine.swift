@@ -397,8 +397,8 @@ public struct Engine {
       return acquisition.isAcquiring ? nil : "receivers idle between refreshes"
     }
     guard let first = snapshots.first else { return nil }
-    let detail = first.lastError.map { ": \($0)" } ?? ""
-    return "source \(first.uri) is \(first.state.name)\(detail)"
+    let detail = first.lastError.map { " (\($0))" } ?? ""
+    return "source \(first.uri): \(first.state.name)\(detail)"
   }
 
   /// The resolver's answer at `now`.

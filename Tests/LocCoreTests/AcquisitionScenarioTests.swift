@@ -194,7 +194,7 @@ import Testing
         SourceSnapshot(id: h.source, uri: "serial:/dev/gps", state: .failed, lastError: "no such device"),
         restarted: false))
     let none = located(ask(&h, .locate(timeout: .seconds(30), accuracy: nil), id: 20))
-    #expect(none?.note == "no source can deliver fixes (serial:/dev/gps is failed: no such device)")
+    #expect(none?.note == "no source can deliver fixes (serial:/dev/gps: failed (no such device))")
   }
 
   @Test func refreshNeedsOnlyReadingAndStartsAnAttempt() {
