@@ -36,13 +36,7 @@ public struct NMEADecoder: Sendable {
   /// All counters.
   public var counters: NMEACounters {
     var c = own
-    let f = framer.counters
-    c.lines = f.lines
-    c.comments = f.comments
-    c.junkBytes = f.junkBytes
-    c.overlongLines = f.overlongLines
-    c.truncatedLines = f.truncatedLines
-    c.unterminatedLines = f.unterminatedLines
+    framer.counters.copy(into: &c)
     let a = assembler.counters
     c.fixes += a.fixes
     c.undatedEpochs = a.undatedEpochs

@@ -49,6 +49,16 @@ public struct NMEAFramer: Sendable {
 
     /// All zero.
     public init() {}
+
+    /// Writes the framing counters into `counters` (which the framer does not own).
+    public func copy(into counters: inout NMEACounters) {
+      counters.lines = lines
+      counters.comments = comments
+      counters.junkBytes = junkBytes
+      counters.overlongLines = overlongLines
+      counters.truncatedLines = truncatedLines
+      counters.unterminatedLines = unterminatedLines
+    }
   }
 
   private enum State: Sendable {

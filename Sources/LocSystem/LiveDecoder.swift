@@ -71,13 +71,7 @@ final class LiveDecoder {
   /// Everything counted so far.
   var counters: NMEACounters {
     var c = decoder.counters
-    let f = framer.counters
-    c.lines = f.lines
-    c.comments = f.comments
-    c.junkBytes = f.junkBytes
-    c.overlongLines = f.overlongLines
-    c.truncatedLines = f.truncatedLines
-    c.unterminatedLines = f.unterminatedLines
+    framer.counters.copy(into: &c)
     return c
   }
 
