@@ -22,18 +22,10 @@ import Testing
   }
 
   @Test func anIdleGpsdClientDoesNotReconnectUntilFixesAreWanted() throws {
-    let loop = try EventLoop()
-    let server = try FakePeerServer()
-    let r = Recorder()
-    let source = GpsdSource(
-      id: SourceID(0), host: "127.0.0.1", port: server.port, nmea: false, loop: loop, sink: r.sink)
-    source.start()
-    defer { source.stop() }
-    var peer: Int32 = -1
-    #expect(
-      pump(loop) {
-        peer = server.acceptOne(); return peer >= 0
-      })
+    let client = try FakeGpsdClient(nmea: false)
+    defer { client.source.stop() }
+    let (loop, server, r, source) = (client.loop, client.server, client.recorder, client.source)
+    var peer = client.peer
     server.send(peer, Self.version)
     #expect(line(loop, server, peer) == #"?WATCH={"enable":true,"json":true}"# + "\n")
 

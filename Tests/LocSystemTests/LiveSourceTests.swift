@@ -12,18 +12,10 @@ import Testing
     #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
 
   @Test func gpsdWatchesAfterTheGreetingMergesReportsAndTogglesTheWatch() throws {
-    let loop = try EventLoop()
-    let server = try FakePeerServer()
-    let r = Recorder()
-    let source = GpsdSource(
-      id: SourceID(0), host: "127.0.0.1", port: server.port, nmea: false, loop: loop, sink: r.sink)
-    source.start()
-    defer { source.stop() }
-    var peer: Int32 = -1
-    #expect(
-      pump(loop) {
-        peer = server.acceptOne(); return peer >= 0
-      })
+    let client = try FakeGpsdClient(nmea: false)
+    defer { client.source.stop() }
+    let (loop, server, r, source) = (client.loop, client.server, client.recorder, client.source)
+    var peer = client.peer
     #expect(pump(loop) { source.snapshot.state == .connected })
     #expect(r.updates.last?.restarted == true)
     #expect(server.read(peer) == "", "nothing is sent before gpsd's greeting")
@@ -109,18 +101,10 @@ import Testing
   }
 
   @Test func gpsdRawNMEAWatchAsksForSentencesAndDecodesThem() throws {
-    let loop = try EventLoop()
-    let server = try FakePeerServer()
-    let r = Recorder()
-    let source = GpsdSource(
-      id: SourceID(0), host: "127.0.0.1", port: server.port, nmea: true, loop: loop, sink: r.sink)
-    source.start()
-    defer { source.stop() }
-    var peer: Int32 = -1
-    #expect(
-      pump(loop) {
-        peer = server.acceptOne(); return peer >= 0
-      })
+    let client = try FakeGpsdClient(nmea: true)
+    defer { client.source.stop() }
+    let (loop, server, r, source) = (client.loop, client.server, client.recorder, client.source)
+    let peer = client.peer
     server.send(peer, Self.version)
     var sent = ""
     #expect(

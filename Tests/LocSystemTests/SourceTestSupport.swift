@@ -117,3 +117,35 @@ final class FakePeerServer {
     return String(decoding: out, as: UTF8.self)
   }
 }
+
+/// A GpsdSource on a fresh event loop, connected to a fake gpsd that has accepted it.
+/// The caller stops the source.
+struct FakeGpsdClient {
+  let loop: EventLoop
+  let server: FakePeerServer
+  let recorder: Recorder
+  let source: GpsdSource
+  let peer: Int32
+
+  init(nmea: Bool) throws {
+    loop = try EventLoop()
+    server = try FakePeerServer()
+    recorder = Recorder()
+    source = GpsdSource(
+      id: SourceID(0), host: "127.0.0.1", port: server.port, nmea: nmea, loop: loop, sink: recorder.sink)
+    source.start()
+    var accepted: Int32 = -1
+    let server = self.server
+    pump(loop) {
+      accepted = server.acceptOne()
+      return accepted >= 0
+    }
+    guard accepted >= 0 else {
+      source.stop()
+      throw FakeGpsdError.notConnected
+    }
+    peer = accepted
+  }
+
+  enum FakeGpsdError: Error { case notConnected }
+}
