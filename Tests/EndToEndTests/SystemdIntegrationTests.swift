@@ -83,7 +83,7 @@ final class NotifySocket: @unchecked Sendable {
     defer { unlink("/run/systemd/journal/socket") }
     let dir = LocdProcess.makeDirectory()
     // stderr goes to locd.log; JOURNAL_STREAM names that file, as systemd would for the journal.
-    FileManager.default.createFile(atPath: dir + "/locd.log", contents: nil)
+    #expect(FileManager.default.createFile(atPath: dir + "/locd.log", contents: nil))
     var st = stat()
     #expect(stat(dir + "/locd.log", &st) == 0)
     let daemon = try LocdProcess(

@@ -50,7 +50,7 @@ import Testing
       return false
     }
     let empty = FileManager.default.temporaryDirectory.appendingPathComponent("locd-empty-\(getpid()).bin")
-    FileManager.default.createFile(atPath: empty.path, contents: Data())
+    #expect(FileManager.default.createFile(atPath: empty.path, contents: Data()))
     defer { try? FileManager.default.removeItem(at: empty) }
     #expect(try MappedFile(path: empty.path).bytes.count == 0)
     #expect {
