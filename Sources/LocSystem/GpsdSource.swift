@@ -49,15 +49,7 @@ public final class GpsdSource: FixSource {
       self.sink.fix(fix, self.id)
     }
     live.onLine = { [unowned self] line in self.inspect(line) }
-    live.onSilence = { [unowned self] began in
-      if began {
-        self.sink.log(
-          .notice,
-          "source \(self.uri): gpsd sent nothing for \(LiveDecoder.silenceMicroseconds / 1_000_000) s")
-      } else {
-        self.sink.log(.info, "source \(self.uri): gpsd sends again")
-      }
-    }
+    live.logSilences(of: "source \(uri): gpsd", to: sink.log)
     connection.handlers = StreamConnection.Handlers(
       connected: { [unowned self] in self.connected() },
       bytes: { [unowned self] bytes in self.live.feed(bytes) },

@@ -6,7 +6,7 @@ import CLocShim
 
 /// TCP and UDP sockets over IPv4 and IPv6 (socket(2), connect(2), bind(2), accept4(2)),
 /// always non-blocking and close-on-exec.
-enum InetSocket {
+public enum InetSocket {
   /// What a non-blocking connect(2) did.
   enum ConnectStart {
     /// Connected at once (loopback can).
@@ -105,5 +105,23 @@ enum InetSocket {
     var address = SocketAddress()
     let r = address.withMutableSockaddr { getsockname(fd, $0, $1) }
     return r == 0 ? address : nil
+  }
+
+  /// A port that was free on 127.0.0.1 a moment ago (bind to port 0, read it back, close):
+  /// for tests and benchmarks that start peers on private ports. Nil if the kernel refuses.
+  public static func freeLoopbackPort(datagram: Bool = false) -> Int? {
+    let fd = socket(AF_INET, datagram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue), 0)
+    guard fd >= 0 else { return nil }
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let ok = withUnsafeMutablePointer(to: &addr) {
+      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+        bind(fd, $0, len) == 0 && getsockname(fd, $0, &len) == 0
+      }
+    }
+    return ok ? Int(UInt16(bigEndian: addr.sin_port)) : nil
   }
 }

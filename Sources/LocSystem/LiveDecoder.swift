@@ -51,7 +51,19 @@ final class LiveDecoder {
   /// this decoder synchronously.
   var onLine: ((UnsafeRawBufferPointer) -> Void)?
   /// Told when a silence begins (true) and when bytes come again (false).
-  var onSilence: ((Bool) -> Void)?
+  private var onSilence: ((Bool) -> Void)?
+
+  /// Logs each silence where it begins (notice: "`who` sent nothing for 10 s") and where it
+  /// ends (info: "`who` sending again"); every live source words it the same way.
+  func logSilences(of who: String, to log: @escaping (LogLevel, String) -> Void) {
+    onSilence = { began in
+      if began {
+        log(.notice, "\(who) sent nothing for \(LiveDecoder.silenceMicroseconds / 1_000_000) s")
+      } else {
+        log(.info, "\(who) sending again")
+      }
+    }
+  }
 
   /// A decoder on `loop`. `gpsdJSON`: also frame and decode gpsd JSON lines.
   /// `coalescingSameTime`: hold each fix until one with another time comes (gpsd's TPVs,

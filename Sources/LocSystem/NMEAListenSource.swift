@@ -177,14 +177,7 @@ public final class NMEAListenSource: FixSource {
       let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
       }
       let peer = Peer(fd: fd, address: address, live: live)
-      live.onSilence = { [unowned self] began in
-        if began {
-          self.sink.log(
-            .notice,
-            "source \(self.uri): \(address) sent nothing for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
-          )
-        }
-      }
+      live.logSilences(of: "source \(uri): \(address)", to: sink.log)
       do {
         peer.watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self, unowned peer] _ in
           self?.read(peer)

@@ -20,15 +20,7 @@ public final class NMEATCPSource: FixSource {
     self.uri = SourceURI.nmeaTCP(host: host, port: port).description
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.onSilence = { [unowned self] began in
-      if began {
-        self.sink.log(
-          .notice, "source \(self.uri): nothing received for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
-        )
-      } else {
-        self.sink.log(.info, "source \(self.uri): data again")
-      }
-    }
+    live.logSilences(of: "source \(uri)", to: sink.log)
     connection.handlers = StreamConnection.Handlers(
       connected: { [unowned self] in
         self.live.begin()

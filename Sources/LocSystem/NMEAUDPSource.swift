@@ -47,14 +47,7 @@ public final class NMEAUDPSource: FixSource {
     self.uri = SourceURI.nmeaUDP(address: address, port: port).description
     self.resolver = HostResolver(loop: loop)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.onSilence = { [unowned self] began in
-      if began {
-        self.sink.log(
-          .notice, "source \(self.uri): no datagram for \(LiveDecoder.silenceMicroseconds / 1_000_000) s")
-      } else {
-        self.sink.log(.info, "source \(self.uri): datagrams again")
-      }
-    }
+    live.logSilences(of: "source \(uri)", to: sink.log)
   }
 
   public var snapshot: SourceSnapshot {

@@ -53,15 +53,7 @@ public final class SerialSource: FixSource {
       fixedBaud = rate
     }
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.onSilence = { [unowned self] began in
-      if began {
-        self.sink.log(
-          .notice, "source \(self.uri): nothing received for \(LiveDecoder.silenceMicroseconds / 1_000_000) s"
-        )
-      } else {
-        self.sink.log(.info, "source \(self.uri): data again")
-      }
-    }
+    live.logSilences(of: "source \(uri)", to: sink.log)
   }
 
   /// The speed in use (or being tried).

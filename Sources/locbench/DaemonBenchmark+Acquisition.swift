@@ -15,7 +15,10 @@ extension DaemonBenchmark {
       return
     }
     for (policy, window) in [("on-demand", seconds), ("continuous", min(seconds, 10))] {
-      let port = freeTCPPort()
+      guard let port = InetSocket.freeLoopbackPort() else {
+        print("idle with an on-demand gpsd source: no free loopback port")
+        return
+      }
       // gpsd without -n: it opens the receiver only while someone watches.
       let fake = spawn("/usr/bin/gpsfake", ["-q", "-c", "0.02", "-P", "\(port)", fixture], environment: [])
       defer { stopGpsFake(fake) }
@@ -106,24 +109,5 @@ extension DaemonBenchmark {
       if fields.count > 1, pid_t(fields[1]) == pid { out.append(child) }
     }
     return out
-  }
-
-  /// A TCP port free on loopback a moment ago.
-  static func freeTCPPort() -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    _ = withUnsafePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-        bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-      }
-    }
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) {
-      $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-    }
-    return Int(UInt16(bigEndian: addr.sin_port))
   }
 }

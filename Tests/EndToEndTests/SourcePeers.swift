@@ -2,28 +2,17 @@ import CLocShim
 import Foundation
 import Glibc
 import LocCore
+import LocSystem
 
 // Peers for the live sources: TCP servers and clients, UDP senders, a pseudo-terminal posing
 // as a serial receiver, synthetic NMEA, a background `locctl watch --json`.
 
 /// A port that was free on loopback a moment ago (bound to port 0, then released).
 func freePort(datagram: Bool = false) -> Int {
-  let type = datagram ? Int32(SOCK_DGRAM.rawValue) : Int32(SOCK_STREAM.rawValue)
-  let fd = socket(AF_INET, type, 0)
-  defer { close(fd) }
-  var addr = sockaddr_in()
-  addr.sin_family = sa_family_t(AF_INET)
-  addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-  _ = withUnsafePointer(to: &addr) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-      bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-    }
+  guard let port = InetSocket.freeLoopbackPort(datagram: datagram) else {
+    fatalError("no free loopback port")
   }
-  var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-  _ = withUnsafeMutablePointer(to: &addr) {
-    $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-  }
-  return Int(UInt16(bigEndian: addr.sin_port))
+  return port
 }
 
 /// A socket address for a loopback or literal host (getaddrinfo with AI_NUMERICHOST).
