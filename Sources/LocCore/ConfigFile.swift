@@ -65,7 +65,7 @@ public struct ConfigFile: Sendable {
 
 extension StringProtocol {
   /// The text without leading and trailing spaces, tabs and carriage returns.
-  func trimmingSpaces() -> Substring {
+  public func trimmingSpaces() -> Substring {
     let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\r" }
     let s = self[...].drop(while: isSpace)
     return Substring(s.reversed().drop(while: isSpace).reversed())

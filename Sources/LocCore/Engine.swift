@@ -332,8 +332,11 @@ public struct Engine {
       regenerate(.clockStep, at: now, into: &effects)
       rebaseAcquisition(at: now, into: &effects)
     }
+    // Nothing below changes the position, so it and its zone are worked out once per event.
+    let resolved = resolve(at: now)
+    let zone = zone(for: resolved, at: now)
     if let current = zoneInEffect {
-      let z = currentZone(at: now)
+      let z = zone
       if z.id != current.id || z.offsetSeconds != current.offsetSeconds {
         regenerate(z.id != current.id ? .timezone : .utcOffset, at: now, into: &effects)
       }
@@ -341,7 +344,6 @@ public struct Engine {
     fireDueTimers(at: now, into: &effects)
     armTimers(into: &effects)
     syncAcquisition(at: now, into: &effects)
-    let resolved = resolve(at: now)
     if resolved.tier != lastTier {
       effects.append(
         .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(lastTier.rawValue)')"))
@@ -354,7 +356,7 @@ public struct Engine {
       }
     }
     // The STATUS= line is built only when what it says changes: this runs on every fix.
-    let key = SummaryKey(resolved, fix: latestFix?.fix, zone: zone(for: resolved, at: now).id)
+    let key = SummaryKey(resolved, fix: latestFix?.fix, zone: zone.id)
     guard key != sentSummaryKey else { return }
     // A change of tier, fix mode or zone is reported at once; details (satellites,
     // accuracy, age) at most every `statusThrottle`.
@@ -440,9 +442,6 @@ public struct Engine {
       reason: reason)
   }
 
-  /// The zone in effect at `now`.
-  func currentZone(at now: Instant) -> ZoneReport { zone(for: resolve(at: now), at: now) }
-
   /// Today's sunrise and sunset (local day of `zone`) at the resolved position.
   func sunToday(at coordinate: Coordinate, zone: String, now: Instant) -> SunReport? {
     guard let rules = environment.rules(zone) else { return nil }
@@ -484,15 +483,11 @@ public struct Engine {
     return StatusReport(
       position: resolved, fix: fix, sources: sources.values.sorted(by: { $0.id < $1.id }), timeZone: zone,
       sun: sun, server: serverCounters, sessions: sessions.count, startedAt: startedAt,
-      stateProblem: stateProblem, summary: summaryLine(resolved, at: now), timers: scheduler.names.count,
+      stateProblem: stateProblem, summary: SummaryKey(resolved, fix: latestFix?.fix, zone: zone.id).line,
+      timers: scheduler.names.count,
       nextTimer: nextTimerStatus(),
       rejectedFixes: FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) },
       acquisition: acquisition.report(pendingLocates: pendingLocates.count))
-  }
-
-  /// The human one-liner for systemd's STATUS= (no coordinates).
-  func summaryLine(_ resolved: ResolvedPosition, at now: Instant) -> String {
-    SummaryKey(resolved, fix: latestFix?.fix, zone: zone(for: resolved, at: now).id).line
   }
 
   /// What the STATUS= line says, as values: compared on every event, turned into text only

@@ -23,7 +23,7 @@ public final class ControlClient {
       switch self {
       case .notRunning(let path, let e):
         return
-          "locd is not running (\(path): \(e.description.split(separator: ":").last.map { $0.trimmingPrefixSpace() } ?? "")); start it with 'systemctl start locd'"
+          "locd is not running (\(path): \(String(cString: strerror(e.code)))); start it with 'systemctl start locd'"
       case .permissionDenied(let path):
         return "permission denied on \(path): you need to be root or in the socket's group (usually 'locd')"
       case .daemon(let code, let message): return "\(message) (\(code))"
@@ -115,8 +115,4 @@ public final class ControlClient {
       buffer.append(contentsOf: chunk[0..<n])
     }
   }
-}
-
-extension Substring {
-  func trimmingPrefixSpace() -> String { String(drop(while: { $0 == " " })) }
 }

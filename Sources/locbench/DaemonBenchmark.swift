@@ -205,7 +205,7 @@ enum DaemonBenchmark: Benchmark {
     procStatus(pid).filter {
       $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:")
     }
-    .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingCharacters()) } }.reduce(0, +)
+    .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingSpaces()) } }.reduce(0, +)
   }
 
   static func spawn(_ path: String, _ arguments: [String], environment: [String]) -> pid_t {
@@ -307,14 +307,5 @@ final class DaemonRun {
     waitpid(pid, &status, 0)
     close(notifyFD)
     unlink(notifyPath)
-  }
-}
-
-extension Substring {
-  func trimmingCharacters() -> Substring {
-    let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\t" }
-    var s = self.drop(while: isSpace)
-    while let last = s.last, isSpace(last) { s = s.dropLast() }
-    return s
   }
 }
