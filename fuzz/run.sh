@@ -15,7 +15,7 @@ mkdir -p .build/fuzz "$work/new" "$work/seed" fuzz/corpus
 echo "fuzz: building $binary"
 # ld.gold warns about every ASan assembly helper it cannot export; those lines are noise.
 swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name LocCore \
-  Sources/LocCore/*.swift fuzz/FuzzNMEA.swift -o "$binary" 2>&1 | grep -v 'Cannot export local symbol' || true
+  $(find Sources/LocCore -name "*.swift") fuzz/FuzzNMEA.swift -o "$binary" 2>&1 | grep -v 'Cannot export local symbol' || true
 [ -x "$binary" ] || { echo "fuzz: build failed"; exit 1; }
 
 # Seeds: every fixture log cut into pieces of 10 lines (libFuzzer works best on small inputs).
