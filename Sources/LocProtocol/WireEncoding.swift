@@ -54,7 +54,7 @@ public enum WireEncoding {
         "name": .string(f.name), "rule": .string(f.rule.description), "action": encode(action: f.action),
         "date": .string(f.occurrence.date.description),
         "deadline": .string(f.occurrence.instant.iso8601(fractionDigits: 3)),
-        "deadlineLocal": .string(localISO(local, offsetSeconds: offset)),
+        "deadlineLocal": .string(local.rfc3339(offsetSeconds: offset)),
         "timezone": .string(zone),
       ]
       o["event"] = .optional(f.occurrence.eventInstant?.iso8601(fractionDigits: 3))
@@ -173,7 +173,7 @@ public enum WireEncoding {
     }
     o["next"] = .optional(t.next?.instant.iso8601())
     if let local = t.nextLocal, let offset = t.nextOffsetSeconds {
-      o["nextLocal"] = .string(localISO(local, offsetSeconds: offset))
+      o["nextLocal"] = .string(local.rfc3339(offsetSeconds: offset))
     } else {
       o["nextLocal"] = .null
     }
@@ -184,11 +184,6 @@ public enum WireEncoding {
     o["lastFired"] = .optional(t.lastFiredAt?.iso8601(fractionDigits: 3))
     o["timezone"] = .string(t.zone)
     return .object(o)
-  }
-
-  /// `2026-06-21T21:22:03+02:00`: a wall time with its UTC offset (RFC 3339), whole seconds.
-  public static func localISO(_ local: LocalDateTime, offsetSeconds: Int) -> String {
-    local.rfc3339(offsetSeconds: offsetSeconds)
   }
 
   /// The status report. Coordinates are rounded to the position's accuracy.

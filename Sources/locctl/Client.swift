@@ -45,24 +45,5 @@ enum Style {
 /// Local wall time `HH:MM` of an ISO instant, with a fixed UTC offset in seconds.
 func localClock(_ iso: String?, offset: Int) -> String? {
   guard let iso, let t = Instant(iso8601: iso) else { return nil }
-  let local = t.adding(seconds: Double(offset))
-  let s = Int(local.utcSecondOfDay)
-  return "\(s / 3600 < 10 ? "0" : "")\(s / 3600):\(s / 60 % 60 < 10 ? "0" : "")\(s / 60 % 60)"
-}
-
-/// `UTC+02:00` for an offset in seconds.
-func offsetText(_ seconds: Int) -> String {
-  let sign = seconds < 0 ? "-" : "+"
-  let a = abs(seconds)
-  let h = a / 3600
-  let m = a / 60 % 60
-  return "UTC\(sign)\(h < 10 ? "0" : "")\(h):\(m < 10 ? "0" : "")\(m)"
-}
-
-/// "3 s", "4 min", "2 h 5 min", "3 d".
-func ageText(_ seconds: Double) -> String {
-  if seconds < 90 { return "\(Int(seconds.rounded())) s" }
-  if seconds < 3600 { return "\(Int(seconds / 60)) min" }
-  if seconds < 86_400 { return "\(Int(seconds / 3600)) h \(Int(seconds / 60) % 60) min" }
-  return "\(Int(seconds / 86_400)) d"
+  return TimeFormat.clock(secondOfDay: Int(t.adding(seconds: Double(offset)).utcSecondOfDay))
 }

@@ -53,9 +53,9 @@ enum LocateCommand: LocctlCommand {
     var detail = [a["provenance"]?.string ?? "?"]
     switch a["provenance"]?.string {
     case "fresh":
-      if let w = a["waited"]?.number, w >= 0.5 { detail.append("waited \(ageText(w))") }
+      if let w = a["waited"]?.number, w >= 0.5 { detail.append("waited \(TimeFormat.duration(.seconds(w)))") }
     default:
-      if let age = p["age"]?.number { detail.append("\(ageText(age)) old") }
+      if let age = p["age"]?.number { detail.append("\(TimeFormat.duration(.seconds(age))) old") }
     }
     if let name = p["name"]?.string { detail.append("\"\(name)\"") }
     var out = line + "  (" + detail.joined(separator: ", ") + ")\n"

@@ -43,7 +43,7 @@ enum StatusCommand: LocctlCommand {
       default: tierText = Style.yellow(tier)
       }
       var detail = [tierText]
-      if let age = p["age"]?.number { detail.append("\(ageText(age)) old") }
+      if let age = p["age"]?.number { detail.append("\(TimeFormat.duration(.seconds(age))) old") }
       if let name = p["name"]?.string { detail.append("\"\(name)\"") }
       text += "  (" + detail.joined(separator: ", ") + ")"
       row("Position:", text)
@@ -67,7 +67,7 @@ enum StatusCommand: LocctlCommand {
       var text = id
       var extra: [String] = []
       if let abbr = z["abbreviation"]?.string { extra.append(abbr) }
-      if let off = z["offset"]?.number { extra.append(offsetText(Int(off))) }
+      if let off = z["offset"]?.number { extra.append("UTC" + TimeFormat.utcOffset(seconds: Int(off))) }
       if let origin = z["origin"]?.string { extra.append("from \(origin)") }
       if !extra.isEmpty { text += " (" + extra.joined(separator: ", ") + ")" }
       row("Time zone:", text)

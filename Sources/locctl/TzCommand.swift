@@ -63,7 +63,7 @@ enum TzCommand: LocctlCommand {
       if json {
         print(answer(zone, coordinate: coordinate, local: local).serialized)
       } else if let local {
-        print("\(zone) \(offsetText(local.utcOffsetSeconds)) \(local.abbreviation)")
+        print("\(zone) UTC\(TimeFormat.utcOffset(seconds: local.utcOffsetSeconds)) \(local.abbreviation)")
       } else {
         print(zone)
       }
@@ -125,7 +125,7 @@ enum TzCommand: LocctlCommand {
       "zone": .string(zone),
     ]
     object["utcOffsetSeconds"] = .optional(local?.utcOffsetSeconds)
-    object["utcOffset"] = .optional(local.map { String(offsetText($0.utcOffsetSeconds).dropFirst(3)) })
+    object["utcOffset"] = .optional(local.map { TimeFormat.utcOffset(seconds: $0.utcOffsetSeconds) })
     object["abbreviation"] = .optional(local?.abbreviation)
     object["dst"] = local.map { .bool($0.isDaylightSaving) } ?? .null
     return .object(object)

@@ -61,7 +61,7 @@ enum WatchCommand: LocctlCommand {
       if let missed = d["missed"]?.number, missed > 0 { text += ", late, for \(Int(missed)) missed" }
     case "timezone-changed":
       text = "\(d["from"]?["id"]?.string ?? "none") -> \(d["to"]?["id"]?.string ?? "?")"
-      if let o = d["to"]?["offset"]?.number { text += " (\(offsetText(Int(o))))" }
+      if let o = d["to"]?["offset"]?.number { text += " (UTC\(TimeFormat.utcOffset(seconds: Int(o))))" }
       text += " [\(d["reason"]?.string ?? "?")]"
     case "solar-regenerated":
       let today = d["after"]?[0] ?? .null

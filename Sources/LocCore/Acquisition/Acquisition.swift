@@ -229,10 +229,10 @@ public struct Acquisition: Sendable {
     for _ in 1..<failures where delay < policy.refreshInterval { delay = delay * 2 }
     delay = min(delay, policy.refreshInterval)
     let why =
-      "no fix within \(Acquisition.describe(policy.accuracy)) in \(Acquisition.describe(policy.timeout))"
+      "no fix within \(TimeFormat.distance(policy.accuracy)) in \(TimeFormat.duration(policy.timeout))"
     return goIdle(
       at: now, refreshIn: delay,
-      [transition("acquiring", "idle", "\(why); next attempt in \(Acquisition.describe(delay))", at: now)])
+      [transition("acquiring", "idle", "\(why); next attempt in \(TimeFormat.duration(delay))", at: now)])
   }
 
   /// The refresh timer fired.
@@ -295,7 +295,7 @@ public struct Acquisition: Sendable {
 
   // MARK: Private
 
-  private var goodFixReason: String { "fix within \(Acquisition.describe(policy.accuracy)), stable" }
+  private var goodFixReason: String { "fix within \(TimeFormat.distance(policy.accuracy)), stable" }
 
   /// Moves the deadline later (never earlier); an attempt that is not held always has one.
   private mutating func extend(to instant: Instant) -> [Output] {
@@ -318,7 +318,7 @@ public struct Acquisition: Sendable {
       [
         transition("acquiring", "settled", reason ?? goodFixReason, at: now),
         transition(
-          "settled", "idle", "receivers released; next refresh in \(Acquisition.describe(delay))", at: now),
+          "settled", "idle", "receivers released; next refresh in \(TimeFormat.duration(delay))", at: now),
       ])
   }
 
@@ -342,17 +342,4 @@ public struct Acquisition: Sendable {
     return .transition(from: from, to: to, reason: reason)
   }
 
-  /// "50 m", "1.5 km".
-  static func describe(_ m: Meters) -> String {
-    m.value >= 1000 ? "\((m.value / 100).rounded() / 10) km" : "\(Int(m.value.rounded())) m"
-  }
-
-  /// "0.5 s", "45 s", "15 min", "2 h", "1 h 30 min".
-  static func describe(_ d: Duration) -> String {
-    if d.seconds < 10, d.seconds != d.seconds.rounded() { return "\((d.seconds * 10).rounded() / 10) s" }
-    let s = Int(d.seconds.rounded())
-    if s < 120 && s % 60 != 0 { return "\(s) s" }
-    if s < 3600 { return "\(s / 60) min" }
-    return s % 3600 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \(s / 60 % 60) min"
-  }
 }

@@ -104,7 +104,7 @@ extension Engine {
           ))
       } else if now >= p.deadline {
         let note =
-          "no fresh fix within \(Acquisition.describe(p.accuracy)) came in \(Acquisition.describe(p.timeout))"
+          "no fresh fix within \(TimeFormat.distance(p.accuracy)) came in \(TimeFormat.duration(p.timeout))"
         answered.append(
           (
             p,

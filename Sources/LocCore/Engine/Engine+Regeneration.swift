@@ -29,8 +29,8 @@ extension Engine {
     zoneInEffect = zone
     if let old, old.id != zone.id || old.offsetSeconds != zone.offsetSeconds {
       let why: RegenerationReason = old.id == zone.id ? .utcOffset : reason
-      let offset = zone.offsetSeconds.map { " (UTC\(Engine.describeOffset($0)))" } ?? ""
-      let was = old.offsetSeconds.map { " (UTC\(Engine.describeOffset($0)))" } ?? ""
+      let offset = zone.offsetSeconds.map { " (UTC\(TimeFormat.utcOffset(seconds: $0)))" } ?? ""
+      let was = old.offsetSeconds.map { " (UTC\(TimeFormat.utcOffset(seconds: $0)))" } ?? ""
       effects.append(.log(.notice, "time zone now \(zone.id)\(offset), was \(old.id)\(was)"))
       publish(.timezoneChanged(ZoneChange(from: old, to: zone, reason: why)), at: now, into: &effects)
     }
@@ -74,9 +74,4 @@ extension Engine {
     }
   }
 
-  /// `+02:00`, `-03:30`.
-  static func describeOffset(_ seconds: Int) -> String {
-    let a = abs(seconds)
-    return "\(seconds < 0 ? "-" : "+")\(CivilDate.pad(a / 3600, 2)):\(CivilDate.pad(a / 60 % 60, 2))"
-  }
 }

@@ -66,7 +66,7 @@ extension Engine {
     let local = zone.localDateTime(at: f.occurrence.instant)
     var text = "timer \(f.name) fired: \(planner.describe(f.rule, f.occurrence))"
     if f.missed > 0 {
-      text += "; \(Engine.describeAge(f.late)) late, for \(f.missed) missed occurrence(s)"
+      text += "; \(TimeFormat.duration(f.late)) late, for \(f.missed) missed occurrence(s)"
     }
     effects.append(.log(.info, text))
     publish(.timerFired(f, zone: zone.name, local: local), at: now, into: &effects)

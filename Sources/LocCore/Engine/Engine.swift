@@ -153,7 +153,7 @@ public struct Engine {
       regenerate(.clockStep, at: now, into: &effects)
       rebaseAcquisition(at: now, into: &effects)
     case .resumed(let slept):
-      let how = slept.map { " after \(Engine.describeAge($0))" } ?? ""
+      let how = slept.map { " after \(TimeFormat.duration($0))" } ?? ""
       effects.append(.log(.info, "resumed from suspend\(how); re-planning"))
       regenerate(.resume, at: now, into: &effects)
       applyAcquisition(acquisition.trigger(.resume, at: now), at: now, into: &effects)
@@ -511,7 +511,7 @@ public struct Engine {
         quality = fix?.quality
         satellites = fix?.satellitesUsed
         accuracy = fix?.horizontalAccuracy.map { Int($0.value.rounded()) }
-      case .cached: age = Engine.describeAge(resolved.age)
+      case .cached: age = TimeFormat.coarseAge(resolved.age)
       case .manual: break
       case .none: reason = resolved.reason
       }
@@ -539,12 +539,4 @@ public struct Engine {
     }
   }
 
-  /// "42 s", "5 min", "3 h", "2 d": coarse, so STATUS= does not change every second.
-  static func describeAge(_ age: Duration?) -> String {
-    guard let s = age?.seconds else { return "unknown" }
-    if s < 60 { return "<1 min" }
-    if s < 3600 { return "\(Int(s / 60)) min" }
-    if s < 172_800 { return "\(Int(s / 3600)) h" }
-    return "\(Int(s / 86_400)) d"
-  }
 }

@@ -84,13 +84,7 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
 
   /// `YYYY-MM-DD`.
   public var description: String {
-    "\(CivilDate.pad(year, 4))-\(CivilDate.pad(month, 2))-\(CivilDate.pad(day, 2))"
-  }
-
-  static func pad(_ value: Int, _ width: Int) -> String {
-    let s = String(value < 0 ? -value : value)
-    let padded = s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
-    return value < 0 ? "-" + padded : padded
+    "\(TimeFormat.padded(year, width: 4))-\(TimeFormat.padded(month, width: 2))-\(TimeFormat.padded(day, width: 2))"
   }
 }
 
@@ -116,85 +110,4 @@ extension Instant {
     return Double(microsecondsSinceEpoch - dayStart) / 1_000_000
   }
 
-  /// ISO-8601 in UTC: `2026-06-21T01:23:45Z`, or with `fractionDigits` (1...6) `…:45.123Z`.
-  public func iso8601(fractionDigits: Int = 0) -> String {
-    let date = utcDate
-    let dayStart = Int64(date.daysSinceEpoch) * 86_400_000_000
-    let us = microsecondsSinceEpoch - dayStart
-    let secs = Int(us / 1_000_000)
-    // Digits written straight into a small buffer: this runs for every pushed event.
-    var out: [UInt8] = []
-    out.reserveCapacity(27)
-    func put(_ value: Int, _ width: Int) {
-      var divisor = 1
-      for _ in 1..<width { divisor *= 10 }
-      var v = value
-      while divisor > 0 {
-        out.append(UInt8(48 + v / divisor % 10))
-        v %= divisor
-        divisor /= 10
-      }
-    }
-    guard (0...9999).contains(date.year) else {
-      // Outside four-digit years, the general (rare) path.
-      return
-        "\(date)T\(CivilDate.pad(secs / 3600, 2)):\(CivilDate.pad(secs / 60 % 60, 2)):\(CivilDate.pad(secs % 60, 2))Z"
-    }
-    put(date.year, 4)
-    out.append(0x2D)
-    put(date.month, 2)
-    out.append(0x2D)
-    put(date.day, 2)
-    out.append(0x54)
-    put(secs / 3600, 2)
-    out.append(0x3A)
-    put(secs / 60 % 60, 2)
-    out.append(0x3A)
-    put(secs % 60, 2)
-    if fractionDigits > 0 {
-      let digits = min(fractionDigits, 6)
-      var frac = Int(us % 1_000_000)
-      for _ in 0..<(6 - digits) { frac /= 10 }
-      out.append(0x2E)
-      put(frac, digits)
-    }
-    out.append(0x5A)
-    return String(decoding: out, as: UTF8.self)
-  }
-
-  /// Parses ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS[.fff…]Z`, also with `+00:00`).
-  public init?(iso8601 text: some StringProtocol) {
-    let t = Array(text.utf8)
-    guard t.count >= 20, t[10] == UInt8(ascii: "T") || t[10] == UInt8(ascii: " "),
-      let date = CivilDate(iso: String(decoding: t[0..<10], as: UTF8.self)),
-      t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"),
-      let h = Instant.digits(t[11..<13]), let m = Instant.digits(t[14..<16]),
-      let s = Instant.digits(t[17..<19]), h < 24, m < 60, s < 61
-    else { return nil }
-    var i = 19
-    var micro = 0
-    if i < t.count, t[i] == UInt8(ascii: ".") {
-      i += 1
-      var scale = 100_000
-      let start = i
-      while i < t.count, (48...57).contains(t[i]) {
-        micro += Int(t[i] - 48) * scale
-        scale /= 10
-        i += 1
-      }
-      guard i > start else { return nil }
-    }
-    let rest = String(decoding: t[i...], as: UTF8.self)
-    guard rest == "Z" || rest == "+00:00" else { return nil }
-    self.init(utc: date, hour: h, minute: m, second: s, microsecond: micro)
-  }
-
-  private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
-    var v = 0
-    for b in bytes {
-      guard (48...57).contains(b) else { return nil }
-      v = v * 10 + Int(b - 48)
-    }
-    return v
-  }
 }

@@ -62,8 +62,8 @@ public struct LocalDateTime: Hashable, Comparable, Sendable, CustomStringConvert
 
   /// `2024-03-31T02:30:00` (with `.ffffff` when there are microseconds).
   public var description: String {
-    var out = "\(date)T\(CivilDate.pad(hour, 2)):\(CivilDate.pad(minute, 2)):\(CivilDate.pad(second, 2))"
-    if microsecond != 0 { out += "." + CivilDate.pad(microsecond, 6) }
+    var out = "\(date)T" + TimeFormat.clock(secondOfDay: hour * 3600 + minute * 60 + second, seconds: true)
+    if microsecond != 0 { out += "." + TimeFormat.padded(microsecond, width: 6) }
     return out
   }
 }

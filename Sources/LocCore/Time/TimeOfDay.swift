@@ -40,7 +40,6 @@ public struct TimeOfDay: Hashable, Comparable, Sendable, CustomStringConvertible
   public var description: String {
     let s = Int(microsecondsSinceMidnight / 1_000_000)
     let us = Int(microsecondsSinceMidnight % 1_000_000)
-    return "\(CivilDate.pad(s / 3600, 2)):\(CivilDate.pad(s / 60 % 60, 2)):\(CivilDate.pad(s % 60, 2))."
-      + CivilDate.pad(us, 6)
+    return TimeFormat.clock(secondOfDay: s, seconds: true) + "." + TimeFormat.padded(us, width: 6)
   }
 }

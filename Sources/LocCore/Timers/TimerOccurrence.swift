@@ -34,14 +34,3 @@ public struct TimerPlan: Hashable, Sendable {
     self.reason = reason
   }
 }
-
-extension LocalDateTime {
-  /// `2026-06-21T21:22:03+02:00`: this wall time with a UTC offset (RFC 3339), whole seconds.
-  public func rfc3339(offsetSeconds: Int) -> String {
-    var l = self
-    l.microsecond = 0
-    let a = abs(offsetSeconds)
-    return
-      "\(l)\(offsetSeconds < 0 ? "-" : "+")\(CivilDate.pad(a / 3600, 2)):\(CivilDate.pad(a / 60 % 60, 2))"
-  }
-}

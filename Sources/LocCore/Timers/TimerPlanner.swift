@@ -191,12 +191,12 @@ public struct TimerPlanner {
   /// `21:52:10 CEST`: the wall time of `instant` in this zone, with its abbreviation.
   public func localClock(_ instant: Instant) -> String {
     let l = zone.localDateTime(at: instant)
-    let clock = "\(CivilDate.pad(l.hour, 2)):\(CivilDate.pad(l.minute, 2)):\(CivilDate.pad(l.second, 2))"
+    let clock = TimeFormat.clock(secondOfDay: l.hour * 3600 + l.minute * 60 + l.second, seconds: true)
     return "\(clock) \(zone.abbreviation(at: instant))"
   }
 
   static func clock(_ secondOfDay: Int) -> String {
-    "\(CivilDate.pad(secondOfDay / 3600, 2)):\(CivilDate.pad(secondOfDay / 60 % 60, 2))"
+    TimeFormat.clock(secondOfDay: secondOfDay)
   }
 
   static func explain(_ why: SolarDay.Absence) -> String {

@@ -115,8 +115,7 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
     var out: String
     switch anchor {
     case .wallClock(let s):
-      out = "\(CivilDate.pad(s / 3600, 2)):\(CivilDate.pad(s / 60 % 60, 2))"
-      if s % 60 != 0 { out += ":\(CivilDate.pad(s % 60, 2))" }
+      out = TimeFormat.clock(secondOfDay: s, seconds: s % 60 != 0)
     case .solar(let event, let offset):
       out = TimerRule.ruleName(event)
       let seconds = offset.components.seconds

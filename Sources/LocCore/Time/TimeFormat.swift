@@ -1,0 +1,141 @@
+/// How locd writes instants, wall times, UTC offsets, ages, durations and distances, for
+/// people and for the wire: every such format lives here, once.
+public enum TimeFormat {
+  /// `value` in decimal, zero-padded to `width` digits (`7` → `07`; a minus sign goes first).
+  public static func padded(_ value: Int, width: Int) -> String {
+    let s = String(value < 0 ? -value : value)
+    let padded = s.count >= width ? s : String(repeating: "0", count: width - s.count) + s
+    return value < 0 ? "-" + padded : padded
+  }
+
+  /// `HH:MM`, or `HH:MM:SS` with `seconds`, for a second of the day.
+  public static func clock(secondOfDay s: Int, seconds: Bool = false) -> String {
+    let hm = "\(padded(s / 3600, width: 2)):\(padded(s / 60 % 60, width: 2))"
+    return seconds ? hm + ":\(padded(s % 60, width: 2))" : hm
+  }
+
+  /// `+02:00`, `-03:30`: a UTC offset in seconds east, as RFC 3339 writes it.
+  public static func utcOffset(seconds: Int) -> String {
+    let a = abs(seconds)
+    return "\(seconds < 0 ? "-" : "+")\(padded(a / 3600, width: 2)):\(padded(a / 60 % 60, width: 2))"
+  }
+
+  /// A span for people: `0.5 s`, `45 s`, `15 min`, `2 h`, `1 h 30 min`, `3 d`.
+  public static func duration(_ d: Duration) -> String {
+    let seconds = d.seconds
+    if seconds < 10, seconds != seconds.rounded() { return "\((seconds * 10).rounded() / 10) s" }
+    let s = Int(seconds.rounded())
+    if s < 120 && s % 60 != 0 { return "\(s) s" }
+    if s < 3600 { return "\(s / 60) min" }
+    if s < 172_800 { return s % 3600 / 60 == 0 ? "\(s / 3600) h" : "\(s / 3600) h \(s / 60 % 60) min" }
+    return "\(s / 86_400) d"
+  }
+
+  /// A coarse age that changes rarely (systemd's STATUS= line): `<1 min`, `5 min`, `3 h`,
+  /// `2 d`; `unknown` for nil.
+  public static func coarseAge(_ age: Duration?) -> String {
+    guard let s = age?.seconds else { return "unknown" }
+    if s < 60 { return "<1 min" }
+    if s < 3600 { return "\(Int(s / 60)) min" }
+    if s < 172_800 { return "\(Int(s / 3600)) h" }
+    return "\(Int(s / 86_400)) d"
+  }
+
+  /// A distance for people: `50 m`, `1.5 km`.
+  public static func distance(_ m: Meters) -> String {
+    m.value >= 1000 ? "\((m.value / 100).rounded() / 10) km" : "\(Int(m.value.rounded())) m"
+  }
+}
+
+extension Instant {
+  /// ISO-8601 in UTC: `2026-06-21T01:23:45Z`, or with `fractionDigits` (1...6) `…:45.123Z`.
+  public func iso8601(fractionDigits: Int = 0) -> String {
+    let date = utcDate
+    let dayStart = Int64(date.daysSinceEpoch) * 86_400_000_000
+    let us = microsecondsSinceEpoch - dayStart
+    let secs = Int(us / 1_000_000)
+    // Digits written straight into a small buffer: this runs for every pushed event.
+    var out: [UInt8] = []
+    out.reserveCapacity(27)
+    func put(_ value: Int, _ width: Int) {
+      var divisor = 1
+      for _ in 1..<width { divisor *= 10 }
+      var v = value
+      while divisor > 0 {
+        out.append(UInt8(48 + v / divisor % 10))
+        v %= divisor
+        divisor /= 10
+      }
+    }
+    guard (0...9999).contains(date.year) else {
+      // Outside four-digit years, the general (rare) path.
+      return
+        "\(date)T\(TimeFormat.padded(secs / 3600, width: 2)):\(TimeFormat.padded(secs / 60 % 60, width: 2)):\(TimeFormat.padded(secs % 60, width: 2))Z"
+    }
+    put(date.year, 4)
+    out.append(0x2D)
+    put(date.month, 2)
+    out.append(0x2D)
+    put(date.day, 2)
+    out.append(0x54)
+    put(secs / 3600, 2)
+    out.append(0x3A)
+    put(secs / 60 % 60, 2)
+    out.append(0x3A)
+    put(secs % 60, 2)
+    if fractionDigits > 0 {
+      let digits = min(fractionDigits, 6)
+      var frac = Int(us % 1_000_000)
+      for _ in 0..<(6 - digits) { frac /= 10 }
+      out.append(0x2E)
+      put(frac, digits)
+    }
+    out.append(0x5A)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Parses ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS[.fff…]Z`, also with `+00:00`).
+  public init?(iso8601 text: some StringProtocol) {
+    let t = Array(text.utf8)
+    guard t.count >= 20, t[10] == UInt8(ascii: "T") || t[10] == UInt8(ascii: " "),
+      let date = CivilDate(iso: String(decoding: t[0..<10], as: UTF8.self)),
+      t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"),
+      let h = Instant.digits(t[11..<13]), let m = Instant.digits(t[14..<16]),
+      let s = Instant.digits(t[17..<19]), h < 24, m < 60, s < 61
+    else { return nil }
+    var i = 19
+    var micro = 0
+    if i < t.count, t[i] == UInt8(ascii: ".") {
+      i += 1
+      var scale = 100_000
+      let start = i
+      while i < t.count, (48...57).contains(t[i]) {
+        micro += Int(t[i] - 48) * scale
+        scale /= 10
+        i += 1
+      }
+      guard i > start else { return nil }
+    }
+    let rest = String(decoding: t[i...], as: UTF8.self)
+    guard rest == "Z" || rest == "+00:00" else { return nil }
+    self.init(utc: date, hour: h, minute: m, second: s, microsecond: micro)
+  }
+
+  private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
+    var v = 0
+    for b in bytes {
+      guard (48...57).contains(b) else { return nil }
+      v = v * 10 + Int(b - 48)
+    }
+    return v
+  }
+}
+
+extension LocalDateTime {
+  /// `2026-06-21T21:22:03+02:00`: this wall time with a UTC offset (RFC 3339), whole seconds.
+  public func rfc3339(offsetSeconds: Int) -> String {
+    var l = self
+    l.microsecond = 0
+    return "\(l)\(TimeFormat.utcOffset(seconds: offsetSeconds))"
+  }
+}
