@@ -11,4 +11,5 @@ let allCommands: [any LocctlCommand.Type] = [
   TzCommand.self,
   TimersCommand.self,
   DecodeCommand.self,
+  BeaconsCommand.self,
 ]
