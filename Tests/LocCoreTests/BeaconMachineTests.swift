@@ -225,6 +225,25 @@ import Testing
     #expect(Set(list.map(\.identity)) == [Self.a, Self.c])
   }
 
+  @Test func aFloodOfNewAddressesKeepsTheTableBoundedAndTheRegularRanged() throws {
+    var config = BeaconMachine.Configuration()
+    config.maxBeacons = 16
+    var m = BeaconMachine(configuration: config)
+    _ = m.handle(.subscribe(Self.ranging, .range(Self.everyone)), at: Self.t0)
+    // One regular beacon heard every 10 ms, and 200 addresses heard once each in between.
+    for i in 0..<200 {
+      _ = m.handle(Self.seen(Self.a, rssi: -60, address: 1), at: Self.at(Double(i) * 0.01))
+      _ = m.handle(
+        Self.seen(Self.a, rssi: -90, address: 1000 + UInt64(i)), at: Self.at(Double(i) * 0.01 + 0.005))
+    }
+    // 201 transmitters in 2 s, none silent for 10 s: what is not in the table was evicted.
+    #expect(m.trackedBeaconCount <= 16)
+    #expect(m.counters.evictedBeacons + m.trackedBeaconCount == 201)
+    // The regular one is never among those heard longest ago.
+    let list = try #require(Self.list(m.handle(.tick, at: Self.at(2))))
+    #expect(list.first?.address.value == 1)
+  }
+
   @Test func medianFilterKeepsItsBounds() {
     var f = RSSIMedianFilter(window: .seconds(5), capacity: 3)
     #expect(f.median(at: Self.t0) == nil)

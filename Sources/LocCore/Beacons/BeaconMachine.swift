@@ -28,7 +28,8 @@ public struct BeaconMachine: Sendable {
     public var model = BeaconDistanceModel()
     /// Live subscriptions at most (the engine's per-client limits come first).
     public var maxSubscriptions = 256
-    /// Beacons ranged at most; the one heard longest ago makes room for a new one.
+    /// Beacons ranged at most; when full, the silent ones and then the eighth heard longest
+    /// ago make room for new ones.
     public var maxBeacons = 256
 
     /// The defaults.
@@ -207,22 +208,31 @@ public struct BeaconMachine: Sendable {
   /// Remembers a sighting for ranging.
   private mutating func track(_ sighting: BeaconSighting, at now: Instant) {
     let key = BeaconKey(identity: sighting.identity, address: sighting.address)
-    if beacons[key] == nil {
-      forgetSilent(at: now)
-      if beacons.count >= configuration.maxBeacons,
-        let oldest = beacons.min(by: { $0.value.lastHeard < $1.value.lastHeard })?.key
-      {
-        beacons[oldest] = nil
-        counters.evictedBeacons += 1
-      }
-      beacons[key] = Tracked(
-        lastHeard: now,
-        filter: RSSIMedianFilter(
-          window: configuration.smoothingWindow, capacity: configuration.smoothingSamples))
+    var index = beacons.index(forKey: key)
+    if index == nil {
+      if beacons.count >= configuration.maxBeacons { makeRoom(at: now) }
+      let filter = RSSIMedianFilter(
+        window: configuration.smoothingWindow, capacity: configuration.smoothingSamples)
+      beacons[key] = Tracked(lastHeard: now, filter: filter)
+      index = beacons.index(forKey: key)
     }
-    beacons[key]!.lastHeard = now
-    if let power = sighting.calibratedPower { beacons[key]!.calibratedPower = power }
-    if let rssi = sighting.rssi { beacons[key]!.filter.add(rssi, at: now) }
+    // One lookup for all three updates.
+    let i = index!
+    beacons.values[i].lastHeard = now
+    if let power = sighting.calibratedPower { beacons.values[i].calibratedPower = power }
+    if let rssi = sighting.rssi { beacons.values[i].filter.add(rssi, at: now) }
+  }
+
+  /// The table is full: forget the silent beacons, and if that is not enough the eighth heard
+  /// longest ago, so a flood of new addresses costs one sort per `maxBeacons / 8` of them,
+  /// not a scan per advertisement.
+  private mutating func makeRoom(at now: Instant) {
+    forgetSilent(at: now)
+    guard beacons.count >= configuration.maxBeacons else { return }
+    let evict = max(1, configuration.maxBeacons / 8)
+    let oldest = beacons.sorted { $0.value.lastHeard < $1.value.lastHeard }.prefix(evict)
+    for (key, _) in oldest { beacons[key] = nil }
+    counters.evictedBeacons += oldest.count
   }
 
   private mutating func tick(at now: Instant) -> [BeaconOutput] {
