@@ -34,6 +34,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   DaemonBenchmark.self,
   TzBenchmark.self,
   TimersBenchmark.self,
+  BeaconsBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
