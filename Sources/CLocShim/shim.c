@@ -61,13 +61,6 @@ int locshim_clock_step_arm(int fd) {
     return timerfd_settime(fd, TFD_TIMER_ABSTIME | TFD_TIMER_CANCEL_ON_SET, &spec, NULL);
 }
 
-int locshim_clock_step_read(int fd) {
-    uint64_t expirations = 0;
-    ssize_t n = read(fd, &expirations, sizeof expirations);
-    if (n < 0 && errno == ECANCELED) return 1;
-    return 0;
-}
-
 pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], int change_ids, uid_t uid,
                     gid_t gid) {
     pid_t pid = fork();

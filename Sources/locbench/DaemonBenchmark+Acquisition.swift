@@ -55,11 +55,9 @@ extension DaemonBenchmark {
   /// A locd.conf with the acquisition policy (RefreshInterval 15 min, the default).
   static func writeConfig(policy: String) -> String {
     var template = Array("/tmp/locbench-conf-XXXXXX".utf8CString)
-    let fd = mkstemp(&template)
-    let path = String(cString: template)
-    try? FileIO.writeAll(fd: fd, Array("[Acquisition]\nPolicy=\(policy)\n".utf8))
-    close(fd)
-    return path
+    let file = FileDescriptor(owning: mkstemp(&template))
+    try? file.writeAll(Array("[Acquisition]\nPolicy=\(policy)\n".utf8))
+    return String(cString: template)
   }
 
   /// Waits for acquisition to settle (on-demand) or for the first fix (continuous);

@@ -118,15 +118,15 @@ enum DaemonBenchmark: Benchmark {
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
     defer { run.stop() }
-    var subscribers: [Int32] = []
+    var subscribers: [Subscriber] = []
     for _ in 0..<100 {
-      guard let fd = try? UnixSocket.connect(path: run.socket) else { continue }
+      guard let socket = try? UnixSocket.connect(path: run.socket) else { continue }
       let hello =
         #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n"
         + #"{"id":1,"method":"subscribe","params":{"events":["location"]}}"# + "\n"
-      try? FileIO.writeAll(fd: fd, Array(hello.utf8))
-      UnixSocket.setNonBlocking(fd)
-      subscribers.append(fd)
+      try? socket.writeAll(Array(hello.utf8))
+      try? socket.setNonBlocking()
+      subscribers.append(Subscriber(socket: socket))
     }
     // Reading must not delay the measurement: each read is timed on its own, and lines are
     // parsed only after the run (parsing 100 events would otherwise push later arrivals back).
@@ -136,10 +136,10 @@ enum DaemonBenchmark: Benchmark {
     let end = monotonicSeconds() + 8
     var chunk = [UInt8](repeating: 0, count: 65536)
     while monotonicSeconds() < end {
-      var fds = subscribers.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+      var fds = subscribers.map { pollfd(fd: $0.socket.rawValue, events: Int16(POLLIN), revents: 0) }
       guard poll(&fds, nfds_t(fds.count), 200) > 0 else { continue }
       for (i, p) in fds.enumerated() where p.revents != 0 {
-        let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+        let n = chunk.withUnsafeMutableBytes { raw in (try? subscribers[i].socket.read(into: raw)) ?? 0 }
         let arrival = wallMicroseconds()
         guard n > 0 else { continue }
         buffers[i].append(contentsOf: chunk[0..<n])
@@ -156,7 +156,7 @@ enum DaemonBenchmark: Benchmark {
       else { continue }
       samples.append(Double(arrival - t.microsecondsSinceEpoch))
     }
-    for fd in subscribers { close(fd) }
+    subscribers.removeAll()  // closes their sockets
     guard !samples.isEmpty else {
       print("fix-to-subscriber latency: no samples")
       return
@@ -234,13 +234,22 @@ enum DaemonBenchmark: Benchmark {
   }
 }
 
+/// One client of the latency measurement (a class, so the sockets can live in an array).
+final class Subscriber {
+  /// The connection to locd.
+  let socket: FileDescriptor
+
+  init(socket: consuming FileDescriptor) { self.socket = socket }
+}
+
 /// One locd under measurement, with a datagram socket posing as NOTIFY_SOCKET.
 final class DaemonRun {
   let locd: String
   let directory: String
   let socket: String
   let notifyPath: String
-  let notifyFD: Int32
+  /// The stand-in NOTIFY_SOCKET, bound at `notifyPath`.
+  let notify: FileDescriptor?
   let extraArguments: [String]
   let watchdogUSec: Int?
   var pid: pid_t = 0
@@ -255,10 +264,9 @@ final class DaemonRun {
     notifyPath = directory + "/notify.sock"
     self.extraArguments = extraArguments
     self.watchdogUSec = watchdogUSec
-    notifyFD = (try? UnixSocket.bindDatagram(path: notifyPath)) ?? -1
+    notify = try? UnixSocket.bindDatagram(path: notifyPath)
     // A big receive buffer, so pings never block the daemon between our reads.
-    var size: Int32 = 1 << 20
-    setsockopt(notifyFD, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+    try? notify?.setOption(level: SOL_SOCKET, SO_RCVBUF, 1 << 20)
   }
 
   func start() {
@@ -284,12 +292,17 @@ final class DaemonRun {
   }
 
   func drain(wait: Int32 = 0) {
-    var p = pollfd(fd: notifyFD, events: Int16(POLLIN), revents: 0)
+    let number: Int32
+    switch notify {
+    case .some(let socket): number = socket.rawValue
+    case .none: return
+    }
+    var p = pollfd(fd: number, events: Int16(POLLIN), revents: 0)
     var first = true
     while poll(&p, 1, first ? wait : 0) > 0 {
       first = false
       var buffer = [UInt8](repeating: 0, count: 4096)
-      let n = buffer.withUnsafeMutableBytes { recv(notifyFD, $0.baseAddress, $0.count, 0) }
+      let n = buffer.withUnsafeMutableBytes { raw in (try? notify?.receive(into: raw)) ?? nil } ?? 0
       guard n > 0 else { break }
       messages.append(String(decoding: buffer[0..<n], as: UTF8.self))
     }
@@ -305,7 +318,6 @@ final class DaemonRun {
     kill(pid, SIGTERM)
     var status: Int32 = 0
     waitpid(pid, &status, 0)
-    close(notifyFD)
     unlink(notifyPath)
   }
 }

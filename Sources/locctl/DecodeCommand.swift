@@ -28,18 +28,14 @@ enum DecodeCommand: LocctlCommand {
         "locctl: decode: expected one FILE, or - for standard input; usage: locctl decode [--json] FILE|-")
       return ExitStatus.usage
     }
-    let fd: Int32
-    if path == "-" {
-      fd = 0
-    } else {
-      do {
-        fd = try FileIO.openForReading(path: path)
-      } catch {
-        printError("locctl: decode: cannot open \(path): \(error)")
-        return ExitStatus.failure
-      }
+    let input: FileDescriptor
+    do {
+      input =
+        path == "-" ? try FileDescriptor.duplicatingStandardInput() : try FileIO.openForReading(path: path)
+    } catch {
+      printError("locctl: decode: cannot open \(path): \(error)")
+      return ExitStatus.failure
     }
-    defer { if fd != 0 { FileIO.closeFile(fd: fd) } }
 
     let json = options.flag("json")
     var decoder = NMEADecoder(gpsdJSON: true)
@@ -50,7 +46,7 @@ enum DecodeCommand: LocctlCommand {
       out += "\n"
     }
     do {
-      try FileIO.forEachChunk(fd: fd) { chunk in
+      try FileIO.forEachChunk(of: input) { chunk in
         decoder.feed(chunk, emit)
         // Written per chunk, so a live stream (gpspipe -r | locctl decode -) shows each fix
         // as its epoch completes.

@@ -112,26 +112,21 @@ struct HarnessError: Error, CustomStringConvertible {
 
 /// A raw client of the control socket: bytes in, lines out, with timeouts.
 final class RawClient {
-  let fd: Int32
+  let socket: FileDescriptor
   private var buffer: [UInt8] = []
 
   init(path: String) throws {
-    do { fd = try UnixSocket.connect(path: path) } catch { throw HarnessError("connect \(path): \(error)") }
+    do { socket = try UnixSocket.connect(path: path) } catch {
+      throw HarnessError("connect \(path): \(error)")
+    }
   }
-
-  deinit { close(fd) }
 
   func send(_ text: String) throws {
     try send(Array(text.utf8))
   }
 
   func send(_ bytes: [UInt8]) throws {
-    var offset = 0
-    while offset < bytes.count {
-      let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      guard n > 0 else { throw HarnessError("write: \(String(cString: strerror(errno)))") }
-      offset += n
-    }
+    do { try socket.writeAll(bytes) } catch { throw HarnessError("\(error)") }
   }
 
   /// The next line, or nil at end of stream; throws on timeout.
@@ -145,11 +140,11 @@ final class RawClient {
       }
       let remaining = deadline.timeIntervalSinceNow
       guard remaining > 0 else { throw HarnessError("timed out waiting for a line") }
-      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      var p = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
       guard poll(&p, 1, Int32(remaining * 1000)) > 0 else { continue }
       var chunk = [UInt8](repeating: 0, count: 65536)
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n <= 0 { return nil }
+      let n = chunk.withUnsafeMutableBytes { raw in (try? socket.read(into: raw)) ?? 0 }
+      if n == 0 { return nil }
       buffer.append(contentsOf: chunk[0..<n])
     }
   }

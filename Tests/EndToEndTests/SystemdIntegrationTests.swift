@@ -2,15 +2,34 @@ import Foundation
 import Glibc
 import LocCore
 import LocSystem
+import Synchronization
 import Testing
 
 /// A datagram socket posing as systemd's NOTIFY_SOCKET. Like PID 1 it drains the socket
 /// all the time (a full datagram queue would block the sender), on a thread of its own.
-final class NotifySocket: @unchecked Sendable {
+final class NotifySocket: Sendable {
+  /// The socket and what came in; shared with the draining thread, which keeps it (and so
+  /// the socket) alive until it ends.
+  final class Inbox: Sendable {
+    let socket: FileDescriptor
+    let messages = Mutex<[String]>([])
+
+    init(socket: consuming FileDescriptor) { self.socket = socket }
+
+    /// Receives datagrams (blocking) until the socket is shut down.
+    func drain() {
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      while true {
+        let n = buffer.withUnsafeMutableBytes { raw in (try? socket.read(into: raw)) ?? 0 }
+        guard n > 0 else { return }
+        let message = String(decoding: buffer[0..<n], as: UTF8.self)
+        messages.withLock { $0.append(message) }
+      }
+    }
+  }
+
   let path: String
-  let fd: Int32
-  private let lock = NSLock()
-  private var messages: [String] = []
+  private let inbox: Inbox
 
   convenience init(directory: String) throws {
     try self.init(path: directory + "/notify.sock")
@@ -18,30 +37,21 @@ final class NotifySocket: @unchecked Sendable {
 
   init(path: String) throws {
     self.path = path
-    do { fd = try UnixSocket.bindDatagram(path: path) } catch { throw HarnessError("\(error)") }
-    let socketFD = self.fd
-    Thread.detachNewThread { [weak self] in
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      while true {
-        let n = buffer.withUnsafeMutableBytes { recv(socketFD, $0.baseAddress, $0.count, 0) }
-        guard n > 0, let self else { return }
-        let message = String(decoding: buffer[0..<n], as: UTF8.self)
-        self.lock.lock()
-        self.messages.append(message)
-        self.lock.unlock()
-      }
+    do { inbox = Inbox(socket: try UnixSocket.bindDatagram(path: path)) } catch {
+      throw HarnessError("\(error)")
     }
+    let inbox = self.inbox
+    Thread.detachNewThread { inbox.drain() }
   }
 
-  deinit { shutdown(fd, Int32(SHUT_RDWR)); close(fd) }
+  // Wakes the thread's read with end of file; the socket closes when the thread lets go.
+  deinit { shutdown(inbox.socket.rawValue, Int32(SHUT_RDWR)) }
 
   /// Every datagram received so far, once one matches `predicate` (or at the timeout).
   func receive(until predicate: (String) -> Bool, timeout: Double = 10) -> [String] {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
-      lock.lock()
-      let snapshot = messages
-      lock.unlock()
+      let snapshot = inbox.messages.withLock { $0 }
       if snapshot.contains(where: predicate) || deadline.timeIntervalSinceNow < 0 { return snapshot }
       usleep(10_000)
     }

@@ -5,13 +5,12 @@ import Testing
 @Suite struct FileIOTests {
   @Test func readsWholeFileAndEnforcesLimit() throws {
     var template = Array("/tmp/locd-fileio-XXXXXX".utf8CString)
-    let fd = mkstemp(&template)
-    #expect(fd >= 0)
+    let file = FileDescriptor(owning: mkstemp(&template))
     let path = String(cString: template)
     defer { unlink(path) }
     let bytes = (0..<200_000).map { UInt8($0 % 251) }
-    try FileIO.writeAll(fd: fd, bytes)
-    close(fd)
+    try file.writeAll(bytes)
+    try file.close()
     #expect(try FileIO.read(path: path) == bytes)
     #expect(throws: Errno(call: "read", code: EFBIG)) { try FileIO.read(path: path, limit: 1000) }
     #expect(throws: Errno(call: "open", code: ENOENT)) { try FileIO.read(path: path + ".missing") }

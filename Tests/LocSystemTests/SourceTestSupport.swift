@@ -60,7 +60,7 @@ final class FakePeerServer {
         bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
       }
     }
-    guard r == 0, listen(fd, 8) == 0 else { throw Errno(call: "bind/listen") }
+    guard r == 0, listen(fd, 8) == 0 else { throw Errno(call: "bind/listen", code: errno) }
     var bound = sockaddr_in()
     var len = socklen_t(MemoryLayout<sockaddr_in>.size)
     _ = withUnsafeMutablePointer(to: &bound) {

@@ -30,9 +30,6 @@ int locshim_clock_step_fd(void);
 /// Re-arms a clock-step timerfd after a step was read; 0 or -1 with errno.
 int locshim_clock_step_arm(int fd);
 
-/// Reads a clock-step timerfd: 1 if the clock was stepped (ECANCELED), else 0.
-int locshim_clock_step_read(int fd);
-
 /// fork(2) + execve(2) of `path` without a shell: the child gets default signal handling, an
 /// empty signal mask, a new session, stdin from /dev/null, "/" as its directory, no other
 /// descriptors than 0-2, and (when `change_ids`) only group `gid` and user `uid`, dropped for

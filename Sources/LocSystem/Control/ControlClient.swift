@@ -32,7 +32,7 @@ public final class ControlClient {
     }
   }
 
-  let fd: Int32
+  let socket: FileDescriptor
   var buffer: [UInt8] = []
   var nextID = 1
   /// The session's access level as the daemon reported it at hello.
@@ -49,7 +49,7 @@ public final class ControlClient {
   /// Connects and completes the handshake.
   public init(path: String = ControlClient.defaultPath, app: String = "locctl") throws(Failure) {
     do {
-      fd = try UnixSocket.connect(path: path)
+      socket = try UnixSocket.connect(path: path)
     } catch {
       if error.code == EACCES || error.code == EPERM { throw .permissionDenied(path: path) }
       throw .notRunning(path: path, error)
@@ -70,8 +70,6 @@ public final class ControlClient {
     let result = try call("hello", ["protocol": .int(ProtocolVersion.major), "app": .string(app)])
     access = result["access"]?.string ?? "none"
   }
-
-  deinit { close(fd) }
 
   /// Sends a request and returns its result, skipping events that arrive meanwhile.
   public func call(_ method: String, _ params: JSONObject = [:]) throws(Failure) -> JSON {
@@ -95,7 +93,7 @@ public final class ControlClient {
   /// Sends one request object.
   public func send(_ request: JSONObject) throws(Failure) {
     let line = JSON.object(request).serialized + "\n"
-    do { try FileIO.writeAll(fd: fd, Array(line.utf8)) } catch { throw .protocolError("\(error)") }
+    do { try socket.writeAll(Array(line.utf8)) } catch { throw .protocolError("\(error)") }
   }
 
   /// Reads the next message (blocking).
@@ -109,9 +107,8 @@ public final class ControlClient {
         }
       }
       var chunk = [UInt8](repeating: 0, count: 65536)
-      let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n < 0 && errno == EINTR { continue }
-      if n <= 0 { throw .protocolError("the daemon closed the connection") }
+      let n = chunk.withUnsafeMutableBytes { raw in (try? socket.read(into: raw)) ?? 0 }
+      if n == 0 { throw .protocolError("the daemon closed the connection") }
       buffer.append(contentsOf: chunk[0..<n])
     }
   }

@@ -60,29 +60,30 @@ public final class ControlServer {
   }
 
   let loop: EventLoop
-  let listenFD: Int32
   public var limits: Limits
   let handlers: Handlers
   let serverVersion: String
+  /// The listening socket, owned by its watch.
   var listenWatch: IOWatch?
+  /// One read buffer for every client (they are read one at a time): 16 KiB reads, at most
+  /// 256 KiB per client per wakeup, so one busy client cannot starve the others.
+  let reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: 16 * 16384)
   var clients: [SessionID: ClientConnection] = [:]
   var nextID: UInt64 = 1
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
 
-  /// A server on an already listening socket.
-  public init(loop: EventLoop, listenFD: Int32, limits: Limits, serverVersion: String, handlers: Handlers)
-    throws(Errno)
-  {
+  /// A server on an already listening socket, which it owns from now on.
+  public init(
+    loop: EventLoop, listening socket: consuming FileDescriptor, limits: Limits, serverVersion: String,
+    handlers: Handlers
+  ) throws(Errno) {
     self.loop = loop
-    self.listenFD = listenFD
     self.limits = limits
     self.handlers = handlers
     self.serverVersion = serverVersion
-    UnixSocket.setNonBlocking(listenFD)
-    listenWatch = try loop.watch(fd: listenFD, events: Epoll.input) { [weak self] _ in
-      self?.acceptAll()
-    }
+    try socket.setNonBlocking()
+    listenWatch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
   }
 
   /// Clients connected now (with or without hello).
@@ -94,19 +95,21 @@ public final class ControlServer {
   }
 
   func acceptAll() {
+    guard let listener = listenWatch else { return }
     while true {
-      let fd = locshim_accept4(listenFD, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-      if fd < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK { return }
-        if errno == EMFILE || errno == ENFILE {
-          handlers.log(.warning, "accept: out of file descriptors, refusing connections for now")
-          return
-        }
-        if errno == ECONNABORTED { continue }
-        handlers.log(.warning, "accept: \(Errno(call: "accept").description), ignoring")
+      let accepted: FileDescriptor?
+      do {
+        accepted = try listener.descriptor.accept()
+      } catch  where error.code == ECONNABORTED {
+        continue
+      } catch  where error.code == EMFILE || error.code == ENFILE {
+        handlers.log(.warning, "accept: out of file descriptors, refusing connections for now")
+        return
+      } catch {
+        handlers.log(.warning, "accept: \(error), ignoring")
         return
       }
+      guard let socket = accepted else { return }
       bump { $0.accepted += 1 }
       guard clients.count < limits.maxClients else {
         bump { $0.refusedTooMany += 1 }
@@ -115,23 +118,19 @@ public final class ControlServer {
             nil,
             RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")
           ) + "\n"
-        _ = line.withCString { Glibc.write(fd, $0, strlen($0)) }
-        close(fd)
+        // Best effort, and closed at once either way.
+        _ = Array(line.utf8).withUnsafeBytes { try? socket.send($0) }
         continue
       }
-      guard let peer = UnixSocket.peer(of: fd) else {
-        close(fd)
-        continue
-      }
+      guard let peer = UnixSocket.peer(of: socket) else { continue }
       let id = SessionID(nextID)
       nextID += 1
       do {
-        let client = try ClientConnection(server: self, fd: fd, id: id, peer: peer)
+        let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
         clients[id] = client
         client.send(ServerMessage.hello(serverVersion: serverVersion))
       } catch {
         handlers.log(.warning, "client setup: \(error), dropping it")
-        close(fd)
       }
     }
   }
@@ -159,8 +158,8 @@ public final class ControlServer {
     if wasOpen { handlers.closed(client.id) }
   }
 
-  /// Closes every client and the listening socket's watch (the socket itself belongs to
-  /// the caller or to systemd).
+  /// Closes every client and stops listening (the socket file, if locd made one, is the
+  /// caller's to remove).
   public func stop() {
     for client in clients.values { client.shutdown() }
     clients.removeAll()
@@ -172,10 +171,10 @@ public final class ControlServer {
 /// One client connection: bounded line framing in, bounded queue out.
 final class ClientConnection {
   unowned let server: ControlServer
-  let fd: Int32
   let id: SessionID
   let peer: Peer
   var handshaken = false
+  /// The client's socket, owned by its watch; nil once shut down.
   var watch: IOWatch?
   var handshakeTimer: Timer?
   /// Bytes of an unfinished request line.
@@ -187,14 +186,11 @@ final class ClientConnection {
   var outOffset = 0
   var closed = false
 
-  init(server: ControlServer, fd: Int32, id: SessionID, peer: Peer) throws(Errno) {
+  init(server: ControlServer, socket: consuming FileDescriptor, id: SessionID, peer: Peer) throws(Errno) {
     self.server = server
-    self.fd = fd
     self.id = id
     self.peer = peer
-    watch = try server.loop.watch(fd: fd, events: Epoll.input) { [weak self] revents in
-      self?.ready(revents)
-    }
+    watch = try server.loop.watch(socket, events: Epoll.input) { [weak self] revents in self?.ready(revents) }
     let timer = try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
       guard let self, !self.handshaken else { return }
       self.server.bump { $0.droppedHandshake += 1 }
@@ -218,26 +214,19 @@ final class ClientConnection {
   }
 
   func readAvailable() {
-    var buffer = [UInt8](repeating: 0, count: 16384)
-    // Read a bounded amount per wakeup so one busy client cannot starve the others.
-    for _ in 0..<16 {
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n == 0 {
-        server.drop(self, reason: "closed by peer", level: .debug)
-        return
-      }
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK { return }
-        server.drop(self, reason: Errno(call: "read").description, level: .debug)
-        return
-      }
-      consume(buffer[0..<n])
-      if closed { return }
+    guard let watch else { return }
+    let outcome = server.reader.readAvailable(from: watch.descriptor) { chunk in
+      consume(chunk)
+      return !closed
+    }
+    switch outcome {
+    case .endOfFile: server.drop(self, reason: "closed by peer", level: .debug)
+    case .failed(let error): server.drop(self, reason: error.description, level: .debug)
+    case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
   }
 
-  func consume(_ bytes: ArraySlice<UInt8>) {
+  func consume(_ bytes: UnsafeRawBufferPointer) {
     var start = bytes.startIndex
     while start < bytes.endIndex {
       guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
@@ -338,24 +327,29 @@ final class ClientConnection {
   /// Sends a line (with its newline): straight from the caller's bytes when nothing is
   /// queued, so one event to many clients is never copied per client.
   func send(bytes: [UInt8]) {
-    guard !closed else { return }
+    guard !closed, let watch else { return }
     if out.count == outOffset {
       var written = 0
       while written < bytes.count {
-        let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + written, $0.count - written) }
-        if n < 0 {
-          if errno == EINTR { continue }
-          if errno == EAGAIN || errno == EWOULDBLOCK { break }
-          server.drop(self, reason: Errno(call: "write").description, level: .debug)
+        let sent: Int?
+        do {
+          sent = try bytes.withUnsafeBytes { raw in
+            Result { () throws(Errno) in
+              try watch.descriptor.send(UnsafeRawBufferPointer(rebasing: raw[written...]))
+            }
+          }.get()
+        } catch {
+          server.drop(self, reason: error.description, level: .debug)
           return
         }
-        written += n
+        guard let sent else { break }
+        written += sent
       }
       if written == bytes.count { return }
       out.removeAll(keepingCapacity: true)
       outOffset = 0
       out.append(contentsOf: bytes[written...])
-      watch?.setEvents(Epoll.input | Epoll.output)
+      watch.setEvents(Epoll.input | Epoll.output)
       return
     }
     if queuedBytes + bytes.count > server.limits.maxQueuedBytes {
@@ -367,7 +361,7 @@ final class ClientConnection {
           RequestError(
             .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed"))
         + "\n"
-      _ = reason.withCString { write(fd, $0, strlen($0)) }
+      _ = Array(reason.utf8).withUnsafeBytes { try? watch.descriptor.send($0) }
       server.drop(
         self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
       return
@@ -381,32 +375,38 @@ final class ClientConnection {
   }
 
   func flush() {
+    guard let watch else { return }
     while outOffset < out.count {
-      let n = out.withUnsafeBytes { write(fd, $0.baseAddress! + outOffset, $0.count - outOffset) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno == EAGAIN || errno == EWOULDBLOCK {
-          watch?.setEvents(Epoll.input | Epoll.output)
-          return
-        }
-        server.drop(self, reason: Errno(call: "write").description, level: .debug)
+      let sent: Int?
+      do {
+        sent = try out.withUnsafeBytes { raw in
+          Result { () throws(Errno) in
+            try watch.descriptor.send(UnsafeRawBufferPointer(rebasing: raw[outOffset...]))
+          }
+        }.get()
+      } catch {
+        server.drop(self, reason: error.description, level: .debug)
         return
       }
-      outOffset += n
+      guard let sent else {
+        watch.setEvents(Epoll.input | Epoll.output)
+        return
+      }
+      outOffset += sent
     }
     out.removeAll(keepingCapacity: out.count <= 65536)
     outOffset = 0
-    watch?.setEvents(Epoll.input)
+    watch.setEvents(Epoll.input)
   }
 
   func shutdown() {
     guard !closed else { return }
     closed = true
     watch?.cancel()
+    // Closes the socket, or, during a read round of this client, right after it.
     watch = nil
     handshakeTimer?.cancel()
     handshakeTimer = nil
-    close(fd)
   }
 
   deinit { shutdown() }

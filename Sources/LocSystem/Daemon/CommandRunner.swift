@@ -42,9 +42,9 @@ public final class CommandRunner {
     }
     // Refuse a program anyone but root could have replaced: it would run with the timer's
     // user's rights at a time an attacker knows in advance.
-    var info = stat()
-    guard stat(path, &info) == 0 else {
-      log(.error, "timer \(timer): \(path): \(Errno(call: "stat")); not run")
+    let info: stat
+    do { info = try FileIO.status(path: path) } catch {
+      log(.error, "timer \(timer): \(path): \(error); not run")
       return
     }
     guard info.st_uid == 0 || info.st_uid == euid, info.st_mode & 0o022 == 0 else {
@@ -63,9 +63,13 @@ public final class CommandRunner {
       cArgv.forEach { free($0) }
       cEnv.forEach { free($0) }
     }
-    let pid = locshim_spawn(path, cArgv, cEnv, change ? 1 : 0, account.uid, account.gid)
-    guard pid > 0 else {
-      log(.error, "timer \(timer): cannot start \(path): \(Errno(call: "fork"))")
+    let pid: pid_t
+    do {
+      pid = try Syscall.retrying("fork") {
+        locshim_spawn(path, cArgv, cEnv, change ? 1 : 0, account.uid, account.gid)
+      }
+    } catch {
+      log(.error, "timer \(timer): cannot start \(path): \(error)")
       return
     }
     running[pid] = timer
@@ -76,8 +80,7 @@ public final class CommandRunner {
   func reap() {
     for pid in Array(running.keys) {
       var status: Int32 = 0
-      let r = waitpid(pid, &status, WNOHANG)
-      guard r == pid else { continue }
+      guard (try? Syscall.retrying("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid else { continue }
       let timer = running.removeValue(forKey: pid) ?? "?"
       let signal = status & 0x7F
       if signal != 0 {

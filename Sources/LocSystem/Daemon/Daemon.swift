@@ -17,7 +17,6 @@ public final class Daemon {
   var config: DaemonConfig
   var engine: Engine
   var server: ControlServer?
-  var listenFD: Int32 = -1
   /// Whether locd created the socket file (and so removes it at exit).
   var ownsSocketFile = false
   var sources: [FixSource] = []
@@ -116,9 +115,9 @@ public final class Daemon {
       logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
     }
 
-    try openSocket()
     server = try ControlServer(
-      loop: loop, listenFD: listenFD, limits: ControlServer.Limits(config), serverVersion: Daemon.version,
+      loop: loop, listening: try openSocket(), limits: ControlServer.Limits(config),
+      serverVersion: Daemon.version,
       handlers: ControlServer.Handlers(
         access: { [unowned self] peer in self.policy.level(for: peer) },
         opened: { [unowned self] id, peer, access, app in
@@ -174,17 +173,15 @@ public final class Daemon {
       adminGID: config.adminGroup.flatMap(UnixSocket.groupID(named:)))
   }
 
-  func openSocket() throws(Errno) {
-    let passed = Systemd.listenFDs()
-    if let fd = passed.first {
-      guard Systemd.isListeningUnixSocket(fd) else {
+  func openSocket() throws(Errno) -> FileDescriptor {
+    if let passed = Systemd.passedSocket() {
+      guard Systemd.isListeningUnixSocket(passed) else {
         throw Errno(
           call: "socket activation: descriptor 3 is not a listening Unix stream socket", code: EINVAL)
       }
-      listenFD = fd
       ownsSocketFile = false
       logger.debug("using the socket passed by the service manager")
-      return
+      return passed
     }
     var gid: UInt32? = nil
     if let group = config.socketGroup {
@@ -195,18 +192,18 @@ public final class Daemon {
     }
     let directory = String(
       config.socketPath[..<(config.socketPath.lastIndex(of: "/") ?? config.socketPath.startIndex)])
-    if !directory.isEmpty, mkdir(directory, 0o755) != 0, errno != EEXIST {
-      throw Errno(call: "mkdir \(directory)")
-    }
+    if !directory.isEmpty { try FileIO.makeDirectory(path: directory, mode: 0o755) }
+    let socket: FileDescriptor
     do {
-      listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: gid)
+      socket = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: gid)
     } catch let e where e.code == EPERM && gid != nil {
       // Not allowed to give the socket that group (not root, not a member): keep ours.
       logger.notice(
         "cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
-      listenFD = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: nil)
+      socket = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: nil)
     }
     ownsSocketFile = true
+    return socket
   }
 
   func startSources() {

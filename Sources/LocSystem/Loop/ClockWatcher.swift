@@ -12,7 +12,7 @@ import LocCore
 /// CLOCK_BOOTTIME - CLOCK_MONOTONIC, which grows by exactly the time spent suspended.
 /// No polling: the descriptor is silent until something happens.
 public final class ClockWatcher {
-  let fd: Int32
+  /// Owns the timerfd.
   var watch: IOWatch?
   var suspended: Int64
   let stepped: () -> Void
@@ -25,28 +25,19 @@ public final class ClockWatcher {
   public init(loop: EventLoop, stepped: @escaping () -> Void, resumed: @escaping (Duration) -> Void)
     throws(Errno)
   {
-    let fd = locshim_clock_step_fd()
-    guard fd >= 0 else { throw Errno(call: "timerfd_create(CLOCK_REALTIME)") }
-    self.fd = fd
+    let timer = FileDescriptor(
+      owning: try Syscall.once("timerfd_create(CLOCK_REALTIME)") { locshim_clock_step_fd() })
     self.stepped = stepped
     self.resumed = resumed
     suspended = ClockWatcher.suspendedMicroseconds()
-    do {
-      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] _ in self?.fired() }
-    } catch {
-      close(fd)
-      throw error
-    }
+    watch = try loop.watch(timer, events: Epoll.input) { [weak self] _ in self?.fired() }
   }
 
-  deinit {
-    watch?.cancel()
-    close(fd)
-  }
+  deinit { watch?.cancel() }
 
   func fired() {
-    guard locshim_clock_step_read(fd) == 1 else { return }
-    _ = locshim_clock_step_arm(fd)
+    guard let watch, ClockWatcher.wasStepped(watch.descriptor) else { return }
+    _ = locshim_clock_step_arm(watch.descriptor.rawValue)
     let now = ClockWatcher.suspendedMicroseconds()
     let slept = now - suspended
     suspended = now
@@ -55,6 +46,21 @@ public final class ClockWatcher {
     } else {
       stepped()
     }
+  }
+
+  /// Whether the clock-step timerfd reports a step: its read(2) fails with ECANCELED
+  /// (timerfd_create(2), TFD_TIMER_CANCEL_ON_SET). Anything else (EAGAIN on a spurious
+  /// wakeup, an expiry that cannot happen before the year 2514) is not a step.
+  static func wasStepped(_ timer: borrowing FileDescriptor) -> Bool {
+    var expirations: UInt64 = 0
+    do {
+      _ = try withUnsafeMutableBytes(of: &expirations) { raw in
+        Result { () throws(Errno) in try timer.read(into: raw) }
+      }.get()
+    } catch {
+      return error.code == ECANCELED
+    }
+    return false
   }
 
   /// CLOCK_BOOTTIME - CLOCK_MONOTONIC: the total time spent suspended since boot.

@@ -14,7 +14,8 @@ public final class EventLoop {
   public init() throws(Errno) {
     var e: OpaquePointer? = nil
     let r = sd_event_new(&e)
-    guard r >= 0, let e else { throw Errno(call: "sd_event_new", code: -r) }
+    _ = try Syscall.systemd("sd_event_new", r)
+    guard let e else { throw Errno(call: "sd_event_new", code: ENOMEM) }
     event = e
   }
 
@@ -43,20 +44,22 @@ public final class EventLoop {
     return usec
   }
 
-  /// Watches `fd` for `events` (EPOLLIN, EPOLLOUT, ...) (sd_event_add_io).
-  public func watch(fd: Int32, events: UInt32, _ handler: @escaping (UInt32) -> Void) throws(Errno) -> IOWatch
-  {
-    let watch = IOWatch(handler: handler)
+  /// Watches `descriptor` for `events` (EPOLLIN, EPOLLOUT, ...) (sd_event_add_io). The watch
+  /// owns the descriptor from now on, also when this fails (it is closed then).
+  public func watch(
+    _ descriptor: consuming FileDescriptor, events: UInt32, _ handler: @escaping (UInt32) -> Void
+  ) throws(Errno) -> IOWatch {
+    let watch = IOWatch(descriptor: descriptor, handler: handler)
     var source: OpaquePointer? = nil
     let r = sd_event_add_io(
-      event, &source, fd, events,
+      event, &source, watch.descriptor.rawValue, events,
       { _, _, revents, userdata in
         // Keep the watch alive while its handler runs: the handler may cancel and drop it.
         let watch = Unmanaged<IOWatch>.fromOpaque(userdata!).takeUnretainedValue()
         withExtendedLifetime(watch) { watch.handler(revents) }
         return 0
       }, Unmanaged.passUnretained(watch).toOpaque())
-    guard r >= 0 else { throw Errno(call: "sd_event_add_io", code: -r) }
+    _ = try Syscall.systemd("sd_event_add_io", r)
     watch.source = source
     return watch
   }
@@ -77,7 +80,7 @@ public final class EventLoop {
         withExtendedLifetime(timer) { timer.fire() }
         return 0
       }, Unmanaged.passUnretained(timer).toOpaque())
-    guard r >= 0 else { throw Errno(call: "sd_event_add_time", code: -r) }
+    _ = try Syscall.systemd("sd_event_add_time", r)
     timer.source = source
     sd_event_source_set_enabled(source, Int32(SD_EVENT_OFF))
     return timer
@@ -101,7 +104,7 @@ public final class EventLoop {
         Unmanaged<Callback>.fromOpaque(userdata!).takeUnretainedValue().body()
         return 0
       }, Unmanaged.passRetained(box).toOpaque())
-    guard r >= 0 else { throw Errno(call: "sd_event_add_signal", code: -r) }
+    _ = try Syscall.systemd("sd_event_add_signal", r)
   }
 
   /// Runs `body` once, on the next iteration (sd_event_add_defer, one shot).
@@ -159,19 +162,26 @@ final class Callback {
   init(_ body: @escaping () -> Void) { self.body = body }
 }
 
-/// A watched file descriptor. Cancel it before closing the descriptor.
+/// A file descriptor the loop watches, owned by the watch: it is closed when the watch is
+/// released, after it left the loop, so the loop never watches a closed (or reused) number.
 public final class IOWatch {
+  /// The descriptor watched.
+  public let descriptor: FileDescriptor
   let handler: (UInt32) -> Void
   var source: OpaquePointer?
 
-  init(handler: @escaping (UInt32) -> Void) { self.handler = handler }
+  init(descriptor: consuming FileDescriptor, handler: @escaping (UInt32) -> Void) {
+    self.descriptor = descriptor
+    self.handler = handler
+  }
 
   /// Changes the events watched (sd_event_source_set_io_events).
   public func setEvents(_ events: UInt32) {
     if let source { sd_event_source_set_io_events(source, events) }
   }
 
-  /// Stops watching; the handler is not called again (sd_event_source_disable_unref).
+  /// Stops watching; the handler is not called again (sd_event_source_disable_unref). The
+  /// descriptor stays open until the watch is released.
   public func cancel() {
     if let source { sd_event_source_disable_unref(source) }
     source = nil

@@ -1,4 +1,4 @@
-import CLocShim
+import Synchronization
 
 #if canImport(Glibc)
   import Glibc
@@ -14,37 +14,49 @@ final class HostResolver {
   /// Resolution results.
   typealias Outcome = Result<[SocketAddress], SocketAddress.ResolveError>
 
-  /// One lookup, shared by the loop and the thread. The thread writes `outcome` and then one
-  /// byte to `notifyFD`; the loop reads `outcome` only after that byte arrived.
-  final class Job {
+  /// One lookup, shared by the loop and the resolver thread: immutable but for its outcome,
+  /// which the thread hands over under a mutex, then says so with one byte on `notify`. So
+  /// the loop never reads what the thread is still writing, and the compiler checks that
+  /// nothing else is shared (the type is Sendable). The thread's end of the socket pair is
+  /// owned here and closed with the last reference, the loop's or the thread's.
+  final class Job: Sendable {
     let host: String
     let port: Int
     let socketType: Int32
     let passive: Bool
-    let notifyFD: Int32
-    var outcome: Outcome?
+    let notify: FileDescriptor
+    private let result = Mutex<Outcome?>(nil)
 
-    init(host: String, port: Int, socketType: Int32, passive: Bool, notifyFD: Int32) {
+    init(host: String, port: Int, socketType: Int32, passive: Bool, notify: consuming FileDescriptor) {
       self.host = host
       self.port = port
       self.socketType = socketType
       self.passive = passive
-      self.notifyFD = notifyFD
+      self.notify = notify
     }
 
+    /// The result, once `run` finished.
+    var outcome: Outcome? { result.withLock { $0 } }
+
+    /// Looks the name up (blocking), stores the result, and wakes the loop.
     func run() {
+      let outcome: Outcome
       do throws(SocketAddress.ResolveError) {
         outcome = .success(
           try SocketAddress.resolve(host: host, port: port, socketType: socketType, passive: passive))
       } catch {
         outcome = .failure(error)
       }
+      result.withLock { $0 = outcome }
+      // MSG_NOSIGNAL (in `send`): the loop may have closed its end (cancelled); no SIGPIPE.
+      var byte: UInt8 = 1
+      _ = withUnsafeBytes(of: &byte) { try? notify.send($0) }
     }
   }
 
   let loop: EventLoop
   private var generation = 0
-  private var readFD: Int32 = -1
+  /// The loop's end of the socket pair of the lookup in progress, owned by its watch.
   private var watch: IOWatch?
 
   /// A resolver on `loop`.
@@ -58,54 +70,38 @@ final class HostResolver {
   ) {
     cancel()
     let current = generation
-    if SocketAddress.isNumeric(host) {
-      let outcome: Outcome
-      do throws(SocketAddress.ResolveError) {
-        outcome = .success(
-          try SocketAddress.resolve(host: host, port: port, socketType: socketType, passive: passive))
-      } catch {
-        outcome = .failure(error)
-      }
-      loop.soon { [weak self] in
+    let finish = { [weak self] (outcome: Outcome) in
+      self?.loop.soon { [weak self] in
         guard let self, self.generation == current else { return }
         done(outcome)
       }
-      return
     }
-    var pair: [Int32] = [-1, -1]
-    let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-    guard socketpair(AF_UNIX, type, 0, &pair) == 0 else {
-      let why = Errno(call: "socketpair")
-      loop.soon { [weak self] in
-        guard let self, self.generation == current else { return }
-        done(.failure(SocketAddress.ResolveError(description: "resolve \(host): \(why)")))
+    if SocketAddress.isNumeric(host) {
+      do throws(SocketAddress.ResolveError) {
+        finish(
+          .success(
+            try SocketAddress.resolve(host: host, port: port, socketType: socketType, passive: passive)))
+      } catch {
+        finish(.failure(error))
       }
       return
     }
-    let job = Job(host: host, port: port, socketType: socketType, passive: passive, notifyFD: pair[1])
-    readFD = pair[0]
-    do {
-      watch = try loop.watch(fd: pair[0], events: Epoll.input) { [weak self] _ in
+    let job: Job
+    do throws(Errno) {
+      let pair = try DescriptorPair.socketPair(nonBlocking: true)
+      job = Job(host: host, port: port, socketType: socketType, passive: passive, notify: pair.second)
+      watch = try loop.watch(pair.first, events: Epoll.input) { [weak self] _ in
         guard let self, self.generation == current, let outcome = job.outcome else { return }
         self.cancel()
         done(outcome)
       }
     } catch {
-      close(pair[0])
-      close(pair[1])
-      readFD = -1
-      loop.soon { [weak self] in
-        guard let self, self.generation == current else { return }
-        done(.failure(SocketAddress.ResolveError(description: "resolve \(host): \(error)")))
-      }
+      finish(.failure(SocketAddress.ResolveError(description: "resolve \(host): \(error)")))
       return
     }
     if !HostResolver.startThread(job) {
       // No thread to be had: resolve here rather than not at all.
       job.run()
-      var byte: UInt8 = 1
-      _ = send(job.notifyFD, &byte, 1, Int32(MSG_NOSIGNAL))
-      close(job.notifyFD)
     }
   }
 
@@ -114,8 +110,6 @@ final class HostResolver {
     generation += 1
     watch?.cancel()
     watch = nil
-    if readFD >= 0 { close(readFD) }
-    readFD = -1
   }
 
   /// Runs `job` on a detached thread (pthread_create(3)); false if none could be created.
@@ -129,12 +123,7 @@ final class HostResolver {
     let r = pthread_create(
       &thread, &attributes,
       { argument in
-        let job = Unmanaged<Job>.fromOpaque(argument!).takeRetainedValue()
-        job.run()
-        var byte: UInt8 = 1
-        // MSG_NOSIGNAL: the loop may have closed its end (cancelled); no SIGPIPE then.
-        _ = send(job.notifyFD, &byte, 1, Int32(MSG_NOSIGNAL))
-        close(job.notifyFD)
+        Unmanaged<Job>.fromOpaque(argument!).takeRetainedValue().run()
         return nil
       }, retained)
     if r != 0 {

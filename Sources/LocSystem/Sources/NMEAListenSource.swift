@@ -17,15 +17,13 @@ public final class NMEAListenSource: FixSource {
   /// whose old connection has not timed out yet, and a second device.
   public static let maxPeers = 4
 
-  /// One accepted connection.
+  /// One accepted connection; its watch owns the socket.
   final class Peer {
-    let fd: Int32
     let address: SocketAddress
     var watch: IOWatch?
     let live: LiveDecoder
 
-    init(fd: Int32, address: SocketAddress, live: LiveDecoder) {
-      self.fd = fd
+    init(address: SocketAddress, live: LiveDecoder) {
       self.address = address
       self.live = live
     }
@@ -38,7 +36,7 @@ public final class NMEAListenSource: FixSource {
   let loop: EventLoop
   let sink: SourceSink
   private let resolver: HostResolver
-  private var listenFD: Int32 = -1
+  /// The listening socket, owned by its watch.
   private var listenWatch: IOWatch?
   private var retry: BindRetry?
   private var stopped = false
@@ -54,7 +52,9 @@ public final class NMEAListenSource: FixSource {
   private var bytes = 0
   private var state: SourceState = .starting
   private var lastError: String?
-  private var buffer = [UInt8](repeating: 0, count: StreamConnection.readChunk)
+  /// One buffer for every peer: they are read one at a time.
+  private let reader = ReadBuffer(
+    chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
 
   /// A listener on `address`:`port`.
   public init(id: SourceID, address: String, port: Int, loop: EventLoop, sink: SourceSink) {
@@ -125,10 +125,8 @@ public final class NMEAListenSource: FixSource {
         self.failed(error.description)
       case .success(let addresses):
         do throws(Errno) {
-          let fd = try InetSocket.listening(addresses[0])
-          self.listenFD = fd
-          self.listenWatch = try self.loop.watch(fd: fd, events: Epoll.input) { [weak self] _ in
-            self?.acceptAll()
+          self.listenWatch = try self.loop.watch(InetSocket.listening(addresses[0]), events: Epoll.input) {
+            [weak self] _ in self?.acceptAll()
           }
         } catch {
           self.closeListener()
@@ -136,7 +134,7 @@ public final class NMEAListenSource: FixSource {
           return
         }
         let bound =
-          InetSocket.localAddress(self.listenFD).map { $0.description } ?? "\(self.host):\(self.port)"
+          self.listenWatch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)"
         self.sink.log(
           .info, "source \(self.uri) listening on \(bound) (up to \(NMEAListenSource.maxPeers) peers)")
         self.retry?.succeeded()
@@ -157,33 +155,34 @@ public final class NMEAListenSource: FixSource {
   private func closeListener() {
     listenWatch?.cancel()
     listenWatch = nil
-    if listenFD >= 0 { Glibc.close(listenFD) }
-    listenFD = -1
   }
 
   private func acceptAll() {
+    guard let listener = listenWatch else { return }
     // A bounded batch per wakeup; the rest wait for the next iteration.
     for _ in 0..<16 {
-      guard let (fd, address) = InetSocket.accept(listenFD) else { return }
+      var address = SocketAddress()
+      let incoming: FileDescriptor?
+      do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
+      guard let socket = incoming else { return }
       guard peers.count < NMEAListenSource.maxPeers else {
-        Glibc.close(fd)
+        _ = consume socket  // closed at once
         refused += 1
         sink.log(
           refused == 1 ? .notice : .debug,
           "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers")
         continue
       }
-      InetSocket.enableKeepAlive(fd)
+      InetSocket.enableKeepAlive(socket)
       let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
       }
-      let peer = Peer(fd: fd, address: address, live: live)
+      let peer = Peer(address: address, live: live)
       live.logSilences(of: "source \(uri): \(address)", to: sink.log)
       do {
-        peer.watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self, unowned peer] _ in
+        peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
           self?.read(peer)
         }
       } catch {
-        Glibc.close(fd)
         continue
       }
       peers.append(peer)
@@ -196,31 +195,23 @@ public final class NMEAListenSource: FixSource {
   }
 
   private func read(_ peer: Peer) {
-    for _ in 0..<StreamConnection.readsPerWakeup {
-      let n = buffer.withUnsafeMutableBytes { Glibc.read(peer.fd, $0.baseAddress, $0.count) }
-      if n > 0 {
-        bytes += n
-        buffer.withUnsafeBytes { peer.live.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        if n < buffer.count { return }
-      } else if n == 0 {
-        close(peer, reason: "closed")
-        return
-      } else if errno == EINTR {
-        continue
-      } else if errno == EAGAIN {
-        return
-      } else {
-        close(peer, reason: Errno(call: "read").description)
-        return
-      }
+    guard let watch = peer.watch else { return }
+    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
+      bytes += chunk.count
+      peer.live.feed(chunk)
+      return peer.watch != nil
+    }
+    switch outcome {
+    case .endOfFile: close(peer, reason: "closed")
+    case .failed(let error): close(peer, reason: error.description)
+    case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
   }
 
   /// Ends a peer; `reason` nil when locd stops.
   private func close(_ peer: Peer, reason: String?) {
     peer.watch?.cancel()
-    peer.watch = nil
-    Glibc.close(peer.fd)
+    peer.watch = nil  // closes the socket
     peer.live.end()
     peer.live.stop()
     ended.add(peer.live.counters)

@@ -25,7 +25,7 @@ public final class NMEAUDPSource: FixSource {
   let sink: SourceSink
   private let resolver: HostResolver
   private var live: LiveDecoder!
-  private var fd: Int32 = -1
+  /// The bound socket, owned by its watch.
   private var watch: IOWatch?
   private var retry: BindRetry?
   private var stopped = false
@@ -82,9 +82,7 @@ public final class NMEAUDPSource: FixSource {
     retry?.cancel()
     retry = nil
     watch?.cancel()
-    watch = nil
-    if fd >= 0 { close(fd) }
-    fd = -1
+    watch = nil  // closes the socket
     live.stop()
   }
 
@@ -97,17 +95,15 @@ public final class NMEAUDPSource: FixSource {
         self.failed(error.description)
       case .success(let addresses):
         do throws(Errno) {
-          self.fd = try InetSocket.bound(addresses[0], flags: InetSocket.datagramFlags)
-          self.watch = try self.loop.watch(fd: self.fd, events: Epoll.input) { [weak self] _ in
-            self?.receive()
-          }
+          let socket = try InetSocket.bound(addresses[0], flags: InetSocket.datagramFlags)
+          self.watch = try self.loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.receive() }
         } catch {
-          if self.fd >= 0 { close(self.fd) }
-          self.fd = -1
+          self.watch = nil
           self.failed(error.description)
           return
         }
-        let bound = InetSocket.localAddress(self.fd).map { $0.description } ?? "\(self.host):\(self.port)"
+        let bound =
+          self.watch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)"
         self.sink.log(.info, "source \(self.uri) receiving on \(bound)")
         self.retry?.succeeded()
         self.lastError = nil
@@ -126,12 +122,19 @@ public final class NMEAUDPSource: FixSource {
   }
 
   private func receive() {
+    guard let watch else { return }
     for _ in 0..<NMEAUDPSource.datagramsPerWakeup {
-      let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        return  // EAGAIN, or a transient error (ICMP-reported) that costs nothing
+      // Stopped from inside `feed` (the watch was dropped): read no more.
+      guard self.watch === watch else { return }
+      let received: Int?
+      do {
+        received = try buffer.withUnsafeMutableBytes { raw in
+          Result { () throws(Errno) in try watch.descriptor.receive(into: raw) }
+        }.get()
+      } catch {
+        return  // a transient error (an ICMP-reported one) that costs nothing
       }
+      guard let n = received else { return }  // none queued
       datagrams += 1
       bytes += n
       guard n > 0 else { continue }

@@ -25,7 +25,7 @@ public final class SerialSource: FixSource {
   let sink: SourceSink
   private var live: LiveDecoder!
   private var hunt: BaudHunt?
-  private var fd: Int32 = -1
+  /// The open device, owned by its watch.
   private var watch: IOWatch?
   private var timer: Timer?
   private var failing = false
@@ -36,7 +36,8 @@ public final class SerialSource: FixSource {
   private var bytes = 0
   private var state: SourceState = .starting
   private var lastError: String?
-  private var buffer = [UInt8](repeating: 0, count: 4096)
+  /// Reads of 4 KiB, at most 64 KiB per wakeup (a 460,800 baud line brings 46 KB a second).
+  private let reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: 16 * 4096)
 
   /// A serial source for `path` at `baud`.
   public init(id: SourceID, path: String, baud: SourceURI.Baud, loop: EventLoop, sink: SourceSink) {
@@ -96,7 +97,7 @@ public final class SerialSource: FixSource {
       return
     }
     timer?.disarm()
-    if fd >= 0 {
+    if watch != nil {
       closeDevice()
       live.end()
       if var h = hunt, !h.isLocked {
@@ -120,10 +121,10 @@ public final class SerialSource: FixSource {
 
   private func open() {
     do throws(Errno) {
-      fd = try SerialPort.open(path)
-      let isTerminal = try SerialPort.configure(fd, baud: baud)
+      let device = try SerialPort.open(path)
+      let isTerminal = try SerialPort.configure(device, baud: baud)
       if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
-      watch = try loop.watch(fd: fd, events: Epoll.input) { [weak self] events in self?.readAvailable(events)
+      watch = try loop.watch(device, events: Epoll.input) { [weak self] events in self?.readAvailable(events)
       }
     } catch {
       closeDevice()
@@ -173,26 +174,20 @@ public final class SerialSource: FixSource {
   }
 
   private func readAvailable(_ events: UInt32) {
-    for _ in 0..<StreamConnection.readsPerWakeup {
-      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if n > 0 {
-        bytes += n
-        buffer.withUnsafeBytes { live.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        checkSpeed()
-        if n < buffer.count { return }
-      } else if n == 0 {
-        gone("end of file")
-        return
-      } else if errno == EINTR {
-        continue
-      } else if errno == EAGAIN {
-        // A hang-up with nothing to read: some drivers say so only through poll.
-        if events & (Epoll.hangup | Epoll.error) != 0 { gone("hung up") }
-        return
-      } else {
-        gone(Errno(call: "read").description)
-        return
-      }
+    guard let watch else { return }
+    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
+      bytes += chunk.count
+      live.feed(chunk)
+      checkSpeed()
+      return self.watch === watch
+    }
+    switch outcome {
+    case .endOfFile: gone("end of file")
+    case .failed(let error): gone(error.description)
+    case .wouldBlock:
+      // A hang-up with nothing to read: some drivers say so only through poll.
+      if events & (Epoll.hangup | Epoll.error) != 0 { gone("hung up") }
+    case .shortRead, .budgetSpent, .stopped: break
     }
   }
 
@@ -209,7 +204,7 @@ public final class SerialSource: FixSource {
 
   private func timerFired() {
     guard active else { return }
-    guard fd >= 0 else {
+    guard let watch else {
       open()
       return
     }
@@ -222,7 +217,7 @@ public final class SerialSource: FixSource {
       sink.log(.warning, "source \(uri): no NMEA at \(rates) baud; still trying")
     }
     do throws(Errno) {
-      try SerialPort.configure(fd, baud: rate)
+      try SerialPort.configure(watch.descriptor, baud: rate)
     } catch {
       gone(error.description)
       return
@@ -244,8 +239,6 @@ public final class SerialSource: FixSource {
 
   private func closeDevice() {
     watch?.cancel()
-    watch = nil
-    if fd >= 0 { close(fd) }
-    fd = -1
+    watch = nil  // closes the device
   }
 }

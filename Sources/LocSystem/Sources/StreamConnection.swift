@@ -29,9 +29,10 @@ final class StreamConnection {
   /// Bound on bytes queued for sending; a peer that reads none of our (small) commands
   /// is dropped rather than queued for.
   static let outputLimit = 65_536
-  /// Read buffer size, and the most reads per wakeup, so one busy peer cannot starve the loop.
+  /// Read buffer size, and the most bytes read per wakeup, so one busy peer cannot starve
+  /// the loop.
   static let readChunk = 65_536
-  static let readsPerWakeup = 16
+  static let readBytesPerWakeup = 16 * readChunk
 
   private enum Phase {
     case idle
@@ -71,7 +72,7 @@ final class StreamConnection {
   private(set) var paused = false
 
   private var phase = Phase.idle
-  private var fd: Int32 = -1
+  /// The socket of the attempt or connection, owned by its watch.
   private var watch: IOWatch?
   private var timer: Timer?
   private let resolver: HostResolver
@@ -84,7 +85,8 @@ final class StreamConnection {
   private var output: [UInt8] = []
   /// Bumped whenever a connection ends, so deferred work for an old one is dropped.
   private var generation = 0
-  private var buffer = [UInt8](repeating: 0, count: StreamConnection.readChunk)
+  private let reader = ReadBuffer(
+    chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
 
   /// A connection to `host`:`port`, not started.
   init(host: String, port: Int, name: String, loop: EventLoop, log: @escaping (LogLevel, String) -> Void) {
@@ -170,14 +172,18 @@ final class StreamConnection {
   /// Queues `bytes` for the peer; false when not connected. Too much queued drops the connection.
   @discardableResult func send(_ bytes: [UInt8]) -> Bool {
     guard phase == .connected else { return false }
-    if output.isEmpty {
-      let n = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      if n == bytes.count { return true }
-      if n < 0 && errno != EAGAIN && errno != EINTR {
-        drop("write: \(Errno(call: "send").description)")
+    if output.isEmpty, let watch {
+      let sent: Int
+      do {
+        sent =
+          try bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try watch.descriptor.send(raw) } }
+          .get() ?? 0
+      } catch {
+        drop("write: \(error)")
         return false
       }
-      output.append(contentsOf: bytes[max(0, n)...])
+      if sent == bytes.count { return true }
+      output.append(contentsOf: bytes[sent...])
     } else {
       output.append(contentsOf: bytes)
     }
@@ -234,24 +240,18 @@ final class StreamConnection {
     log(.debug, "source \(name): connecting to \(address)")
     let started: InetSocket.ConnectStart
     do throws(Errno) {
-      let r = try InetSocket.connect(to: address)
-      fd = r.fd
-      started = r.1
+      let attempt = try InetSocket.connect(to: address)
+      started = attempt.start
+      watch = try loop.watch(attempt.socket, events: Epoll.output) { [weak self] events in self?.ready(events)
+      }
     } catch {
       attemptError = error.description
+      closeSocket()
       tryNextAddress()
       return
     }
     peer = address
     phase = .connecting
-    do {
-      watch = try loop.watch(fd: fd, events: Epoll.output) { [weak self] events in self?.ready(events) }
-    } catch {
-      attemptError = "watch: \(error)"
-      closeSocket()
-      tryNextAddress()
-      return
-    }
     if case .connected = started {
       established()
     } else {
@@ -262,9 +262,9 @@ final class StreamConnection {
   private func ready(_ events: UInt32) {
     switch phase {
     case .connecting:
-      let code = InetSocket.pendingError(fd)
-      guard code == 0 else {
-        attemptError = Errno(call: "connect \(peer.map { $0.description } ?? host)", code: code).description
+      guard let watch else { return }
+      if let error = watch.descriptor.connectResult("connect \(peer.map { $0.description } ?? host)") {
+        attemptError = error.description
         closeSocket()
         phase = .resolving
         tryNextAddress()
@@ -284,8 +284,10 @@ final class StreamConnection {
     phase = .connected
     connects += 1
     output.removeAll()
-    InetSocket.enableKeepAlive(fd)
-    watch?.setEvents(Epoll.input)
+    if let watch {
+      InetSocket.enableKeepAlive(watch.descriptor)
+      watch.setEvents(Epoll.input)
+    }
     let now = loop.monotonicMicroseconds
     backoff.connected(at: now)
     let address = peer.map { $0.description } ?? host
@@ -304,43 +306,39 @@ final class StreamConnection {
   // MARK: Connected
 
   private func readAvailable() {
+    // The local reference keeps the socket open while its bytes are handed on, even if a
+    // handler closes the connection meanwhile; the generation check then stops the round.
+    guard let watch else { return }
     let current = generation
-    for _ in 0..<StreamConnection.readsPerWakeup {
-      let n = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if n > 0 {
-        bytesRead += n
-        buffer.withUnsafeBytes { handlers.bytes(UnsafeRawBufferPointer(rebasing: $0[0..<n])) }
-        guard generation == current, phase == .connected else { return }
-        if n < buffer.count { return }
-      } else if n == 0 {
-        lost("closed by \(peer.map { $0.description } ?? host)")
-        return
-      } else if errno == EINTR {
-        continue
-      } else if errno == EAGAIN {
-        return
-      } else {
-        lost(Errno(call: "read").description)
-        return
-      }
+    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
+      bytesRead += chunk.count
+      handlers.bytes(chunk)
+      return generation == current && phase == .connected
+    }
+    switch outcome {
+    case .endOfFile: lost("closed by \(peer.map { $0.description } ?? host)")
+    case .failed(let error): lost(error.description)
+    case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
   }
 
   private func flushOutput() {
+    guard let watch else { return }
     while !output.isEmpty {
-      let n = output.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-      if n > 0 {
-        output.removeFirst(n)
-      } else if n < 0 && errno == EINTR {
-        continue
-      } else if n < 0 && errno == EAGAIN {
-        return
-      } else {
-        lost("write: \(Errno(call: "send").description)")
+      let sent: Int?
+      do {
+        sent = try output.withUnsafeBytes { raw in
+          Result { () throws(Errno) in try watch.descriptor.send(raw) }
+        }
+        .get()
+      } catch {
+        lost("write: \(error)")
         return
       }
+      guard let sent else { return }  // the socket buffer is full: wait for EPOLLOUT
+      output.removeFirst(sent)
     }
-    watch?.setEvents(Epoll.input)
+    watch.setEvents(Epoll.input)
   }
 
   private func lost(_ reason: String) {
@@ -403,9 +401,7 @@ final class StreamConnection {
   private func closeSocket() {
     generation += 1
     watch?.cancel()
-    watch = nil
-    if fd >= 0 { close(fd) }
-    fd = -1
+    watch = nil  // closes the socket (unless a read round still holds it: then after it)
     peer = nil
     output.removeAll()
   }

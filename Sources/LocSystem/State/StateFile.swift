@@ -45,7 +45,7 @@ public struct StateFile {
 
   /// Creates the directory (mode 0700) if it is missing.
   public func ensureDirectory() throws(Errno) {
-    if mkdir(directory, 0o700) != 0, errno != EEXIST { throw Errno(call: "mkdir \(directory)") }
+    try FileIO.makeDirectory(path: directory, mode: 0o700)
   }
 
   /// Replaces the file atomically with `state` (temporary file, fsync, rename, fsync of the

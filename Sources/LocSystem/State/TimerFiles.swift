@@ -16,21 +16,14 @@ public enum TimerFiles {
   public static func load(directory: String, limit: Int, daemonUID: UInt32 = getuid())
     -> (timers: [TimerDefinition], problems: [String])
   {
-    guard let dir = opendir(directory) else {
-      if errno == ENOENT { return ([], []) }
-      return ([], ["\(directory): \(Errno(call: "opendir"))"])
+    var names: [String]
+    do { names = try FileIO.directoryEntries(path: directory) } catch {
+      if error.code == ENOENT { return ([], []) }
+      return ([], ["\(directory): \(error)"])
     }
-    var names: [String] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafePointer(to: entry.pointee.d_name) {
-        $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
-      }
-      if name.hasSuffix(".timer"), !name.hasPrefix(".") { names.append(name) }
-    }
-    closedir(dir)
-    names.sort()
-    var dirInfo = stat()
-    let dirSafe = stat(directory, &dirInfo) == 0 && dirInfo.st_uid == 0 && dirInfo.st_mode & 0o022 == 0
+    names = names.filter { $0.hasSuffix(".timer") && !$0.hasPrefix(".") }.sorted()
+    let dirSafe =
+      (try? FileIO.status(path: directory)).map { $0.st_uid == 0 && $0.st_mode & 0o022 == 0 } ?? false
     var timers: [TimerDefinition] = []
     var problems: [String] = []
     for file in names {
@@ -39,29 +32,12 @@ public enum TimerFiles {
         problems.append("\(path): not loaded: more than \(limit) timer files")
         continue
       }
-      let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK)
-      guard fd >= 0 else {
-        problems.append(
-          "\(path): \(Errno(call: "open"))\(errno == ELOOP ? " (symbolic links are not followed)" : "")")
-        continue
-      }
-      defer { close(fd) }
-      var info = stat()
-      guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-        problems.append("\(path): not a regular file")
-        continue
-      }
-      guard info.st_uid == 0 || info.st_uid == daemonUID else {
-        problems.append("\(path): not loaded: owned by uid \(info.st_uid), not by root")
-        continue
-      }
-      guard info.st_mode & 0o022 == 0 else {
-        problems.append("\(path): not loaded: writable by group or others (chmod go-w)")
-        continue
-      }
       let bytes: [UInt8]
-      do { bytes = try FileIO.readAll(fd: fd, limit: sizeLimit) } catch {
-        problems.append("\(path): \(error)")
+      let ownerUID: UInt32
+      switch read(path: path, daemonUID: daemonUID) {
+      case .success(let file): (bytes, ownerUID) = file
+      case .failure(let problem):
+        problems.append(problem.description)
         continue
       }
       guard let text = String(validating: bytes, as: UTF8.self) else {
@@ -70,12 +46,41 @@ public enum TimerFiles {
       }
       let name = String(file.dropLast(".timer".count))
       switch TimerDefinition.parse(
-        fileText: text, name: name, path: path, commandsAllowed: dirSafe && info.st_uid == 0)
+        fileText: text, name: name, path: path, commandsAllowed: dirSafe && ownerUID == 0)
       {
       case .success(let t): timers.append(t)
       case .failure(let f): problems.append(contentsOf: f.problems)
       }
     }
     return (timers, problems)
+  }
+
+  /// Why a timer file was not read; the text names the file.
+  struct Problem: Error, CustomStringConvertible {
+    /// `PATH: reason`.
+    var description: String
+  }
+
+  /// The bytes of the timer file at `path` and its owner, if it may be used: opened without
+  /// following a symbolic link (O_NOFOLLOW) or waiting on a FIFO (O_NONBLOCK), a regular
+  /// file, owned by root or `daemonUID`, writable by nobody else, at most `sizeLimit` bytes.
+  static func read(path: String, daemonUID: UInt32) -> Result<([UInt8], UInt32), Problem> {
+    let file: FileDescriptor
+    do { file = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
+      let hint = error.code == ELOOP ? " (symbolic links are not followed)" : ""
+      return .failure(Problem(description: "\(path): \(error)\(hint)"))
+    }
+    guard let info = try? file.status(), info.st_mode & S_IFMT == S_IFREG else {
+      return .failure(Problem(description: "\(path): not a regular file"))
+    }
+    guard info.st_uid == 0 || info.st_uid == daemonUID else {
+      return .failure(Problem(description: "\(path): not loaded: owned by uid \(info.st_uid), not by root"))
+    }
+    guard info.st_mode & 0o022 == 0 else {
+      return .failure(Problem(description: "\(path): not loaded: writable by group or others (chmod go-w)"))
+    }
+    do { return .success((try FileIO.readAll(from: file, limit: sizeLimit), info.st_uid)) } catch {
+      return .failure(Problem(description: "\(path): \(error)"))
+    }
   }
 }

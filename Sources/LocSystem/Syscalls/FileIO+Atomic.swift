@@ -7,29 +7,24 @@ extension FileIO {
   /// file, fsync, rename over, fsync the directory; a crash leaves the old or the new file.
   public static func replace(path: String, directory: String, with bytes: [UInt8]) throws(Errno) {
     let temporary = path + ".tmp"
-    let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
-    guard fd >= 0 else { throw Errno(call: "open \(temporary)") }
     do throws(Errno) {
+      let file = try FileDescriptor.open(
+        temporary, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, mode: 0o600, call: "open \(temporary)")
       // The mode is set explicitly: open's mode is masked by the umask, and a temporary
       // left over from a crash keeps whatever mode it had.
-      guard fchmod(fd, 0o600) == 0 else { throw Errno(call: "fchmod") }
-      try writeAll(fd: fd, bytes)
-      guard fsync(fd) == 0 else { throw Errno(call: "fsync") }
+      _ = try Syscall.retrying("fchmod") { fchmod(file.rawValue, 0o600) }
+      try file.writeAll(bytes)
+      _ = try Syscall.retrying("fsync") { fsync(file.rawValue) }
+      try file.close()
+      _ = try Syscall.retrying("rename") { rename(temporary, path) }
     } catch {
-      close(fd)
       unlink(temporary)
       throw error
     }
-    close(fd)
-    guard rename(temporary, path) == 0 else {
-      let e = Errno(call: "rename")
-      unlink(temporary)
-      throw e
-    }
-    let dirfd = open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-    if dirfd >= 0 {
-      fsync(dirfd)
-      close(dirfd)
+    // The rename is durable once the directory is synced; a failure here leaves the new
+    // file in place, possibly not yet on disk, which the next write repeats.
+    if let handle = try? FileDescriptor.open(directory, O_RDONLY | O_DIRECTORY) {
+      _ = try? Syscall.retrying("fsync \(directory)") { fsync(handle.rawValue) }
     }
   }
 }

@@ -2,44 +2,103 @@
   import Glibc
 #endif
 
-/// Whole-file reads and writes over plain file descriptors (open(2), read(2), write(2)).
+/// Files by path: whole-file reads with a limit, status, directories (open(2), read(2),
+/// stat(2), mkdir(2), opendir(3)); the descriptors they open are `FileDescriptor`s.
 public enum FileIO {
   /// Reads a whole file, at most `limit` bytes; more is an error (EFBIG).
   public static func read(path: String, limit: Int = 256 << 20) throws(Errno) -> [UInt8] {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw Errno(call: "open") }
-    defer { close(fd) }
-    return try readAll(fd: fd, limit: limit)
+    try readAll(from: try FileDescriptor.open(path, O_RDONLY), limit: limit)
   }
 
-  /// Reads from `fd` until end of file, at most `limit` bytes (EFBIG past it). EINTR is retried.
-  public static func readAll(fd: Int32, limit: Int = 256 << 20) throws(Errno) -> [UInt8] {
+  /// Reads `file` until its end, at most `limit` bytes (EFBIG past it). EINTR is retried.
+  public static func readAll(from file: borrowing FileDescriptor, limit: Int = 256 << 20) throws(Errno)
+    -> [UInt8]
+  {
     var out: [UInt8] = []
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while true {
-      let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw Errno(call: "read")
+    var error: Errno? = nil
+    withUnsafeTemporaryAllocation(byteCount: 65536, alignment: 16) { chunk in
+      do throws(Errno) {
+        while true {
+          let n = try file.read(into: chunk)
+          if n == 0 { return }
+          if out.count + n > limit { throw Errno(call: "read", code: EFBIG) }
+          out.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[0..<n]))
+        }
+      } catch let e {
+        error = e
       }
-      if n == 0 { return out }
-      if out.count + n > limit { throw Errno(call: "read", code: EFBIG) }
-      out.append(contentsOf: chunk[0..<n])
+    }
+    if let error { throw error }
+    return out
+  }
+
+  /// Opens `path` read-only (open(2), O_CLOEXEC).
+  public static func openForReading(path: String) throws(Errno) -> FileDescriptor {
+    try FileDescriptor.open(path, O_RDONLY)
+  }
+
+  /// Creates (mode 0600) or truncates `path` and writes `bytes` to it; not atomic (see
+  /// `replace(path:directory:with:)` for that).
+  public static func write(path: String, _ bytes: [UInt8]) throws(Errno) {
+    let file = try FileDescriptor.open(path, O_WRONLY | O_CREAT | O_TRUNC, mode: 0o600)
+    try file.writeAll(bytes)
+    try file.close()
+  }
+
+  /// The status of `path`, following symbolic links (stat(2)).
+  static func status(path: String) throws(Errno) -> stat {
+    var info = stat()
+    _ = try Syscall.retrying("stat \(path)") { stat(path, &info) }
+    return info
+  }
+
+  /// The status of `path` itself, a symbolic link not followed (lstat(2)).
+  static func linkStatus(path: String) throws(Errno) -> stat {
+    var info = stat()
+    _ = try Syscall.retrying("lstat \(path)") { lstat(path, &info) }
+    return info
+  }
+
+  /// Creates directory `path` with `mode` (mkdir(2)); one that exists already is fine.
+  public static func makeDirectory(path: String, mode: mode_t) throws(Errno) {
+    do {
+      _ = try Syscall.retrying("mkdir \(path)") { mkdir(path, mode) }
+    } catch  where error.code == EEXIST {
+      return
     }
   }
 
-  /// Writes all of `bytes` to `fd`, retrying short writes and EINTR.
-  public static func writeAll(fd: Int32, _ bytes: some Collection<UInt8>) throws(Errno) {
-    var array = Array(bytes)
-    var offset = 0
-    while offset < array.count {
-      let n = array.withUnsafeMutableBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-      if n < 0 {
-        if errno == EINTR { continue }
-        throw Errno(call: "write")
-      }
-      offset += n
+  /// The names in directory `path`, without "." and ".." (opendir(3), readdir(3)).
+  static func directoryEntries(path: String) throws(Errno) -> [String] {
+    guard let directory = opendir(path) else {
+      let code = errno
+      throw Errno(call: "opendir", code: code)
     }
-    array.removeAll()
+    defer { closedir(directory) }
+    var names: [String] = []
+    while let entry = readdir(directory) {
+      let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+        String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+      }
+      if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+  }
+
+  /// Writes `text` to standard error (write(2) on descriptor 2, which locd does not own),
+  /// whole, retrying short writes and EINTR; a failure is dropped, as there is nowhere
+  /// left to report it.
+  public static func writeToStandardError(_ text: String) {
+    var text = text
+    text.withUTF8 { bytes in
+      var offset = 0
+      while offset < bytes.count {
+        let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset...])
+        guard
+          let n = try? Syscall.retrying("write", { Glibc.write(STDERR_FILENO, rest.baseAddress, rest.count) })
+        else { return }
+        offset += n
+      }
+    }
   }
 }

@@ -14,11 +14,10 @@ public final class MappedFile {
 
   /// Maps `path`; an empty file maps to an empty buffer.
   public init(path: String) throws(Errno) {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { throw Errno(call: "open") }
-    defer { close(fd) }
-    var info = stat()
-    guard fstat(fd, &info) == 0 else { throw Errno(call: "fstat") }
+    // The descriptor is closed when this initializer returns: the mapping stays valid
+    // without it (mmap(2)).
+    let file = try FileDescriptor.open(path, O_RDONLY)
+    let info = try file.status()
     guard info.st_mode & S_IFMT == S_IFREG else { throw Errno(call: "open", code: EINVAL) }
     let size = Int(info.st_size)
     self.path = path
@@ -26,8 +25,11 @@ public final class MappedFile {
       bytes = UnsafeRawBufferPointer(start: nil, count: 0)
       return
     }
-    let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, fd, 0)
-    guard let address, address != MAP_FAILED else { throw Errno(call: "mmap") }
+    let address = mmap(nil, size, PROT_READ, MAP_PRIVATE, file.rawValue, 0)
+    guard let address, address != MAP_FAILED else {
+      let code = errno
+      throw Errno(call: "mmap", code: code)
+    }
     // Lookups jump around the file: no read-ahead, and fault in only the page touched
     // (madvise(2) MADV_RANDOM); a failure here only costs memory.
     _ = madvise(address, size, MADV_RANDOM)

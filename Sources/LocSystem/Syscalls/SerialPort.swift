@@ -7,10 +7,8 @@
 enum SerialPort {
   /// Opens `path` for reading (O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC): locd only
   /// listens, and O_NOCTTY keeps a tty from becoming the daemon's controlling terminal.
-  static func open(_ path: String) throws(Errno) -> Int32 {
-    let fd = Glibc.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)
-    guard fd >= 0 else { throw Errno(call: "open \(path)") }
-    return fd
+  static func open(_ path: String) throws(Errno) -> FileDescriptor {
+    try FileDescriptor.open(path, O_RDONLY | O_NOCTTY | O_NONBLOCK, call: "open \(path)")
   }
 
   /// The termios speed for `baud`, if it is a standard rate.
@@ -34,11 +32,15 @@ enum SerialPort {
   /// parity), one stop bit, no flow control, modem lines ignored (CLOCAL), receiver on
   /// (CREAD), at `baud` both ways; input already queued (at the old speed) is discarded.
   /// A descriptor that is not a terminal (a FIFO, a file) is left as it is: false.
-  @discardableResult static func configure(_ fd: Int32, baud: Int) throws(Errno) -> Bool {
+  @discardableResult static func configure(_ device: borrowing FileDescriptor, baud: Int) throws(Errno)
+    -> Bool
+  {
+    let fd = device.rawValue
     var t = termios()
-    guard tcgetattr(fd, &t) == 0 else {
-      if errno == ENOTTY || errno == EINVAL { return false }
-      throw Errno(call: "tcgetattr")
+    do {
+      _ = try Syscall.retrying("tcgetattr") { tcgetattr(fd, &t) }
+    } catch  where error.code == ENOTTY || error.code == EINVAL {
+      return false
     }
     cfmakeraw(&t)
     t.c_cflag &= ~(tcflag_t(CSTOPB) | tcflag_t(CRTSCTS))
@@ -47,7 +49,7 @@ enum SerialPort {
     guard let speed = speed(for: baud) else { throw Errno(call: "cfsetspeed \(baud)", code: EINVAL) }
     cfsetispeed(&t, speed)
     cfsetospeed(&t, speed)
-    guard tcsetattr(fd, TCSANOW, &t) == 0 else { throw Errno(call: "tcsetattr") }
+    _ = try Syscall.retrying("tcsetattr") { tcsetattr(fd, TCSANOW, &t) }
     tcflush(fd, TCIFLUSH)
     return true
   }

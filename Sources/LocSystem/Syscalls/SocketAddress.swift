@@ -4,7 +4,7 @@
 
 /// An IPv4 or IPv6 socket address (a sockaddr_in or sockaddr_in6 held in a
 /// sockaddr_storage), as getaddrinfo(3), accept(2) and recvfrom(2) produce them.
-public struct SocketAddress: CustomStringConvertible {
+public struct SocketAddress: CustomStringConvertible, Sendable {
   var storage = sockaddr_storage()
   var length: socklen_t = 0
 
@@ -55,9 +55,28 @@ public struct SocketAddress: CustomStringConvertible {
         NI_NUMERICHOST | NI_NUMERICSERV)
     }
     guard r == 0 else { return "?" }
-    let h = String(cString: host)
-    let s = String(cString: service)
+    let h = SocketAddress.string(host)
+    let s = SocketAddress.string(service)
     return family == AF_INET6 ? "[\(h)]:\(s)" : "\(h):\(s)"
+  }
+
+  /// The port, in host byte order.
+  public var port: Int {
+    withSockaddr { p, _ in
+      if family == AF_INET6 {
+        return p.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) {
+          Int(UInt16(bigEndian: $0.pointee.sin6_port))
+        }
+      }
+      return p.withMemoryRebound(to: sockaddr_in.self, capacity: 1) {
+        Int(UInt16(bigEndian: $0.pointee.sin_port))
+      }
+    }
+  }
+
+  /// The text before the NUL of a C string buffer.
+  static func string(_ buffer: [CChar]) -> String {
+    String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   /// Whether `host` is a literal IPv4 or IPv6 address (inet_pton(3)), which resolves
@@ -68,7 +87,7 @@ public struct SocketAddress: CustomStringConvertible {
   }
 
   /// Why a name did not resolve.
-  public struct ResolveError: Error, CustomStringConvertible {
+  public struct ResolveError: Error, Sendable, CustomStringConvertible {
     /// `resolve HOST: Name or service not known`.
     public var description: String
   }

@@ -11,9 +11,10 @@ public enum UnixSocket {
   /// Longest path that fits sun_path (108 bytes with the NUL).
   static let maxPathBytes = 107
 
-  static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws(Errno)
-    -> R
-  {
+  /// Calls `body` with a sockaddr_un for `path`; ENAMETOOLONG if it does not fit.
+  static func withAddress<R>(
+    _ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) throws(Errno) -> R
+  ) throws(Errno) -> R {
     var addr = sockaddr_un()
     addr.sun_family = sa_family_t(AF_UNIX)
     let bytes = Array(path.utf8)
@@ -25,76 +26,71 @@ public enum UnixSocket {
       raw[bytes.count] = 0
     }
     let len = socklen_t(MemoryLayout<sa_family_t>.size + bytes.count + 1)
-    return withUnsafePointer(to: &addr) { p in
-      p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, len) }
+    let outcome = withUnsafePointer(to: &addr) { p in
+      p.withMemoryRebound(to: sockaddr.self, capacity: 1) { a in
+        Result { () throws(Errno) in try body(a, len) }
+      }
     }
+    return try outcome.get()
   }
 
   /// Creates a listening socket at `path` with `mode` and group `gid`. A stale socket file
   /// (nobody answers on it) is replaced; a live one means another locd runs: EADDRINUSE.
   public static func listen(path: String, mode: UInt32, gid: UInt32?, backlog: Int32 = 4096) throws(Errno)
-    -> Int32
+    -> FileDescriptor
   {
-    var st = stat()
-    if lstat(path, &st) == 0 {
-      guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+    if let status = try? FileIO.linkStatus(path: path) {
+      guard (status.st_mode & S_IFMT) == S_IFSOCK else {
         throw Errno(call: "\(path) exists and is not a socket", code: EEXIST)
       }
-      if let probe = try? connect(path: path) {
-        close(probe)
+      if (try? connect(path: path)) != nil {
         throw Errno(call: "another locd answers on \(path)", code: EADDRINUSE)
       }
       unlink(path)
     }
-    let fd = socket(
-      AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-    guard fd >= 0 else { throw Errno(call: "socket") }
-    do throws(Errno) {
-      // Bind with a restrictive umask so the socket never exists with looser permissions
-      // than configured, then set the exact mode and group.
-      let old = umask(0o177)
-      let r = try withAddress(path) { bind(fd, $0, $1) }
-      umask(old)
-      guard r == 0 else { throw Errno(call: "bind \(path)") }
-      if let gid, chown(path, UInt32.max, gid) != 0 { throw Errno(call: "chown \(path)") }
-      guard chmod(path, mode_t(mode)) == 0 else { throw Errno(call: "chmod \(path)") }
-      guard Glibc.listen(fd, backlog) == 0 else { throw Errno(call: "listen") }
-    } catch {
-      close(fd)
-      throw error
+    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+    let socket = FileDescriptor(owning: try Syscall.retrying("socket") { Glibc.socket(AF_UNIX, flags, 0) })
+    // Bind with a restrictive umask so the socket never exists with looser permissions
+    // than configured, then set the exact mode and group.
+    let old = umask(0o177)
+    do {
+      defer { umask(old) }
+      _ = try withAddress(path) { address, length throws(Errno) in
+        try Syscall.retrying("bind \(path)") { bind(socket.rawValue, address, length) }
+      }
     }
-    return fd
+    if let gid { _ = try Syscall.retrying("chown \(path)") { chown(path, UInt32.max, gid) } }
+    _ = try Syscall.retrying("chmod \(path)") { chmod(path, mode_t(mode)) }
+    _ = try Syscall.retrying("listen") { Glibc.listen(socket.rawValue, backlog) }
+    return socket
   }
 
   /// Connects to `path` (blocking socket; the caller may make it non-blocking).
-  public static func connect(path: String) throws(Errno) -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Errno(call: "socket") }
-    let r = try withAddress(path) { Glibc.connect(fd, $0, $1) }
-    guard r == 0 else {
-      let e = Errno(call: "connect")
-      close(fd)
-      throw e
+  public static func connect(path: String) throws(Errno) -> FileDescriptor {
+    let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    let socket = FileDescriptor(owning: try Syscall.retrying("socket") { Glibc.socket(AF_UNIX, flags, 0) })
+    // connect(2) on a Unix socket interrupted by a signal carries on in the background:
+    // not retried, reported as it is (locctl installs no handlers, so it does not happen).
+    _ = try withAddress(path) { address, length throws(Errno) in
+      try Syscall.once("connect") { Glibc.connect(socket.rawValue, address, length) }
     }
-    return fd
+    return socket
   }
 
   /// A datagram socket bound at `path` (for NOTIFY_SOCKET and journald stand-ins in tests
   /// and benchmarks).
-  public static func bindDatagram(path: String) throws(Errno) -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-    guard fd >= 0 else { throw Errno(call: "socket") }
-    let r = try withAddress(path) { bind(fd, $0, $1) }
-    guard r == 0 else {
-      let e = Errno(call: "bind \(path)")
-      close(fd)
-      throw e
+  public static func bindDatagram(path: String) throws(Errno) -> FileDescriptor {
+    let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+    let socket = FileDescriptor(owning: try Syscall.retrying("socket") { Glibc.socket(AF_UNIX, flags, 0) })
+    _ = try withAddress(path) { address, length throws(Errno) in
+      try Syscall.retrying("bind \(path)") { bind(socket.rawValue, address, length) }
     }
-    return fd
+    return socket
   }
 
   /// The peer's credentials at connect time (SO_PEERCRED) and groups (SO_PEERGROUPS, Linux 4.13).
-  public static func peer(of fd: Int32) -> Peer? {
+  public static func peer(of socket: borrowing FileDescriptor) -> Peer? {
+    let fd = socket.rawValue
     // struct ucred (socket(7)); Glibc only declares it under _GNU_SOURCE.
     struct UCred {
       var pid: Int32 = 0
@@ -130,11 +126,5 @@ public enum UnixSocket {
     var buffer = [CChar](repeating: 0, count: 16384)
     guard getgrnam_r(name, &group, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
     return group.gr_gid
-  }
-
-  /// Makes `fd` non-blocking.
-  public static func setNonBlocking(_ fd: Int32) {
-    let flags = fcntl(fd, F_GETFL)
-    _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
   }
 }

@@ -16,16 +16,15 @@ public enum Systemd {
     sd_notify(0, state) > 0
   }
 
-  /// The descriptors passed by socket activation, unsetting LISTEN_* so children do not
-  /// inherit them (sd_listen_fds(1)).
-  public static func listenFDs() -> [Int32] {
-    let n = sd_listen_fds(1)
-    guard n > 0 else { return [] }
-    return (0..<n).map { listenFDsStart + $0 }
+  /// The first descriptor passed by socket activation, owned from now on, or nil when
+  /// none was passed (sd_listen_fds(3), which unsets LISTEN_* so children do not inherit
+  /// them, and marks the descriptors close-on-exec). locd.socket passes one.
+  public static func passedSocket() -> FileDescriptor? {
+    sd_listen_fds(1) > 0 ? FileDescriptor(owning: listenFDsStart) : nil
   }
 
-  /// Whether `fd` is a listening Unix stream socket (sd_is_socket_unix).
-  public static func isListeningUnixSocket(_ fd: Int32) -> Bool {
-    sd_is_socket_unix(fd, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
+  /// Whether `socket` is a listening Unix stream socket (sd_is_socket_unix(3)).
+  public static func isListeningUnixSocket(_ socket: borrowing FileDescriptor) -> Bool {
+    sd_is_socket_unix(socket.rawValue, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
   }
 }
