@@ -2,10 +2,8 @@
 import PackageDescription
 
 // The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables.
-// See docs/decisions/0001-module-graph-and-no-foundation.md.
-// The shell talks to C (libsystemd, libc) through globals such as stderr; it runs on one
-// thread (the sd-event loop), so it is compiled in the Swift 5 language mode.
-let shell: [SwiftSetting] = [.swiftLanguageMode(.v5)]
+// See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
+// Swift 6 language mode; the concurrency model is in docs/decisions/0009-syscall-layer.md.
 
 let package = Package(
   name: "locd",
@@ -19,20 +17,15 @@ let package = Package(
     .target(name: "CLocShim"),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
-    .target(
-      name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"],
-      swiftSettings: shell),
-    .executableTarget(
-      name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
-    .executableTarget(
-      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
-    .executableTarget(
-      name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"], swiftSettings: shell),
-    .testTarget(name: "LocCoreTests", dependencies: ["LocCore"], swiftSettings: shell),
-    .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"], swiftSettings: shell),
-    .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"], swiftSettings: shell),
+    .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"]),
+    .executableTarget(name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .testTarget(name: "LocCoreTests", dependencies: ["LocCore"]),
+    .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"]),
+    .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"],
-      swiftSettings: shell),
-  ]
+      name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"]),
+  ],
+  swiftLanguageModes: [.v6]
 )

@@ -57,7 +57,7 @@ extension DaemonBenchmark {
     var template = Array("/tmp/locbench-conf-XXXXXX".utf8CString)
     let file = FileDescriptor(owning: mkstemp(&template))
     try? file.writeAll(Array("[Acquisition]\nPolicy=\(policy)\n".utf8))
-    return String(cString: template)
+    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
   }
 
   /// Waits for acquisition to settle (on-demand) or for the first fix (continuous);

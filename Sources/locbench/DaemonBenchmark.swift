@@ -259,7 +259,7 @@ final class DaemonRun {
     self.locd = locd
     var template = Array("/tmp/locbench-XXXXXX".utf8CString)
     mkdtemp(&template)
-    directory = String(cString: template)
+    directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     socket = directory + "/locd.sock"
     notifyPath = directory + "/notify.sock"
     self.extraArguments = extraArguments

@@ -64,8 +64,8 @@ enum DecodeCommand: LocctlCommand {
 
   private static func flush(_ out: inout String) {
     guard !out.isEmpty else { return }
-    _ = out.withCString { fputs($0, stdout) }
-    fflush(stdout)
+    StandardStreams.writeOutput(out)
+    StandardStreams.flushOutput()
     out.removeAll(keepingCapacity: true)
   }
 

@@ -1,5 +1,5 @@
 /// One `locctl` subcommand.
-protocol LocctlCommand {
+protocol LocctlCommand: Sendable {
   /// The word after `locctl`, e.g. "status".
   static var name: String { get }
   /// One line for `locctl --help`.

@@ -18,7 +18,7 @@ enum WatchCommand: LocctlCommand {
       options.value("events").map { .array($0.split(separator: ",").map { .string(String($0)) }) }
       ?? .string("all")
     // Line-buffered output so a pipe (tests, `| grep`) sees each event at once.
-    setvbuf(stdout, nil, _IOLBF, 0)
+    StandardStreams.lineBufferOutput()
     return withDaemon { client throws(ControlClient.Failure) in
       _ = try client.call("subscribe", ["events": events])
       while true {

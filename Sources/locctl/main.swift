@@ -1,3 +1,5 @@
+import LocSystem
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -6,7 +8,7 @@
 func printError(_ text: String) {
   var line = text
   line += "\n"
-  _ = line.withCString { fputs($0, stderr) }
+  StandardStreams.writeError(line)
 }
 
 func usage() -> String {

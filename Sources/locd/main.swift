@@ -97,23 +97,37 @@ if options.flag("check-config") {
   exit(0)
 }
 
-let zones = ZoneDatabase()
+// The engine's lookups are @Sendable closures, but the zone cache and the boundary mapping
+// are not Sendable. They are only used on this thread, the one that runs the loop (and so
+// the engine), which each lookup checks. The `engine` branch (issue 10) hands zone rules to
+// the engine instead; until it lands these two are nonisolated(unsafe).
+let loopThread = pthread_self()
+func onLoopThread() -> Bool { pthread_equal(pthread_self(), loopThread) != 0 }
+nonisolated(unsafe) let zones = ZoneDatabase()
 // The boundary file is memory-mapped: opening it costs a header check, no parsing.
-var boundaries: ZoneBoundaryFile? = nil
+nonisolated(unsafe) let boundaries: ZoneBoundaryFile?
 do {
   boundaries = try ZoneBoundaryFile.open()
 } catch {
+  boundaries = nil
   Logger(level: config.logLevel).warning(
     "no time-zone boundary data (\(error)); using the configured or system zone")
 }
 var environment = EngineEnvironment(
   systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
-  zoneAt: { coordinate in try? boundaries?.zoneName(at: coordinate) },
-  rules: { name in try? zones.rules(named: name) })
-if let boundaries {
+  zoneAt: { coordinate in
+    precondition(onLoopThread())
+    return try? boundaries?.zoneName(at: coordinate)
+  },
+  rules: { name in
+    precondition(onLoopThread())
+    return try? zones.rules(named: name)
+  })
+if boundaries != nil {
   // "How far is the border" for the status and the zone hysteresis: probed, within 10 km.
   environment.borderDistance = { coordinate in
-    BorderProbe.distance(from: coordinate) { try? boundaries.zoneName(at: $0) }
+    precondition(onLoopThread())
+    return BorderProbe.distance(from: coordinate) { try? boundaries?.zoneName(at: $0) }
   }
 }
 let daemon: Daemon

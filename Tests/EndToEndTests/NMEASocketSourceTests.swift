@@ -260,10 +260,11 @@ struct SplitMix64 {
 }
 
 extension ISO8601DateFormatter {
-  /// `2024-05-01T12:00:00.000Z`, as locd writes times.
-  static let withMilliseconds: ISO8601DateFormatter = {
+  /// `2024-05-01T12:00:00.000Z`, as locd writes times (a new formatter each time: a shared
+  /// one is not Sendable).
+  static var withMilliseconds: ISO8601DateFormatter {
     let f = ISO8601DateFormatter()
     f.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
     return f
-  }()
+  }
 }

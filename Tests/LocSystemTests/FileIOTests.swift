@@ -6,7 +6,7 @@ import Testing
   @Test func readsWholeFileAndEnforcesLimit() throws {
     var template = Array("/tmp/locd-fileio-XXXXXX".utf8CString)
     let file = FileDescriptor(owning: mkstemp(&template))
-    let path = String(cString: template)
+    let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
     defer { unlink(path) }
     let bytes = (0..<200_000).map { UInt8($0 % 251) }
     try file.writeAll(bytes)

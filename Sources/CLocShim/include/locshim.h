@@ -8,6 +8,7 @@
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
+#include <stdio.h>
 
 /// accept4(2) with no address, returning the new descriptor or -1 (errno set).
 int locshim_accept4(int fd, int flags);
@@ -37,5 +38,9 @@ int locshim_clock_step_arm(int fd);
 /// privileges, 127 if execve fails.
 pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], int change_ids, uid_t uid,
                     gid_t gid);
+
+/// The C library's standard output stream (stdio(3)). C declares `stdout` as a mutable
+/// global, which Swift 6 will not read; its value never changes in locd's programs.
+FILE *locshim_stdout(void);
 
 #endif

@@ -47,7 +47,7 @@ public final class Logger {
       var line = "<\(level.rawValue)>\(message)"
       if !fields.isEmpty { line += " (" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ") + ")" }
       line += "\n"
-      FileIO.writeToStandardError(line)
+      StandardStreams.writeError(line)
     }
   }
 

@@ -84,21 +84,4 @@ public enum FileIO {
     }
     return names
   }
-
-  /// Writes `text` to standard error (write(2) on descriptor 2, which locd does not own),
-  /// whole, retrying short writes and EINTR; a failure is dropped, as there is nowhere
-  /// left to report it.
-  public static func writeToStandardError(_ text: String) {
-    var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset...])
-        guard
-          let n = try? Syscall.retrying("write", { Glibc.write(STDERR_FILENO, rest.baseAddress, rest.count) })
-        else { return }
-        offset += n
-      }
-    }
-  }
 }
