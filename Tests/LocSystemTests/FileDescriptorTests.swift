@@ -9,9 +9,8 @@ import Testing
   /// whatever number the gone end had or has now. So "closed" is checked on the kernel's
   /// object, not on a descriptor number another test may have been given meanwhile.
   static func peerIsClosed(_ socket: borrowing FileDescriptor) -> Bool {
-    let byte: [UInt8] = [1]
     do {
-      _ = try byte.withUnsafeBytes { raw in Result { () throws(Errno) in try socket.send(raw) } }.get()
+      _ = try socket.send([1])
       return false
     } catch {
       return error.code == EPIPE

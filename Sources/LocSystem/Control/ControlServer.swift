@@ -119,7 +119,7 @@ public final class ControlServer {
             RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")
           ) + "\n"
         // Best effort, and closed at once either way.
-        _ = Array(line.utf8).withUnsafeBytes { try? socket.send($0) }
+        _ = try? socket.send(Array(line.utf8))
         continue
       }
       guard let peer = UnixSocket.peer(of: socket) else { continue }
@@ -329,23 +329,7 @@ final class ClientConnection {
   func send(bytes: [UInt8]) {
     guard !closed, let watch else { return }
     if out.count == outOffset {
-      var written = 0
-      while written < bytes.count {
-        let sent: Int?
-        do {
-          sent = try bytes.withUnsafeBytes { raw in
-            Result { () throws(Errno) in
-              try watch.descriptor.send(UnsafeRawBufferPointer(rebasing: raw[written...]))
-            }
-          }.get()
-        } catch {
-          server.drop(self, reason: error.description, level: .debug)
-          return
-        }
-        guard let sent else { break }
-        written += sent
-      }
-      if written == bytes.count { return }
+      guard let written = sendNow(bytes, from: 0), written < bytes.count else { return }
       out.removeAll(keepingCapacity: true)
       outOffset = 0
       out.append(contentsOf: bytes[written...])
@@ -361,7 +345,7 @@ final class ClientConnection {
           RequestError(
             .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed"))
         + "\n"
-      _ = Array(reason.utf8).withUnsafeBytes { try? watch.descriptor.send($0) }
+      _ = try? watch.descriptor.send(Array(reason.utf8))
       server.drop(
         self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
       return
@@ -375,28 +359,29 @@ final class ClientConnection {
   }
 
   func flush() {
-    guard let watch else { return }
-    while outOffset < out.count {
-      let sent: Int?
-      do {
-        sent = try out.withUnsafeBytes { raw in
-          Result { () throws(Errno) in
-            try watch.descriptor.send(UnsafeRawBufferPointer(rebasing: raw[outOffset...]))
-          }
-        }.get()
-      } catch {
-        server.drop(self, reason: error.description, level: .debug)
-        return
-      }
-      guard let sent else {
-        watch.setEvents(Epoll.input | Epoll.output)
-        return
-      }
-      outOffset += sent
+    guard let watch, let sent = sendNow(out, from: outOffset) else { return }
+    outOffset = sent
+    if outOffset < out.count {
+      watch.setEvents(Epoll.input | Epoll.output)
+      return
     }
     out.removeAll(keepingCapacity: out.count <= 65536)
     outOffset = 0
     watch.setEvents(Epoll.input)
+  }
+
+  /// Sends as much of `bytes[offset...]` as the socket takes now; returns the offset
+  /// reached, or nil when sending failed and the client was dropped.
+  private func sendNow(_ bytes: [UInt8], from offset: Int) -> Int? {
+    guard let watch else { return nil }
+    var offset = offset
+    do {
+      while offset < bytes.count, let sent = try watch.descriptor.send(bytes, from: offset) { offset += sent }
+    } catch {
+      server.drop(self, reason: error.description, level: .debug)
+      return nil
+    }
+    return offset
   }
 
   func shutdown() {

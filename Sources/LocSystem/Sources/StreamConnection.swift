@@ -174,11 +174,7 @@ final class StreamConnection {
     guard phase == .connected else { return false }
     if output.isEmpty, let watch {
       let sent: Int
-      do {
-        sent =
-          try bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try watch.descriptor.send(raw) } }
-          .get() ?? 0
-      } catch {
+      do { sent = try watch.descriptor.send(bytes) ?? 0 } catch {
         drop("write: \(error)")
         return false
       }
@@ -326,12 +322,7 @@ final class StreamConnection {
     guard let watch else { return }
     while !output.isEmpty {
       let sent: Int?
-      do {
-        sent = try output.withUnsafeBytes { raw in
-          Result { () throws(Errno) in try watch.descriptor.send(raw) }
-        }
-        .get()
-      } catch {
+      do { sent = try watch.descriptor.send(output) } catch {
         lost("write: \(error)")
         return
       }

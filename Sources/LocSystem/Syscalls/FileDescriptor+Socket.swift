@@ -18,6 +18,14 @@ extension FileDescriptor {
     }
   }
 
+  /// `send(_:)` of `bytes[offset...]`.
+  public func send(_ bytes: [UInt8], from offset: Int = 0) throws(Errno) -> Int? {
+    let outcome = bytes.withUnsafeBytes { raw in
+      Result { () throws(Errno) in try send(UnsafeRawBufferPointer(rebasing: raw[offset...])) }
+    }
+    return try outcome.get()
+  }
+
   /// Receives one datagram into `buffer` (recv(2), MSG_DONTWAIT), retrying EINTR; its
   /// length (0 for an empty datagram), or nil when none is queued (EAGAIN). A datagram
   /// longer than the buffer is cut.
