@@ -20,6 +20,17 @@ public struct SocketAddress: CustomStringConvertible, Sendable {
     self.length = socklen_t(n)
   }
 
+  /// A copy of the sockaddr bytes `bytes` (as `bytes` gives them); nil when they do not fit
+  /// a sockaddr_storage.
+  init?(bytes: some Collection<UInt8>) {
+    guard bytes.count <= MemoryLayout<sockaddr_storage>.size else { return nil }
+    withUnsafeMutableBytes(of: &storage) { raw in raw.copyBytes(from: bytes) }
+    length = socklen_t(bytes.count)
+  }
+
+  /// The sockaddr's bytes, to carry the address through a socket (`HostResolver`).
+  var bytes: [UInt8] { withUnsafeBytes(of: storage) { Array($0.prefix(Int(length))) } }
+
   /// AF_INET or AF_INET6.
   public var family: Int32 { Int32(storage.ss_family) }
 
@@ -87,7 +98,7 @@ public struct SocketAddress: CustomStringConvertible, Sendable {
   }
 
   /// Why a name did not resolve.
-  public struct ResolveError: Error, Sendable, CustomStringConvertible {
+  public struct ResolveError: Error, Equatable, Sendable, CustomStringConvertible {
     /// `resolve HOST: Name or service not known`.
     public var description: String
   }
