@@ -27,9 +27,7 @@ public final class Logger {
     guard let value = getenv("JOURNAL_STREAM") else { return false }
     let parts = String(cString: value).split(separator: ":")
     guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
-    var st = stat()
-    guard fstat(STDERR_FILENO, &st) == 0 else { return false }
-    return UInt64(st.st_dev) == dev && UInt64(st.st_ino) == ino
+    return StandardStreams.errorIs(device: dev, inode: ino)
   }
 
   /// Logs `message` at `level` with extra journal fields (names in upper case, e.g. LOCD_SOURCE).

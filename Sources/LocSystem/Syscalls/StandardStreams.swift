@@ -24,6 +24,14 @@ public enum StandardStreams {
     setvbuf(locshim_stdout(), nil, _IOLBF, 0)
   }
 
+  /// Whether standard error is the file `device`:`inode` (fstat(2)), e.g. the journal's
+  /// stream that JOURNAL_STREAM names.
+  public static func errorIs(device: UInt64, inode: UInt64) -> Bool {
+    var info = stat()
+    guard (try? Syscall.retrying("fstat", { fstat(STDERR_FILENO, &info) })) != nil else { return false }
+    return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+  }
+
   /// Writes `text` to standard error whole, retrying short writes and EINTR; a failure is
   /// dropped, as there is nowhere left to report it.
   public static func writeError(_ text: String) {
