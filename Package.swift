@@ -3,7 +3,7 @@ import PackageDescription
 
 // The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables.
 // See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
-// Swift 6 language mode; the concurrency model is in docs/decisions/0009-syscall-layer.md.
+// Swift 6 language mode; the concurrency model is in docs/decisions/0010-syscall-layer-and-concurrency.md.
 
 let package = Package(
   name: "locd",

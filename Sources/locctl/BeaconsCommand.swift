@@ -34,24 +34,17 @@ enum BeaconsCommand: LocctlCommand {
   }
 
   static func decode(path: String, json: Bool) -> Int32 {
-    let fd: Int32
-    if path == "-" {
-      fd = 0
-    } else {
-      do {
-        fd = try FileIO.openForReading(path: path)
-      } catch {
-        printError("locctl: beacons decode: cannot open \(path): \(error)")
-        return ExitStatus.failure
-      }
+    let input: FileDescriptor
+    do { input = try FileIO.openInput(path) } catch {
+      printError("locctl: beacons decode: cannot open \(path): \(error)")
+      return ExitStatus.failure
     }
-    defer { if fd != 0 { FileIO.closeFile(fd: fd) } }
 
     var decoder = BeaconCaptureDecoder()
     var out = ""
     out.reserveCapacity(1 << 16)
     do {
-      try FileIO.forEachChunk(fd: fd) { chunk in
+      try FileIO.forEachChunk(of: input) { chunk in
         decoder.feed(chunk) { ad in
           out += json ? jsonLine(ad) : textLine(ad)
           out += "\n"
@@ -74,8 +67,8 @@ enum BeaconsCommand: LocctlCommand {
 
   private static func flush(_ out: inout String) {
     guard !out.isEmpty else { return }
-    _ = out.withCString { fputs($0, stdout) }
-    fflush(stdout)
+    StandardStreams.writeOutput(out)
+    StandardStreams.flushOutput()
     out.removeAll(keepingCapacity: true)
   }
 

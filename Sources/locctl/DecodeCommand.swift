@@ -29,10 +29,7 @@ enum DecodeCommand: LocctlCommand {
       return ExitStatus.usage
     }
     let input: FileDescriptor
-    do {
-      input =
-        path == "-" ? try FileDescriptor.duplicatingStandardInput() : try FileIO.openForReading(path: path)
-    } catch {
+    do { input = try FileIO.openInput(path) } catch {
       printError("locctl: decode: cannot open \(path): \(error)")
       return ExitStatus.failure
     }

@@ -8,7 +8,7 @@
 /// does not compile; code that only uses it takes it `borrowing`. `rawValue` is for calls
 /// that take the number for the length of one call (sd-event, termios); whoever takes it
 /// must not close it. A close that finds the number already closed (EBADF) means some code
-/// closed a descriptor it did not own, which is a bug: it traps. See decision 0009.
+/// closed a descriptor it did not own, which is a bug: it traps. See decision 0010.
 public struct FileDescriptor: ~Copyable, Sendable {
   /// The descriptor's number.
   public let rawValue: Int32

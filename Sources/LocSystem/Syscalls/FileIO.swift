@@ -37,6 +37,12 @@ public enum FileIO {
     try FileDescriptor.open(path, O_RDONLY)
   }
 
+  /// Opens a command's input: `path` read-only, or, for `-`, a duplicate of standard input
+  /// (which the caller may then close without closing descriptor 0).
+  public static func openInput(_ path: String) throws(Errno) -> FileDescriptor {
+    path == "-" ? try FileDescriptor.duplicatingStandardInput() : try openForReading(path: path)
+  }
+
   /// Creates (mode 0600) or truncates `path` and writes `bytes` to it; not atomic (see
   /// `replace(path:directory:with:)` for that).
   public static func write(path: String, _ bytes: [UInt8]) throws(Errno) {
