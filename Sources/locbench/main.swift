@@ -35,6 +35,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   TzBenchmark.self,
   TimersBenchmark.self,
   BeaconsBenchmark.self,
+  JSONBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -36,3 +36,62 @@ import Testing
     #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
   }
 }
+
+/// The work one JSON text can cause is bounded by its bytes and by the member bound: issue 10
+/// found a 59 KB line of 6,000 keys costing 131 ms before the hello, because each key was
+/// looked up among the members before it. `make bench` (bench/15-json.sh) prints the time per
+/// member as objects grow; these tests pin the behaviour.
+@Suite struct JSONBoundsTests {
+  /// `{"k0":0,"k1":1,...}`, with `duplicate` (if any) as the last key once more.
+  static func object(_ members: Int, duplicate: Int? = nil) -> String {
+    var keys = (0..<members).map { "k\($0)" }
+    if let duplicate { keys.append("k\(duplicate)") }
+    return "{" + keys.enumerated().map { "\"\($0.element)\":\($0.offset % 10)" }.joined(separator: ",") + "}"
+  }
+
+  @Test func anObjectPastTheMemberBoundIsRejectedAtTheFirstMemberTooMany() throws {
+    // The line of issue 10: 6,000 members. Read up to the bound, then refused where the
+    // 1,025th key starts (offset counted from the text: one byte for `{`, then the members).
+    let line = Self.object(6000)
+    let prefix = Self.object(1024).dropLast()  // `{` and 1,024 members, without the `}`
+    let error = try #require(throws: JSONParseError.self) { try JSON.parse(line) }
+    #expect(error.reason == "more than 1024 members in one object")
+    #expect(error.offset == prefix.utf8.count + 1)  // past the comma that follows member 1,024
+    // At the bound it is read, in order.
+    let full = try JSON.parse(Self.object(1024))
+    #expect(full.object?.members.count == 1024)
+    #expect(full.object?.keys.last == "k1023")
+    #expect(full["k1023"]?.number == 3)
+    // A caller that needs more says so; a caller that needs fewer too.
+    #expect(try JSON.parse(line, maxMembers: 6000).object?.members.count == 6000)
+    #expect(throws: JSONParseError.self) { try JSON.parse(#"{"a":1,"b":2}"#, maxMembers: 1) }
+    // The bound is per object, not per text: two objects of 600 each pass.
+    _ = try JSON.parse("[\(Self.object(600)),\(Self.object(600))]")
+  }
+
+  @Test(arguments: [0, 3, 7, 8, 9, 499])
+  func aDuplicateKeyIsAnErrorWhereverItIs(_ which: Int) throws {
+    // Small objects are checked by comparing keys, larger ones by hashing; both must catch it.
+    let members = which < 8 ? 8 : 500
+    let text = Self.object(members, duplicate: which)
+    let error = try #require(throws: JSONParseError.self) { try JSON.parse(text) }
+    #expect(error.reason == "duplicate key 'k\(which)'")
+    #expect(error.offset == text.utf8.count - "\"k\(which)\":\(members % 10)}".utf8.count)
+    _ = try JSON.parse(Self.object(members))  // without the duplicate it is fine
+  }
+
+  @Test func aLongDuplicateKeyIsShortenedInTheMessage() throws {
+    let key = String(repeating: "x", count: 5000)
+    let error = try #require(throws: JSONParseError.self) {
+      try JSON.parse(#"{"\#(key)":1,"\#(key)":2}"#)
+    }
+    #expect(error.reason == "duplicate key '\(String(repeating: "x", count: 32))...'")
+  }
+
+  @Test func nestingIsBoundedForObjectsAsForArrays() throws {
+    let deep = String(repeating: #"{"a":"#, count: 40) + "1" + String(repeating: "}", count: 40)
+    let error = try #require(throws: JSONParseError.self) { try JSON.parse(deep) }
+    #expect(error.reason == "nesting deeper than 32")
+    _ = try JSON.parse(deep, maxDepth: 40)
+  }
+}

@@ -51,6 +51,9 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
   /// An empty object.
   public init() { members = [] }
 
+  /// An object of `members`, whose keys the caller knows to be distinct.
+  init(members: [(key: String, value: JSON)]) { self.members = members }
+
   /// The value of `key`; setting replaces it in place or appends it.
   public subscript(key: String) -> JSON? {
     get { members.first(where: { $0.key == key })?.value }
@@ -172,12 +175,20 @@ public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible
 }
 
 extension JSON {
-  /// Parses one JSON value from UTF-8 bytes. Nesting deeper than `maxDepth` is an error,
-  /// so a hostile client cannot exhaust the stack.
-  public static func parse(_ bytes: some Collection<UInt8>, maxDepth: Int = 32) throws(JSONParseError) -> JSON
-  {
+  /// Most members one object may have unless the caller says otherwise. The largest objects
+  /// locd reads are gpsd's reports (about 30 members) and its own files; a request needs a
+  /// handful. Past the bound the text is rejected at the first member too many.
+  public static let defaultMaxMembers = 1024
+
+  /// Parses one JSON value from UTF-8 bytes. The work is linear in the bytes: nesting deeper
+  /// than `maxDepth` and an object with more than `maxMembers` members are errors (so a hostile
+  /// peer can exhaust neither the stack nor the loop), and a duplicate key is an error found in
+  /// O(1) amortised time per member.
+  public static func parse(
+    _ bytes: some Collection<UInt8>, maxDepth: Int = 32, maxMembers: Int = JSON.defaultMaxMembers
+  ) throws(JSONParseError) -> JSON {
     let array = Array(bytes)
-    var parser = JSONParser(bytes: array, maxDepth: maxDepth)
+    var parser = JSONParser(bytes: array, maxDepth: maxDepth, maxMembers: maxMembers)
     parser.skipSpace()
     let value = try parser.value(depth: 0)
     parser.skipSpace()
@@ -188,19 +199,29 @@ extension JSON {
   }
 
   /// Parses one JSON value from a string.
-  public static func parse(_ text: String, maxDepth: Int = 32) throws(JSONParseError) -> JSON {
-    try parse(Array(text.utf8), maxDepth: maxDepth)
+  public static func parse(
+    _ text: String, maxDepth: Int = 32, maxMembers: Int = JSON.defaultMaxMembers
+  ) throws(JSONParseError) -> JSON {
+    try parse(Array(text.utf8), maxDepth: maxDepth, maxMembers: maxMembers)
   }
 }
 
 struct JSONParser {
   let bytes: [UInt8]
   let maxDepth: Int
+  let maxMembers: Int
   var i = 0
 
-  init(bytes: [UInt8], maxDepth: Int) {
+  /// Up to this many members, a duplicate key is looked for by comparing with each (no
+  /// allocation, and faster than hashing for the small objects that are the rule); past it a
+  /// hash set takes over, so an object of n members costs O(n), not O(n²). Swift's `Hasher`
+  /// is seeded per process, so a peer cannot send keys chosen to collide.
+  static let linearScanLimit = 8
+
+  init(bytes: [UInt8], maxDepth: Int, maxMembers: Int) {
     self.bytes = bytes
     self.maxDepth = maxDepth
+    self.maxMembers = maxMembers
   }
 
   mutating func skipSpace() {
@@ -216,34 +237,7 @@ struct JSONParser {
     guard i < bytes.count else { throw fail("unexpected end") }
     switch bytes[i] {
     case UInt8(ascii: "{"):
-      i += 1
-      var object = JSONObject()
-      skipSpace()
-      if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
-        i += 1
-        return .object(object)
-      }
-      while true {
-        skipSpace()
-        guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
-        let key = try string()
-        skipSpace()
-        guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
-        i += 1
-        skipSpace()
-        let v = try value(depth: depth + 1)
-        if object[key] != nil { throw fail("duplicate key '\(key)'") }
-        object[key] = v
-        skipSpace()
-        guard i < bytes.count else { throw fail("unexpected end in object") }
-        if bytes[i] == UInt8(ascii: ",") {
-          i += 1
-          continue
-        }
-        guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
-        i += 1
-        return .object(object)
-      }
+      return .object(try object(depth: depth))
     case UInt8(ascii: "["):
       i += 1
       var array: [JSON] = []
@@ -279,6 +273,58 @@ struct JSONParser {
     default:
       return .number(try number())
     }
+  }
+
+  /// An object, from its `{`; each member costs O(1) amortised besides its bytes.
+  mutating func object(depth: Int) throws(JSONParseError) -> JSONObject {
+    i += 1
+    var members: [(key: String, value: JSON)] = []
+    var keys: Set<String>? = nil
+    skipSpace()
+    if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+      i += 1
+      return JSONObject(members: members)
+    }
+    while true {
+      skipSpace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+      let keyOffset = i
+      let key = try string()
+      guard members.count < maxMembers else {
+        throw JSONParseError(offset: keyOffset, reason: "more than \(maxMembers) members in one object")
+      }
+      let duplicate: Bool
+      if keys != nil {
+        duplicate = !keys!.insert(key).inserted
+      } else {
+        duplicate = members.contains { $0.key == key }
+        if !duplicate, members.count >= JSONParser.linearScanLimit {
+          keys = Set(members.map(\.key) + [key])
+        }
+      }
+      if duplicate {
+        throw JSONParseError(offset: keyOffset, reason: "duplicate key \(JSONParser.quoted(key))")
+      }
+      skipSpace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+      i += 1
+      skipSpace()
+      members.append((key: key, value: try value(depth: depth + 1)))
+      skipSpace()
+      guard i < bytes.count else { throw fail("unexpected end in object") }
+      if bytes[i] == UInt8(ascii: ",") {
+        i += 1
+        continue
+      }
+      guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
+      i += 1
+      return JSONObject(members: members)
+    }
+  }
+
+  /// A key for an error message, shortened: the message may go back to the peer that sent it.
+  static func quoted(_ key: String) -> String {
+    key.count <= 32 ? "'\(key)'" : "'\(key.prefix(32))...'"
   }
 
   mutating func literal(_ word: StaticString) throws(JSONParseError) {

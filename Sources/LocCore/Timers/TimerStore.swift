@@ -63,7 +63,8 @@ public struct TimerStore: Sendable, Hashable {
   /// Reads the file's bytes; anything unexpected is an error, never a guess.
   public init(decoding bytes: [UInt8]) throws(DecodeError) {
     let json: JSON
-    do { json = try JSON.parse(bytes, maxDepth: 6) } catch {
+    // `records` has one member per timer, and MaxTimers= allows up to 100000 (locd.conf(5)).
+    do { json = try JSON.parse(bytes, maxDepth: 6, maxMembers: 100_000) } catch {
       throw DecodeError(description: "not valid JSON (\(error))")
     }
     guard json["version"]?.number == Double(TimerStore.formatVersion) else {
