@@ -96,17 +96,6 @@ import Testing
   func sourceURIsRejected(_ input: String) {
     #expect(throws: SourceURI.ParseError.self) { try SourceURI(parsing: input) }
   }
-
-  @Test func timeSpans() {
-    #expect(Duration(timeSpan: "10s") == .seconds(10))
-    #expect(Duration(timeSpan: "1h 30min") == .seconds(5400))
-    #expect(Duration(timeSpan: "250ms") == .milliseconds(250))
-    #expect(Duration(timeSpan: "15") == .seconds(15))
-    #expect(Duration(timeSpan: "2d") == .seconds(172_800))
-    #expect(Duration(timeSpan: "") == nil)
-    #expect(Duration(timeSpan: "-1s") == nil)
-    #expect(Duration(timeSpan: "5 parsecs") == nil)
-  }
 }
 
 @Suite struct TimerConfigTests {

@@ -167,7 +167,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       let s: String
       switch speed {
       case .max: s = "max"
-      case .factor(let f): s = f == f.rounded() ? String(Int(f)) : String(f)
+      case .factor(let f): s = f == f.rounded() && f < 1e15 ? String(Int64(f)) : String(f)
       }
       return "replay:\(path)?speed=\(s)&loop=\(loop ? 1 : 0)"
     case .gpsd(let host, let port, let nmea):

@@ -65,35 +65,4 @@ extension Duration {
     let (s, atto) = components
     return Double(s) + Double(atto) / 1e18
   }
-
-  /// Parses a systemd-style time span: `10s`, `500ms`, `5min`, `1h 30min`, `2d`, `100us`,
-  /// or a bare number of seconds. `nil` for anything else (negative, empty, unknown unit).
-  public init?(timeSpan text: some StringProtocol) {
-    let units: [(String, Int64)] = [
-      ("usec", 1), ("us", 1), ("msec", 1000), ("ms", 1000), ("seconds", 1_000_000),
-      ("second", 1_000_000), ("sec", 1_000_000), ("s", 1_000_000), ("minutes", 60_000_000),
-      ("minute", 60_000_000), ("min", 60_000_000), ("m", 60_000_000), ("hours", 3_600_000_000),
-      ("hour", 3_600_000_000), ("hr", 3_600_000_000), ("h", 3_600_000_000),
-      ("days", 86_400_000_000), ("day", 86_400_000_000), ("d", 86_400_000_000),
-    ]
-    var total: Int64 = 0
-    var rest = Substring(text).drop(while: { $0 == " " })
-    guard !rest.isEmpty else { return nil }
-    while !rest.isEmpty {
-      let number = rest.prefix(while: { $0.isNumber || $0 == "." })
-      guard !number.isEmpty, let value = Double(number), value >= 0 else { return nil }
-      rest = rest.dropFirst(number.count).drop(while: { $0 == " " })
-      let word = rest.prefix(while: { $0.isLetter })
-      var scale: Int64 = 1_000_000
-      if !word.isEmpty {
-        guard let unit = units.first(where: { $0.0 == word }) else { return nil }
-        scale = unit.1
-      }
-      rest = rest.dropFirst(word.count).drop(while: { $0 == " " })
-      let micro = value * Double(scale)
-      guard micro < 9e15 else { return nil }
-      total += Int64(micro.rounded())
-    }
-    self = .microseconds(total)
-  }
 }
