@@ -94,6 +94,7 @@ if clock == .replay {
 }
 if options.flag("check-config") {
   print("\(loader.path): OK (\(config.effectiveSources.count) source(s), socket \(config.socketPath))")
+  print(config.effectiveSettings, terminator: "")
   exit(0)
 }
 

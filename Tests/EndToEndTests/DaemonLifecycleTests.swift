@@ -101,11 +101,18 @@ import Testing
       toFile: path, atomically: true, encoding: .utf8)
     let bad = try run(Binaries.locd, ["--config", path, "--check-config"])
     #expect(bad.status == 1)
-    #expect(bad.stderr.contains("\(path):2: unknown LogLevel= 'loud'"))
+    #expect(
+      bad.stderr.contains(
+        "\(path):2: LogLevel= must be emerg, alert, crit, err, warning, notice, info or debug, not 'loud'"))
     #expect(bad.stderr.contains("\(path):4: invalid source"))
     try "[Daemon]\nLogLevel=debug\n".write(toFile: path, atomically: true, encoding: .utf8)
-    let good = try run(Binaries.locd, ["--config", path, "--check-config"])
+    let good = try run(Binaries.locd, ["--config", path, "--check-config", "--socket", "/run/x.sock"])
     #expect(good.status == 0)
+    // The configuration in effect, in locd.conf syntax: the file's key and the command line's
+    // set, the rest at their defaults, commented out.
+    #expect(good.stdout.contains("\n[Daemon]\nSocket=/run/x.sock\n"))
+    #expect(good.stdout.contains("\nLogLevel=debug\n"))
+    #expect(good.stdout.contains("\n#FreshFor=10s\n"))
   }
 
   @Test func refusesToStartOverALiveDaemon() throws {

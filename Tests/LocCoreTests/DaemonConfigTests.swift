@@ -1,3 +1,4 @@
+import Foundation
 import LocCore
 import Testing
 
@@ -59,7 +60,7 @@ import Testing
     #expect(
       problems.map(\.description) == [
         "/etc/locd/locd.conf:1: assignment outside a [Section]",
-        "/etc/locd/locd.conf:3: Socket= must be an absolute path",
+        "/etc/locd/locd.conf:3: Socket= must be an absolute path, not 'relative'",
         "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
         "/etc/locd/locd.conf:6: unknown section [Nope]",
         "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)",
@@ -152,8 +153,154 @@ import Testing
         "[Acquisition]\nPolicy=sometimes\nTimeout=0\nAccuracy=0m\nStableFixes=0\nRefreshInterval=soon\nWatch=1\n",
       fileName: "b")
     #expect(bad.map(\.line) == [2, 3, 4, 5, 6, 7])
-    #expect(bad.first?.message == "Policy= must be on-demand or continuous")
+    #expect(bad.first?.message == "Policy= must be on-demand or continuous, not 'sometimes'")
     #expect(bad.last?.message == "unknown key 'Watch' in [Acquisition]")
     #expect(d.acquisition == Acquisition.Policy())
+  }
+}
+
+/// The table of keys (`DaemonConfig.keys`) is what `apply` reads, what `--check-config`
+/// prints, and what locd.conf(5) and the shipped example document: these hold them together.
+@Suite struct ConfigTableTests {
+  static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
+
+  /// One `.BI Key= VALUE` entry of locd.conf(5): its section, key, placeholder and text
+  /// (troff fonts and macros removed, white space collapsed).
+  struct ManEntry {
+    var section: String
+    var key: String
+    var placeholder: String
+    var text: String
+  }
+
+  static func manEntries() throws -> [ManEntry] {
+    let page = try String(
+      contentsOf: root.appendingPathComponent("docs/man/locd.conf.5"), encoding: .utf8)
+    var entries: [ManEntry] = []
+    var section = ""
+    var current: ManEntry? = nil
+    func plain(_ line: Substring) -> String {
+      var text = String(line)
+      if text.hasPrefix("."), let space = text.firstIndex(of: " ") {
+        text = String(text[text.index(after: space)...])
+      } else if text.hasPrefix(".") {
+        text = ""
+      }
+      for escape in ["\\fB", "\\fR", "\\fI", "\""] { text = text.replacingOccurrences(of: escape, with: "") }
+      return text.replacingOccurrences(of: "\\-", with: "-")
+    }
+    for line in page.split(separator: "\n") {
+      if line.hasPrefix(".SH ") || line.hasPrefix(".TP") {
+        if let c = current { entries.append(c) }
+        current = nil
+        if line.hasPrefix(".SH [") { section = String(line.dropFirst(5).dropLast()) }
+        if line.hasPrefix(".SH ") && !line.hasPrefix(".SH [") { section = "" }
+      } else if line.hasPrefix(".BI "), current == nil, !section.isEmpty {
+        let words = line.dropFirst(4).split(separator: " ")
+        current = ManEntry(
+          section: section, key: String(words[0].dropLast()), placeholder: String(words[1]), text: "")
+      } else if current != nil {
+        current!.text += " " + plain(line)
+      }
+    }
+    return entries.map { e in
+      var e = e
+      e.text = e.text.split(whereSeparator: { $0 == " " }).joined(separator: " ")
+      return e
+    }
+  }
+
+  @Test func theManPageDocumentsExactlyTheTableWithItsDefaultsAndRanges() throws {
+    let entries = try Self.manEntries()
+    #expect(entries.map { "\($0.section)/\($0.key)" } == DaemonConfig.keys.map(\.id), "same keys, same order")
+    for (entry, key) in zip(entries, DaemonConfig.keys) {
+      #expect(entry.placeholder == key.placeholder, "\(key.id)")
+      let text = entry.text.lowercased()
+      let shown = key.defaults.first ?? ""
+      let defaultPhrase = shown.isEmpty ? "empty by default" : "default \(shown.lowercased())"
+      #expect(text.contains(defaultPhrase), "\(key.id): '\(defaultPhrase)' not in: \(entry.text)")
+      if let allowed = key.allowed {
+        #expect(entry.text.contains(allowed), "\(key.id): '\(allowed)' not in: \(entry.text)")
+      }
+    }
+  }
+
+  @Test func theShippedExampleListsEveryKeyAtItsDefault() throws {
+    let example = try String(contentsOf: Self.root.appendingPathComponent("conf/locd.conf"), encoding: .utf8)
+    var section = ""
+    var seen: [String: String] = [:]  // id -> first value shown
+    for line in example.split(separator: "\n") {
+      if line.hasPrefix("[") { section = String(line.dropFirst().dropLast()) }
+      guard line.hasPrefix("#"), let eq = line.firstIndex(of: "="), !line.contains(" ") else { continue }
+      let id = "\(section)/\(line[line.index(after: line.startIndex)..<eq])"
+      if seen[id] == nil { seen[id] = String(line[line.index(after: eq)...]) }
+    }
+    #expect(Set(seen.keys) == Set(DaemonConfig.keys.map(\.id)))
+    for key in DaemonConfig.keys {
+      #expect(seen[key.id] == key.defaults.first, "\(key.id)")
+    }
+    // And the example is valid as shipped.
+    var c = DaemonConfig()
+    #expect(c.apply(fileText: example, fileName: "locd.conf").isEmpty)
+    #expect(c == DaemonConfig())
+  }
+
+  @Test func whatCheckConfigPrintsReadsBackToTheSameConfiguration() throws {
+    var c = DaemonConfig()
+    let problems = c.apply(
+      fileText: """
+        [Daemon]
+        SocketMode=0600
+        AdminGroup=wheel
+        LogLevel=warn
+        [Sources]
+        Source=serial:/dev/ttyACM0
+        Source=nmea+udp://:10110
+        [Position]
+        FreshFor=1h 30min 250ms
+        SignificantDistance=2.5km
+        TimeZone=America/Argentina/Buenos_Aires
+        [TimeZone]
+        SwitchAfter=0
+        SetSystemTimeZone=on
+        [Acquisition]
+        Accuracy=0.05m
+        """, fileName: "a.conf")
+    #expect(problems.isEmpty, "\(problems)")
+    let printed = c.effectiveSettings
+    #expect(printed.contains("\nSocketMode=0600\n") && printed.contains("\nLogLevel=warning\n"))
+    #expect(
+      printed.contains("\nFreshFor=1h 30min 250ms\n") && printed.contains("\nSignificantDistance=2.5km\n"))
+    #expect(printed.contains("\n#MaxClients=2048\n"), "defaults are commented out")
+    var again = DaemonConfig()
+    #expect(again.apply(fileText: printed, fileName: "printed").isEmpty)
+    #expect(again == c)
+    // The defaults print as the shipped example has them, and read back to the defaults.
+    var fresh = DaemonConfig()
+    #expect(fresh.apply(fileText: DaemonConfig().effectiveSettings, fileName: "d").isEmpty)
+    #expect(fresh == DaemonConfig())
+  }
+
+  @Test(arguments: DaemonConfig.keys.filter { $0.allowed != nil && !$0.isList })
+  func everyRangedKeyRefusesJustOutsideItsRangeWithFileAndLine(_ key: ConfigKey) throws {
+    // Past the upper end of each range (a value twice the maximum, or an unknown word).
+    let allowed = try #require(key.allowed)
+    let upper = allowed.components(separatedBy: " to ").last ?? allowed
+    let outside: String
+    if let n = Int(upper) {
+      outside = "\(n * 2 + 1)"
+    } else if upper.hasSuffix("km") {
+      outside = "40000km"
+    } else if let span = Duration(timeSpan: upper) {
+      outside = TimeSpan.format(span + span)
+    } else {
+      outside = "neither"
+    }
+    var c = DaemonConfig()
+    let problems = c.apply(fileText: "# x\n[\(key.section)]\n\(key.name)=\(outside)\n", fileName: "f")
+    #expect(problems.map(\.description) == ["f:3: \(problems.first?.message ?? "")"])
+    #expect(problems.first?.message.hasPrefix("\(key.name)= must be") == true, "\(problems)")
+    #expect(c == DaemonConfig())
   }
 }

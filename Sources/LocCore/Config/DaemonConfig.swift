@@ -68,185 +68,51 @@ public struct DaemonConfig: Sendable, Equatable {
   }
 
   /// Applies the text of a configuration file over `self`; returns every problem found,
-  /// each with `file:line`. Unknown sections and keys are problems, so typos do not pass.
+  /// each with `file:line`. Every key is read through `DaemonConfig.keys`; unknown sections and
+  /// keys are problems, so typos do not pass. Never traps, whatever the text.
   public mutating func apply(fileText: String, fileName: String) -> [Diagnostic] {
     let (file, syntax) = ConfigFile.parse(fileText)
     var problems = syntax.map { Diagnostic(file: fileName, line: $0.line, message: $0.message) }
-    var fileSources: [SourceURI] = []
-    var sawSource = false
+    var listsStarted: Set<String> = []
     for entry in file.entries {
       func problem(_ message: String) {
         problems.append(Diagnostic(file: fileName, line: entry.line, message: message))
       }
-      let v = entry.value
-      switch (entry.section, entry.key) {
-      case ("Daemon", "Socket"):
-        if v.hasPrefix("/") { socketPath = v } else { problem("Socket= must be an absolute path") }
-      case ("Daemon", "SocketGroup"): socketGroup = v.isEmpty ? nil : v
-      case ("Daemon", "SocketMode"):
-        if let m = UInt32(v, radix: 8), m <= 0o777 {
-          socketMode = m
-        } else {
-          problem("SocketMode= must be octal, e.g. 0660")
-        }
-      case ("Daemon", "ReadGroup"): readGroup = v.isEmpty ? nil : v
-      case ("Daemon", "AdminGroup"): adminGroup = v.isEmpty ? nil : v
-      case ("Daemon", "StateDirectory"):
-        if v.hasPrefix("/") {
-          stateDirectory = v
-        } else {
-          problem("StateDirectory= must be an absolute path")
-        }
-      case ("Daemon", "LogLevel"):
-        if let l = LogLevel(name: v) { logLevel = l } else { problem("unknown LogLevel= '\(v)'") }
-      case ("Sources", "Source"):
-        sawSource = true
-        if v.isEmpty {
-          fileSources = []  // systemd style: an empty assignment resets the list
-        } else {
-          do { fileSources.append(try SourceURI(parsing: v)) } catch { problem(error.description) }
-        }
-      case ("Position", "FreshFor"):
-        if let d = Duration(timeSpan: v), d > .zero {
-          freshFor = d
-        } else {
-          problem("FreshFor= must be a time span, e.g. 10s")
-        }
-      case ("Position", "SignificantDistance"):
-        if let m = DaemonConfig.parseDistance(v) {
-          significantDistance = m
-        } else {
-          problem("SignificantDistance= must be a distance, e.g. 1km or 500m")
-        }
-      case ("Position", "TimeZone"): timeZone = v.isEmpty ? nil : v
-      case ("Limits", "MaxClients"):
-        if let n = Int(v), (1...65536).contains(n) {
-          maxClients = n
-        } else {
-          problem("MaxClients= must be 1-65536")
-        }
-      case ("Limits", "MaxRequestBytes"):
-        if let n = Int(v), (256...(16 << 20)).contains(n) {
-          maxRequestBytes = n
-        } else {
-          problem("MaxRequestBytes= must be 256-16777216")
-        }
-      case ("Limits", "MaxQueuedBytesPerClient"):
-        if let n = Int(v), (4096...(256 << 20)).contains(n) {
-          maxQueuedBytesPerClient = n
-        } else {
-          problem("MaxQueuedBytesPerClient= must be 4096-268435456")
-        }
-      case ("Limits", "HandshakeTimeout"):
-        if let d = Duration(timeSpan: v), d > .zero {
-          handshakeTimeout = d
-        } else {
-          problem("HandshakeTimeout= must be a time span")
-        }
-      case ("Timers", "Directory"):
-        if v.hasPrefix("/") { timersDirectory = v } else { problem("Directory= must be an absolute path") }
-      case ("Timers", "MissedAfter"):
-        if let d = Duration(timeSpan: v), d > .zero {
-          missedAfter = d
-        } else {
-          problem("MissedAfter= must be a time span, e.g. 1min")
-        }
-      case ("Timers", "CommandUser"):
-        if !v.isEmpty, !v.contains("/"), !v.contains(":") {
-          commandUser = v
-        } else {
-          problem("CommandUser= must be a user name")
-        }
-      case ("Timers", "MaxTimers"):
-        if let n = Int(v), (1...100_000).contains(n) {
-          maxTimers = n
-        } else {
-          problem("MaxTimers= must be 1-100000")
-        }
-      case ("TimeZone", "SwitchFixes"):
-        if let n = Int(v), (1...1000).contains(n) {
-          zoneSwitch.fixes = n
-        } else {
-          problem("SwitchFixes= must be 1-1000")
-        }
-      case ("TimeZone", "SwitchDistance"):
-        if let m = DaemonConfig.parseDistance(v) {
-          zoneSwitch.distance = m
-        } else {
-          problem("SwitchDistance= must be a distance, e.g. 100m")
-        }
-      case ("TimeZone", "SwitchAfter"):
-        if let d = Duration(timeSpan: v) {
-          zoneSwitch.time = d
-        } else {
-          problem("SwitchAfter= must be a time span, e.g. 5min")
-        }
-      case ("TimeZone", "SetSystemTimeZone"):
-        if let b = DaemonConfig.parseBool(v) {
-          setSystemTimeZone = b
-        } else {
-          problem("SetSystemTimeZone= must be yes or no")
-        }
-      case ("Acquisition", "Policy"):
-        if let m = Acquisition.Policy.Mode(rawValue: v) {
-          acquisition.mode = m
-        } else {
-          problem("Policy= must be on-demand or continuous")
-        }
-      case ("Acquisition", "RefreshInterval"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1) {
-          acquisition.refreshInterval = d
-        } else {
-          problem("RefreshInterval= must be a time span of at least 1s, e.g. 15min")
-        }
-      case ("Acquisition", "Timeout"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1), d <= .seconds(3600) {
-          acquisition.timeout = d
-        } else {
-          problem("Timeout= must be a time span from 1s to 1h, e.g. 60s")
-        }
-      case ("Acquisition", "Accuracy"):
-        if let m = DaemonConfig.parseDistance(v), m.value > 0 {
-          acquisition.accuracy = m
-        } else {
-          problem("Accuracy= must be a distance above 0, e.g. 50m")
-        }
-      case ("Acquisition", "StableFixes"):
-        if let n = Int(v), (1...100).contains(n) {
-          acquisition.stableFixes = n
-        } else {
-          problem("StableFixes= must be 1-100")
-        }
-      case ("Acquisition", "RetryDelay"):
-        if let d = Duration(timeSpan: v), d >= .seconds(1) {
-          acquisition.retryDelay = d
-        } else {
-          problem("RetryDelay= must be a time span of at least 1s, e.g. 1min")
-        }
-      default:
-        if ["Daemon", "Sources", "Position", "Limits", "Timers", "TimeZone", "Acquisition"].contains(
-          entry.section)
-        {
+      guard let key = DaemonConfig.keysByID["\(entry.section)/\(entry.key)"] else {
+        if DaemonConfig.sections.contains(entry.section) {
           problem("unknown key '\(entry.key)' in [\(entry.section)]")
         } else {
           problem("unknown section [\(entry.section)]")
         }
+        continue
       }
+      // systemd style: a file that names a list replaces it; an empty value clears it.
+      if key.isList, listsStarted.insert(key.id).inserted { key.clear(&self) }
+      if let message = key.apply(entry.value, to: &self) { problem(message) }
     }
-    if sawSource { sources = fileSources }
     return problems.sorted(by: { $0.line < $1.line })
   }
 
-  /// Parses a systemd boolean: yes/no, true/false, on/off, 1/0.
-  public static func parseBool(_ text: String) -> Bool? {
-    switch text.lowercased() {
-    case "yes", "true", "on", "1": return true
-    case "no", "false", "off", "0": return false
-    default: return nil
+  /// The configuration in effect as a locd.conf, for `locd --check-config`: every key of the
+  /// table in its section, those at their default commented out (as the shipped example has
+  /// them), the others set.
+  public var effectiveSettings: String {
+    var out = ""
+    var section = ""
+    for key in DaemonConfig.keys {
+      if key.section != section {
+        section = key.section
+        out += (out.isEmpty ? "" : "\n") + "[\(section)]\n"
+      }
+      let values = key.values(in: self)
+      let isDefault = values == key.defaults
+      for value in values.isEmpty ? [""] : values { out += (isDefault ? "#" : "") + "\(key.name)=\(value)\n" }
     }
+    return out
   }
 
-  /// Parses `1km`, `500m`, `250` (metres).
+  /// Parses `1km`, `500m`, `2.5km`, `250` (metres): a decimal number (digits and at most one
+  /// point, no sign, no exponent) and an optional unit.
   public static func parseDistance(_ text: String) -> Meters? {
     var t = Substring(text)
     var scale = 1.0
@@ -256,7 +122,20 @@ public struct DaemonConfig: Sendable, Equatable {
     } else if t.hasSuffix("m") {
       t = t.dropLast()
     }
-    guard let v = Double(t.trimmingSpaces()), v >= 0, v.isFinite else { return nil }
+    t = t.trimmingSpaces()
+    guard !t.isEmpty, t.allSatisfy({ ($0.isASCII && $0.isNumber) || $0 == "." }), let v = Double(t),
+      v.isFinite
+    else { return nil }
     return Meters(v * scale)
+  }
+
+  /// `50m`, `1km`, `2.5km`, `0.5m`: the shortest text `parseDistance` reads back the same.
+  public static func formatDistance(_ m: Meters) -> String {
+    func number(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int64(v)) : String(v) }
+    let km = m.value / 1000
+    if m.value >= 1000, km * 1000 == m.value, number(km).count <= number(m.value).count {
+      return number(km) + "km"
+    }
+    return number(m.value) + "m"
   }
 }

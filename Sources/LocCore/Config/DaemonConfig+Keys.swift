@@ -1,0 +1,98 @@
+extension DaemonConfig {
+  /// Every key of locd.conf, in the order of locd.conf(5) and the shipped example: what it
+  /// takes, its range, and where it goes. The defaults are the `DaemonConfig()` values. A
+  /// table, so longer than a function should be.
+  public static let keys: [ConfigKey] = [
+    // [Daemon]
+    .path("Daemon", "Socket", "PATH", \.socketPath),
+    .text("Daemon", "SocketGroup", "GROUP", what: "a group name", \.socketGroup, valid: isName),
+    .ranged(
+      "Daemon", "SocketMode", "MODE", what: "octal permission bits", \.socketMode, range: 0...0o777,
+      parse: { text in
+        guard let m = UInt32(text, radix: 8) else { return .failure(.init("not an octal number")) }
+        return .success(m)
+      }, format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
+    .text("Daemon", "ReadGroup", "GROUP", what: "a group name", \.readGroup, valid: isName),
+    .text("Daemon", "AdminGroup", "GROUP", what: "a group name", \.adminGroup, valid: isName),
+    .path("Daemon", "StateDirectory", "DIR", \.stateDirectory),
+    .choice(
+      "Daemon", "LogLevel", "LEVEL", \.logLevel,
+      [
+        ("emerg", .emergency), ("alert", .alert), ("crit", .critical), ("err", .error), ("warning", .warning),
+        ("notice", .notice), ("info", .info), ("debug", .debug),
+      ],
+      synonyms: [("emergency", .emergency), ("critical", .critical), ("error", .error), ("warn", .warning)]),
+    // [Sources]
+    ConfigKey(
+      section: "Sources", name: "Source", placeholder: "URI", allowed: nil, isList: true,
+      read: { config, text in
+        guard !text.isEmpty else {
+          config.sources = []
+          return nil
+        }
+        do throws(SourceURI.ParseError) {
+          config.sources.append(try SourceURI(parsing: text))
+          return nil
+        } catch {
+          return error.description
+        }
+      },
+      show: { $0.effectiveSources.map(\.description) }, clear: { $0.sources = [] }),
+    // [Position]
+    .span("Position", "FreshFor", \.freshFor, .milliseconds(1) ... .seconds(86_400)),
+    .distance("Position", "SignificantDistance", \.significantDistance, 0...maxDistance),
+    .text(
+      "Position", "TimeZone", "ZONE", what: "a zone name such as Europe/Oslo", \.timeZone, valid: isZoneName),
+    // [TimeZone]
+    .count("TimeZone", "SwitchFixes", \.zoneSwitch.fixes, 1...1000),
+    .distance("TimeZone", "SwitchDistance", \.zoneSwitch.distance, 0...maxDistance),
+    .span("TimeZone", "SwitchAfter", \.zoneSwitch.time, .zero ... .seconds(86_400)),
+    .choice(
+      "TimeZone", "SetSystemTimeZone", "BOOL", \.setSystemTimeZone, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    // [Acquisition]
+    .choice(
+      "Acquisition", "Policy", "on-demand|continuous", \.acquisition.mode,
+      [("on-demand", .onDemand), ("continuous", .continuous)]),
+    .span(
+      "Acquisition", "RefreshInterval", \.acquisition.refreshInterval, .seconds(1) ... .seconds(7 * 86_400)),
+    .span("Acquisition", "Timeout", \.acquisition.timeout, .seconds(1) ... .seconds(3600)),
+    .distance("Acquisition", "Accuracy", \.acquisition.accuracy, 0.01...maxDistance),
+    .count("Acquisition", "StableFixes", \.acquisition.stableFixes, 1...100),
+    .span("Acquisition", "RetryDelay", \.acquisition.retryDelay, .seconds(1) ... .seconds(86_400)),
+    // [Timers]
+    .path("Timers", "Directory", "DIR", \.timersDirectory),
+    .span("Timers", "MissedAfter", \.missedAfter, .milliseconds(1) ... .seconds(7 * 86_400)),
+    .required("Timers", "CommandUser", "USER", what: "a user name", \.commandUser, valid: isName),
+    .count("Timers", "MaxTimers", \.maxTimers, 1...100_000),
+    // [Limits]
+    .count("Limits", "MaxClients", \.maxClients, 1...65536),
+    .count("Limits", "MaxRequestBytes", \.maxRequestBytes, 256...(16 << 20)),
+    .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
+    .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
+  ]
+
+  /// The sections, in table order.
+  public static let sections: [String] = keys.reduce(into: []) {
+    if $0.last != $1.section { $0.append($1.section) }
+  }
+
+  /// The table by `ConfigKey.id`.
+  static let keysByID: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: keys.map { ($0.id, $0) })
+
+  /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond
+  /// which no two places are.
+  static let maxDistance = Meters(20_000_000)
+
+  /// A user or group name: not empty, at most 32 bytes, no `/`, `:` or white space
+  /// (useradd(8)'s rules are stricter; these are the ones that keep a name a name).
+  static func isName(_ text: String) -> Bool {
+    !text.isEmpty && text.utf8.count <= 32 && !text.contains { $0 == "/" || $0 == ":" || $0.isWhitespace }
+  }
+
+  /// A zone name as tzdata spells them: letters, digits, `/ _ - +`, no `..`.
+  static func isZoneName(_ text: String) -> Bool {
+    text.utf8.count <= 64 && !text.contains("..") && !text.hasPrefix("/")
+      && text.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "/_-+".contains($0)) }
+  }
+}
