@@ -259,7 +259,8 @@ public enum WireEncoding {
     return .object(o)
   }
 
-  /// A fix in gpsd TPV terms (time, mode, lat, lon, altMSL, speed, track, eph) plus locd's extras.
+  /// A fix in gpsd TPV terms (time, mode, lat, lon, altMSL, speed, track) plus locd's own:
+  /// `accuracy` (the 68 % radius; gpsd's `eph` is a 95 % one, so the name is not borrowed).
   public static func encode(fix f: Fix) -> JSON {
     var o: JSONObject = ["time": .string(f.time.iso8601(fractionDigits: 3)), "mode": .int(f.mode.rawValue)]
     o["lat"] = .optional(f.coordinate?.latitude.value)
@@ -267,7 +268,7 @@ public enum WireEncoding {
     o["altMSL"] = .optional(f.altitudeMSL?.value)
     o["speed"] = .optional(f.speed?.value)
     o["track"] = .optional(f.course?.value)
-    o["eph"] = .optional(f.horizontalAccuracy?.value)
+    o["accuracy"] = .optional(f.horizontalAccuracy?.value)
     o["quality"] = .optional(f.quality?.rawValue)
     o["satellitesUsed"] = .optional(f.satellitesUsed)
     o["satellitesInView"] = .optional(f.satellitesInView)

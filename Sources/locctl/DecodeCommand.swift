@@ -66,7 +66,9 @@ enum DecodeCommand: LocctlCommand {
     out.removeAll(keepingCapacity: true)
   }
 
-  /// One object with gpsd's TPV names; absent values are left out, as gpsd does.
+  /// One object with gpsd's TPV names for what gpsd's TPV holds too; absent values are left
+  /// out, as gpsd does. The horizontal accuracy is locd's 68 % radius, so it is `accuracy`, not
+  /// gpsd's 95 % `eph`; `hdop` is the receiver's.
   static func jsonLine(_ fix: Fix) -> String {
     var o = JSONObject()
     o["class"] = .string("TPV")
@@ -80,7 +82,8 @@ enum DecodeCommand: LocctlCommand {
     if let g = fix.geoidSeparation { o["geoidSep"] = .number(g.value) }
     if let s = fix.speed { o["speed"] = .number(s.value) }
     if let t = fix.course { o["track"] = .number(t.value) }
-    if let e = fix.horizontalAccuracy { o["eph"] = .number(e.value) }
+    if let a = fix.horizontalAccuracy { o["accuracy"] = .number(a.value) }
+    if let h = fix.hdop { o["hdop"] = .number(h) }
     if let q = fix.quality { o["quality"] = .string(q.rawValue) }
     if let u = fix.satellitesUsed { o["satellitesUsed"] = .int(u) }
     if fix.dateSuspect { o["dateSuspect"] = .bool(true) }

@@ -9,13 +9,16 @@ import Testing
     #expect(r.status == 0)
     let lines = r.stdout.split(separator: "\n")
     #expect(lines.count == 25)
+    // The first cycle of the log: $GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,...
+    // and $GPRMC with 0.69 kn over 181.39°; the accuracy is the 68 % radius from HDOP 1.1
+    // (see jsonNamesWhatItHolds): 5.87 m.
     #expect(
       lines.first
-        == "2014-12-31T03:07:19.000Z 3D -37.7847883 175.3148967 alt 59.9m 0.355m/s 181.4° ±5.5m gps 8sat")
+        == "2014-12-31T03:07:19.000Z 3D -37.7847883 175.3148967 alt 59.9m 0.355m/s 181.4° ±5.9m gps 8sat")
     #expect(r.stderr == "decode: sentences 90, fixes 25, bad checksums 0, skipped 0, errors 0, comments 6\n")
   }
 
-  @Test func jsonUsesGpsdNames() throws {
+  @Test func jsonNamesWhatItHolds() throws {
     let r = try run(Binaries.locctl, ["decode", "--json", Self.log.path])
     #expect(r.status == 0)
     let objects = try r.stdout.split(separator: "\n").map {
@@ -31,7 +34,15 @@ import Testing
     #expect(first["altMSL"] as? Double == 59.9)
     #expect(abs((first["speed"] as? Double ?? 0) - 0.69 * 1852 / 3600) < 1e-9)
     #expect(first["track"] as? Double == 181.39)
-    #expect(first["eph"] as? Double == 5.5)
+    // The log's GSA and GGA give HDOP 1.1 and no GST. HDOP × UERE (5 m, one sigma: the
+    // constant docs/NMEA.md gives) is the distance RMS, σ√2 for a circular error of σ per
+    // axis; locd's accuracy is the 68 % radius, σ·√(−2 ln 0.32). gpsd's own report for this
+    // second (bu353s4.log.chk) says eph 20.9: a 95 % radius from its 19 m per unit of HDOP.
+    // So locd writes `accuracy`, and never puts its figure under gpsd's name `eph`.
+    let accuracy = try #require(first["accuracy"] as? Double)
+    #expect(abs(accuracy - 1.1 * 5 / 2.0.squareRoot() * (-2 * Foundation.log(0.32)).squareRoot()) < 1e-9)
+    #expect(first["eph"] == nil)
+    #expect(first["hdop"] as? Double == 1.1)
     #expect(first["quality"] as? String == "gps")
     #expect(first["satellitesUsed"] as? Int == 8)
   }

@@ -1,3 +1,4 @@
+import Foundation
 import LocCore
 import Testing
 
@@ -178,8 +179,16 @@ import Testing
       Self.gga("120000"), "GNGST,120000.00,235111,,,,2.3,3.5,4.0", Self.rmc("120000"),
       Self.gga("120001"), Self.rmc("120001"),
     ])
-    #expect(close(r.fixes[0].horizontalAccuracy?.value, (2.3 * 2.3 + 3.5 * 3.5).squareRoot()))
-    #expect(close(r.fixes[1].horizontalAccuracy?.value, 0.9 * EpochAssembler.userEquivalentRangeError.value))
+    // Accuracy is the 68 % radius. For a circular normal error of σ per axis the probability
+    // within r is 1 − exp(−r²/2σ²), so the radius is σ·√(−2 ln 0.32).
+    let radius68PerSigma = (-2 * log(0.32)).squareRoot()
+    // GST: σlat 2.3 m, σlon 3.5 m; the circular error of the same variance has
+    // σ = √((2.3² + 3.5²) / 2).
+    #expect(
+      close(
+        r.fixes[0].horizontalAccuracy?.value, ((2.3 * 2.3 + 3.5 * 3.5) / 2).squareRoot() * radius68PerSigma))
+    // HDOP 0.9 (the GGA's) × UERE 5 m is the distance RMS, σ√2.
+    #expect(close(r.fixes[1].horizontalAccuracy?.value, 0.9 * 5 / 2.0.squareRoot() * radius68PerSigma))
   }
 
   @Test func satelliteCounts() {

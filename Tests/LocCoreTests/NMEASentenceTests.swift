@@ -17,6 +17,25 @@ func sentence(_ line: String) -> NMEASentence? {
   return nil
 }
 
+// One accessor per sentence kind, so a test says `try #require(content.rmc)` and a parser that
+// returns another kind fails the test instead of skipping the rest of it.
+extension NMEASentence.Content {
+  var rmc: NMEASentence.RMC? { if case .rmc(let v) = self { v } else { nil } }
+  var gga: NMEASentence.GGA? { if case .gga(let v) = self { v } else { nil } }
+  var gll: NMEASentence.GLL? { if case .gll(let v) = self { v } else { nil } }
+  var gns: NMEASentence.GNS? { if case .gns(let v) = self { v } else { nil } }
+  var gsa: NMEASentence.GSA? { if case .gsa(let v) = self { v } else { nil } }
+  var gsv: NMEASentence.GSV? { if case .gsv(let v) = self { v } else { nil } }
+  var vtg: NMEASentence.VTG? { if case .vtg(let v) = self { v } else { nil } }
+  var zda: NMEASentence.ZDA? { if case .zda(let v) = self { v } else { nil } }
+  var gst: NMEASentence.GST? { if case .gst(let v) = self { v } else { nil } }
+}
+
+extension NMEAParseResult {
+  /// The field error, if the line was refused as malformed.
+  var malformed: NMEAFieldError? { if case .malformed(let e) = self { e } else { nil } }
+}
+
 func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
   guard let a else { return false }
   return abs(a - b) <= tolerance
@@ -27,10 +46,7 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
     let s = try #require(
       sentence(nmea("GPRMC,123519.25,A,4807.038,N,01131.000,W,022.4,084.4,230394,003.1,W,D,S")))
     #expect(s.talker == .gps)
-    guard case .rmc(let r) = s.content else {
-      Issue.record("not RMC")
-      return
-    }
+    let r = try #require(s.content.rmc)
     #expect(r.time == TimeOfDay(hour: 12, minute: 35, second: 19, microsecond: 250_000))
     #expect(r.valid)
     #expect(close(r.coordinate?.latitude.value, 48 + 7.038 / 60))
@@ -44,14 +60,13 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
 
   @Test func rmcWithoutFixKeepsTimeAndDateOnly() throws {
     let s = try #require(sentence(nmea("GPRMC,123519,V,8960.000000,N,00000.000000,E,0.000,0.00,050180,,,N")))
-    guard case .rmc(let r) = s.content else { return }
+    let r = try #require(s.content.rmc)
     #expect(!r.valid)
     #expect(r.coordinate == nil)  // MTK's placeholder (89°60') is not even looked at
     #expect(r.speed == nil)
     #expect(r.date == CivilDate(year: 1980, month: 1, day: 5))
     // Status A with mode N is no fix either.
-    guard case .rmc(let n) = sentence(nmea("GPRMC,123519,A,4807.038,N,01131.000,E,0,0,230394,,,N"))?.content
-    else { return }
+    let n = try #require(sentence(nmea("GPRMC,123519,A,4807.038,N,01131.000,E,0,0,230394,,,N"))?.content.rmc)
     #expect(!n.valid)
   }
 
@@ -59,7 +74,7 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
     let s = try #require(
       sentence(nmea("GNGGA,235959.999,4807.0380,S,01131.0000,E,4,12,0.9,545.4,M,46.9,M,1.0,0000")))
     #expect(s.talker == .combined)
-    guard case .gga(let g) = s.content else { return }
+    let g = try #require(s.content.gga)
     #expect(g.time == TimeOfDay(hour: 23, minute: 59, second: 59, microsecond: 999_000))
     #expect(close(g.coordinate?.latitude.value, -(48 + 7.038 / 60)))
     #expect(g.quality == .rtkFixed)
@@ -69,35 +84,25 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
     #expect(g.geoidSeparation == Meters(46.9))
   }
 
-  @Test func ggaQualityIndicators() {
+  @Test func ggaQualityIndicators() throws {
     let expected: [Int: FixQuality?] = [
       0: nil, 1: .gps, 2: .dgps, 3: .pps, 4: .rtkFixed, 5: .rtkFloat, 6: .deadReckoning, 7: .manual,
       8: .simulated,
     ]
     for (q, quality) in expected {
-      guard
-        case .gga(let g) = sentence(nmea("GPGGA,123519,4807.038,N,01131.000,E,\(q),08,0.9,545.4,M,46.9,M,,"))?
-          .content
-      else {
-        Issue.record("quality \(q) not parsed")
-        continue
-      }
+      let g = try #require(
+        sentence(nmea("GPGGA,123519,4807.038,N,01131.000,E,\(q),08,0.9,545.4,M,46.9,M,,"))?.content.gga,
+        "quality \(q) not parsed")
       #expect(g.quality == quality)
       #expect((g.coordinate != nil) == (quality != nil))
     }
-    guard
-      case .malformed(let e) = parse(nmea("GPGGA,123519,4807.038,N,01131.000,E,9,08,0.9,545.4,M,46.9,M,,"))
-    else {
-      Issue.record("quality 9 accepted")
-      return
-    }
-    #expect(e == NMEAFieldError(field: 6, reason: .outOfRange))
+    #expect(
+      parse(nmea("GPGGA,123519,4807.038,N,01131.000,E,9,08,0.9,545.4,M,46.9,M,,"))
+        == .malformed(NMEAFieldError(field: 6, reason: .outOfRange)))
   }
 
   @Test func noFixGGAWithEmptyFields() throws {
-    guard case .gga(let g) = try #require(sentence(nmea("GPGGA,,,,,,0,00,99.99,,,,,,"))).content else {
-      return
-    }
+    let g = try #require(sentence(nmea("GPGGA,,,,,,0,00,99.99,,,,,,"))?.content.gga)
     #expect(g.time == nil)
     #expect(g.coordinate == nil)
     #expect(g.quality == nil)
@@ -107,78 +112,61 @@ func close(_ a: Double?, _ b: Double, _ tolerance: Double = 1e-9) -> Bool {
   }
 
   @Test func gllGnsVtgZdaGst() throws {
-    guard case .gll(let gll) = try #require(sentence(nmea("GPGLL,4916.45,N,12311.12,W,225444,A,A"))).content
-    else { return }
+    let gll = try #require(sentence(nmea("GPGLL,4916.45,N,12311.12,W,225444,A,A"))?.content.gll)
     #expect(gll.valid)
     #expect(close(gll.coordinate?.latitude.value, 49 + 16.45 / 60))
     #expect(gll.time == TimeOfDay(hour: 22, minute: 54, second: 44))
-    guard case .gll(let void) = try #require(sentence(nmea("GPGLL,,,,,,V,N"))).content else { return }
+    let void = try #require(sentence(nmea("GPGLL,,,,,,V,N"))?.content.gll)
     #expect(!void.valid && void.coordinate == nil)
 
     let gnsLine = nmea("GNGNS,014035.00,4332.69262,S,17235.48549,E,RRNN,13,0.9,25.63,11.24,,,S")
-    guard case .gns(let gns) = try #require(sentence(gnsLine)).content else { return }
+    let gns = try #require(sentence(gnsLine)?.content.gns)
     #expect(gns.mode == .rtkFixed)
     #expect(gns.satellitesUsed == 13)
     #expect(gns.altitudeMSL == Meters(25.63))
     #expect(gns.geoidSeparation == Meters(11.24))
     #expect(gns.navigationalStatus == UInt8(ascii: "S"))
-    guard case .gns(let noFix) = try #require(sentence(nmea("GNGNS,014035.00,,,,,NNNN,00,,,,,,V"))).content
-    else { return }
+    let noFix = try #require(sentence(nmea("GNGNS,014035.00,,,,,NNNN,00,,,,,,V"))?.content.gns)
     #expect(noFix.mode == .noFix && noFix.coordinate == nil)
 
-    guard case .vtg(let vtg) = try #require(sentence(nmea("GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A"))).content
-    else { return }
+    let vtg = try #require(sentence(nmea("GPVTG,054.7,T,034.4,M,005.5,N,010.2,K,A"))?.content.vtg)
     #expect(vtg.course == Degrees(54.7))
     #expect(close(vtg.speed?.value, 5.5 * 1852 / 3600))
-    guard case .vtg(let kmh) = try #require(sentence(nmea("GPVTG,054.7,T,,M,,N,010.8,K,D"))).content else {
-      return
-    }
+    let kmh = try #require(sentence(nmea("GPVTG,054.7,T,,M,,N,010.8,K,D"))?.content.vtg)
     #expect(close(kmh.speed?.value, 3.0))
-    guard case .vtg(let none) = try #require(sentence(nmea("GPVTG,,T,,M,,N,,K,N"))).content else { return }
+    let none = try #require(sentence(nmea("GPVTG,,T,,M,,N,,K,N"))?.content.vtg)
     #expect(none.speed == nil && none.course == nil && none.mode == .noFix)
 
-    guard case .zda(let zda) = try #require(sentence(nmea("GPZDA,201530.00,04,07,2002,00,00"))).content else {
-      return
-    }
+    let zda = try #require(sentence(nmea("GPZDA,201530.00,04,07,2002,00,00"))?.content.zda)
     #expect(zda.date == CivilDate(year: 2002, month: 7, day: 4))
     #expect(zda.time == TimeOfDay(hour: 20, minute: 15, second: 30))
-    guard case .zda(let empty) = try #require(sentence(nmea("GPZDA,,,,,00,00"))).content else { return }
+    let empty = try #require(sentence(nmea("GPZDA,,,,,00,00"))?.content.zda)
     #expect(empty.date == nil && empty.time == nil)
 
-    guard case .gst(let gst) = try #require(sentence(nmea("GNGST,003956.00,235111,,,,2.3,3.5,4.0"))).content
-    else { return }
+    let gst = try #require(sentence(nmea("GNGST,003956.00,235111,,,,2.3,3.5,4.0"))?.content.gst)
     #expect(gst.latitudeSigma == Meters(2.3))
     #expect(gst.longitudeSigma == Meters(3.5))
     #expect(gst.altitudeSigma == Meters(4.0))
   }
 
   @Test func gsaAndGsv() throws {
-    guard
-      case .gsa(let a) = try #require(sentence(nmea("GNGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1,1"))).content
-    else { return }
+    let a = try #require(sentence(nmea("GNGSA,A,3,04,05,,09,12,,,24,,,,,2.5,1.3,2.1,1"))?.content.gsa)
     #expect(a.fixMode == .threeD)
     #expect(a.satellitesUsed == 5)
     #expect(a.pdop == 2.5 && a.hdop == 1.3 && a.vdop == 2.1)
     #expect(a.systemID == 1)
     // SiRF puts a TDOP where NMEA 4.10 has the system id; Jackson Labs sends 0.00 DOPs.
-    guard
-      case .gsa(let sirf) = try #require(sentence(nmea("GPGSA,A,3,25,32,,,,,,,,,,,5.1,1.3,4.9,3.3"))).content
-    else { return }
+    let sirf = try #require(sentence(nmea("GPGSA,A,3,25,32,,,,,,,,,,,5.1,1.3,4.9,3.3"))?.content.gsa)
     #expect(sirf.systemID == nil && sirf.vdop == 4.9)
-    guard
-      case .gsa(let zero) = try #require(sentence(nmea("GNGSA,A,3,27,9,,,,,,,,,,,0.00,0.00,0.00"))).content
-    else { return }
+    let zero = try #require(sentence(nmea("GNGSA,A,3,27,9,,,,,,,,,,,0.00,0.00,0.00"))?.content.gsa)
     #expect(zero.pdop == nil && zero.hdop == nil && zero.vdop == nil)
 
     let multi = nmea("GPGSV,3,1,12,01,17,083,03,02,20,056,27,07,18,123,25,08,,,15,7")
-    guard case .gsv(let v) = try #require(sentence(multi)).content else { return }
+    let v = try #require(sentence(multi)?.content.gsv)
     #expect(v.totalParts == 3 && v.part == 1 && v.satellitesInView == 12 && v.signalID == 7)
-    guard case .gsv(let old) = try #require(sentence(nmea("GPGSV,1,1,00"))).content else { return }
+    let old = try #require(sentence(nmea("GPGSV,1,1,00"))?.content.gsv)
     #expect(old.satellitesInView == 0 && old.signalID == nil)
-    guard case .malformed = parse(nmea("GPGSV,2,3,08")) else {
-      Issue.record("part 3 of 2 accepted")
-      return
-    }
+    #expect(parse(nmea("GPGSV,2,3,08")).malformed != nil, "part 3 of 2 accepted")
   }
 
   @Test func checksums() {

@@ -48,7 +48,9 @@ public struct Fix: Hashable, Sendable {
   public var speed: MetersPerSecond?
   /// Course over ground, true north.
   public var course: Degrees?
-  /// Estimated horizontal accuracy (one-sigma-ish radius).
+  /// Horizontal accuracy: the radius of the circle around `coordinate` that holds the true
+  /// position with 68 % probability, as Core Location's and Android's `horizontalAccuracy`
+  /// mean it. Every source converts to it (`HorizontalAccuracy`); docs/NMEA.md says how.
   public var horizontalAccuracy: Meters?
   /// Satellites used in the solution.
   public var satellitesUsed: Int?

@@ -33,8 +33,8 @@
 /// Satellites used: the largest of the GGA/GNS counts and the total of the GSA id lists.
 /// Satellites in view: per system, the largest GSV count (NMEA 4.10 repeats a system's
 /// satellites once per signal), summed. HDOP from GSA, else GGA/GNS; PDOP and VDOP from GSA.
-/// Horizontal accuracy: from GST (`sqrt(σlat² + σlon²)`) when present, else
-/// `hdop × userEquivalentRangeError`.
+/// Horizontal accuracy (the 68 % radius, `HorizontalAccuracy`): from GST's σlat and σlon when
+/// present, else from `hdop × userEquivalentRangeError`.
 ///
 /// **Mode.** No fix without a position. Otherwise 3D when a GGA or GNS of the epoch gives an
 /// altitude for its fix, 2D when it gives a fix without one (SiRF's 2D); else the GSA fix
@@ -46,8 +46,9 @@
 /// whatever altitude the receiver holds over (SiRF, MTK).
 public struct EpochAssembler: Sendable {
   /// The range error (one sigma) that turns HDOP into a horizontal accuracy estimate when the
-  /// receiver sends no GST: 1-sigma horizontal error ≈ HDOP × UERE(1σ) (the standard
-  /// DOP relation). 5 m is a deliberately round middle value for a single-frequency receiver
+  /// receiver sends no GST: the distance RMS of the horizontal error is HDOP × UERE(1σ) (the
+  /// standard DOP relation), and `HorizontalAccuracy.fromHDOP` makes that a 68 % radius
+  /// (× 1.067). 5 m is a deliberately round middle value for a single-frequency receiver
   /// without Selective Availability; published error budgets put the total between about 4
   /// and 7 m. It is pessimistic for DGPS and RTK fixes, which is the safe side.
   public static let userEquivalentRangeError = Meters(5.0)
@@ -410,9 +411,9 @@ public struct EpochAssembler: Sendable {
     fix.speed = e.rmcSpeed ?? e.vtgSpeed
     fix.course = e.rmcCourse ?? e.vtgCourse
     if let sLat = e.latitudeSigma, let sLon = e.longitudeSigma {
-      fix.horizontalAccuracy = Meters((sLat.value * sLat.value + sLon.value * sLon.value).squareRoot())
+      fix.horizontalAccuracy = HorizontalAccuracy.fromAxisSigmas(latitude: sLat, longitude: sLon)
     } else if let hdop {
-      fix.horizontalAccuracy = Meters(hdop * userEquivalentRangeError.value)
+      fix.horizontalAccuracy = HorizontalAccuracy.fromHDOP(hdop, rangeError: userEquivalentRangeError)
     }
     return fix
   }

@@ -113,11 +113,12 @@ public enum GpsdMessage: Hashable, Sendable {
     public var speed: MetersPerSecond?
     /// `track`: course over ground, true.
     public var track: Degrees?
-    /// `eph`: gpsd's horizontal error estimate.
+    /// `eph`: gpsd's horizontal error estimate, a 95 % radius (gpsd's error model: HDOP ×
+    /// 19 m without a figure from the receiver). Not `Fix.horizontalAccuracy`'s 68 %.
     public var eph: Meters?
-    /// `epx`: longitude error estimate.
+    /// `epx`: gpsd's longitude error estimate, 95 % (xDOP × 15 m in gpsd's model).
     public var epx: Meters?
-    /// `epy`: latitude error estimate.
+    /// `epy`: gpsd's latitude error estimate, 95 % (yDOP × 15 m in gpsd's model).
     public var epy: Meters?
 
     /// A TPV report; every field may be absent.
@@ -249,8 +250,8 @@ extension GpsdMessage.TPV {
   /// The `Fix` this report describes, with satellite counts and DOPs from the last `SKY`
   /// (pass `nil` if none). `nil` without a time: a fix must say when. A position is kept
   /// only in 2D/3D mode and when it is a valid coordinate. Quality comes from `status`
-  /// (none or 1 is an autonomous fix). Horizontal accuracy is gpsd's `eph`, else
-  /// `sqrt(epx² + epy²)`, as gpsd estimated them.
+  /// (none or 1 is an autonomous fix). Horizontal accuracy is gpsd's 95 % `eph`, else its
+  /// 95 % `epx` and `epy`, each converted to the 68 % radius `Fix` holds (`HorizontalAccuracy`).
   public func fix(sky: GpsdMessage.SKY?) -> Fix? {
     guard let time else { return nil }
     var fix = Fix(
@@ -275,10 +276,9 @@ extension GpsdMessage.TPV {
     fix.speed = speed
     fix.course = track
     if let eph {
-      fix.horizontalAccuracy = eph
+      fix.horizontalAccuracy = HorizontalAccuracy.fromRadius95(eph)
     } else if let epx, let epy {
-      let radius = (epx.value * epx.value + epy.value * epy.value).squareRoot()
-      if radius.isFinite { fix.horizontalAccuracy = Meters(radius) }
+      fix.horizontalAccuracy = HorizontalAccuracy.fromAxes95(longitude: epx, latitude: epy)
     }
     return fix
   }
