@@ -56,15 +56,15 @@ enum TimeZoneData {
   @Test func agreesWithTheReferencePoints() throws {
     var agree: [String: Int] = [:]
     var total: [String: Int] = [:]
-    var curatedMisses: [String] = []
+    var misses: [String] = []
     try TimeZoneData.with { b throws in
       for p in TimeZoneData.points {
         let zone = try b.zoneName(at: Coordinate(lat: p.latitude, lon: p.longitude)!)
         total[p.kind, default: 0] += 1
         if zone == p.zone {
           agree[p.kind, default: 0] += 1
-        } else if p.kind == "curated" {
-          curatedMisses.append("\(p.latitude),\(p.longitude): \(zone), expected \(p.zone)")
+        } else {
+          misses.append("\(p.kind) \(p.latitude),\(p.longitude): \(zone), expected \(p.zone)")
         }
       }
     }
@@ -72,9 +72,10 @@ enum TimeZoneData {
       print("tz agreement \(kind): \(agree[kind, default: 0])/\(total[kind, default: 0])")
     }
     #expect(total == ["random": 10000, "border": 2500, "curated": 40])
-    #expect(agree["random", default: 0] >= 9990)
-    #expect(agree["border", default: 0] >= 2475)
-    #expect(curatedMisses == [])
+    // Built from the oracle's own boundary release (2026c), the file must agree at every
+    // point, border points 100 m from a border included: a miss is a bug in the builder or
+    // the lookup, not an approximation.
+    #expect(misses == [])
   }
 
   // Expected zones from timezonefinder 9.0.0 with boundary release 2026c (the oracle of
