@@ -116,8 +116,16 @@ final class GpsFake {
     let daemon = try LocdProcess(arguments: ["--source", "gpsd://127.0.0.1:\(port)"], directory: dir)
     let watcher = try FixWatcher(daemon)
     let fixes = try watcher.wait(timeout: 15) { $0.count >= 25 }
-    usleep(300_000)  // gpspipe has the reports that followed too
-    let gpsd = Self.lastReportsOfEachRun(pipePath)
+    // A run of gpsd's reports is over once a report with a later time follows it: wait until
+    // gpspipe has written that much for every fix locd sent, rather than for a fixed time.
+    let times = Set(fixes.dropFirst().compactMap { $0["time"]?.string })
+    var gpsd: [String: [JSON]] = [:]
+    let deadline = Date().addingTimeInterval(15)
+    repeat {
+      gpsd = Self.lastReportsOfEachRun(pipePath)
+      if times.isSubset(of: gpsd.keys) { break }
+      usleep(20_000)
+    } while Date() < deadline
     // The first fix may come from a cycle locd joined half way.
     for fix in fixes.dropFirst() {
       let time = fix["time"]?.string ?? ""
