@@ -30,9 +30,12 @@ release:
 	@scripts/deps.sh build
 	$(SWIFT) build -c release
 
+# The run ends with a summary that names every skipped test and why (scripts/test-summary.sh).
 test: deps-test lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --parallel
+	@rm -f .build/test-results.xml .build/test-results-swift-testing.xml
+	@status=0; $(SWIFT) test --skip-build --parallel --xunit-output .build/test-results.xml || status=$$?; \
+	  scripts/test-summary.sh .build/test-results-swift-testing.xml || true; exit $$status
 
 run: build
 	@mkdir -p $(RUN_DIR)/state

@@ -18,16 +18,15 @@ import Testing
     return String(target[r.upperBound...])
   }
 
-  /// Everything the test runs is installed (Debian: systemd, dbus-daemon, dbus-bin, util-linux)
-  /// and it runs as root (timedated needs CAP_SYS_TIME, the namespace needs CAP_SYS_ADMIN).
-  static let runnable =
-    getuid() == 0
-    && [timedated, "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/busctl", "/usr/bin/unshare"]
-      .allSatisfy {
-        FileManager.default.isExecutableFile(atPath: $0)
-      }
+  /// Everything the test runs is installed (Debian: systemd, dbus-daemon, dbus-bin, util-linux).
+  static let installed =
+    [timedated, "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/busctl", "/usr/bin/unshare"]
+    .allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-  @Test(.enabled(if: runnable))
+  @Test(
+    .enabled(
+      if: getuid() == 0, "needs root: timedated needs CAP_SYS_TIME and its mount namespace CAP_SYS_ADMIN"),
+    .enabled(if: installed, "needs systemd-timedated, dbus-daemon, dbus-monitor, busctl and unshare"))
   func setTimezoneThroughRealTimedatedAndStartUnitOnTheBus() throws {
     let dir = LocdProcess.makeDirectory()
     let socket = dir + "/bus"
