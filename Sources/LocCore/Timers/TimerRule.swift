@@ -118,8 +118,10 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
       out = TimeFormat.clock(secondOfDay: s, seconds: s % 60 != 0)
     case .solar(let event, let offset):
       out = TimerRule.ruleName(event)
-      let seconds = offset.components.seconds
-      if seconds != 0 { out += (seconds < 0 ? "-" : "+") + TimerRule.formatSpan(abs(seconds)) }
+      // To the microsecond, as the offset was parsed: the text is what the timer store keeps.
+      let (seconds, attoseconds) = offset.components
+      let us = seconds * 1_000_000 + attoseconds / 1_000_000_000_000
+      if us != 0 { out += (us < 0 ? "-" : "+") + TimerRule.formatSpan(microseconds: abs(us)) }
     }
     if weekdays != .all { out += " \(weekdays)" }
     return out
@@ -129,6 +131,18 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
   public static func ruleName(_ event: SolarEvent) -> String {
     if case .elevation = event { return event.description }
     return String(event.description.map { $0 == "_" ? "-" : $0 })
+  }
+
+  /// `1h30m`, `45s`, `2h`, and below the second `1h30m5s250ms`, `500ms`, `5s4us`.
+  static func formatSpan(microseconds: Int64) -> String {
+    let whole = microseconds / 1_000_000
+    let ms = microseconds / 1000 % 1000
+    let us = microseconds % 1000
+    var out = whole > 0 || microseconds == 0 ? formatSpan(whole) : ""
+    if out == "0s" { out = "" }
+    if ms > 0 { out += "\(ms)ms" }
+    if us > 0 { out += "\(us)us" }
+    return out.isEmpty ? "0s" : out
   }
 
   /// `1h30m`, `45s`, `2h`.
