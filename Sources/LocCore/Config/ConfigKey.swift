@@ -88,14 +88,10 @@ extension ConfigKey {
     _ section: String, _ name: String, _ path: WritableKeyPath<DaemonConfig, Meters> & Sendable,
     _ range: ClosedRange<Meters>
   ) -> ConfigKey {
-    ranged(
-      section, name, "DISTANCE", what: "a distance", path, range: range,
-      parse: { text in
-        guard let m = DaemonConfig.parseDistance(text) else {
-          return .failure(ValueError("not a number of metres, m, or kilometres, km"))
-        }
-        return .success(m)
-      }, format: DaemonConfig.formatDistance)
+    let parse = reading(DaemonConfig.parseDistance, else: "not a number of metres, m, or kilometres, km")
+    return ranged(
+      section, name, "DISTANCE", what: "a distance", path, range: range, parse: parse,
+      format: DaemonConfig.formatDistance)
   }
 
   /// A whole number within `range`.
@@ -103,12 +99,16 @@ extension ConfigKey {
     _ section: String, _ name: String, _ path: WritableKeyPath<DaemonConfig, Int> & Sendable,
     _ range: ClosedRange<Int>
   ) -> ConfigKey {
-    ranged(
-      section, name, "N", what: "a whole number", path, range: range,
-      parse: { text in
-        guard let n = Int(text) else { return .failure(ValueError("not a whole number")) }
-        return .success(n)
-      }, format: { "\($0)" })
+    let parse = reading({ Int($0) }, else: "not a whole number")
+    return ranged(
+      section, name, "N", what: "a whole number", path, range: range, parse: parse, format: { "\($0)" })
+  }
+
+  /// A parser for `ranged` from one that returns nil, with the reason to give then.
+  static func reading<T>(_ parse: @escaping @Sendable (String) -> T?, else reason: String)
+    -> @Sendable (String) -> Result<T, ValueError>
+  {
+    { text in parse(text).map { .success($0) } ?? .failure(ValueError(reason)) }
   }
 
   /// One of a fixed set of words (any case), each standing for a value; `synonyms` are

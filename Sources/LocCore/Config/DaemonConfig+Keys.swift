@@ -8,10 +8,8 @@ extension DaemonConfig {
     .text("Daemon", "SocketGroup", "GROUP", what: "a group name", \.socketGroup, valid: isName),
     .ranged(
       "Daemon", "SocketMode", "MODE", what: "octal permission bits", \.socketMode, range: 0...0o777,
-      parse: { text in
-        guard let m = UInt32(text, radix: 8) else { return .failure(.init("not an octal number")) }
-        return .success(m)
-      }, format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
+      parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
+      format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
     .text("Daemon", "ReadGroup", "GROUP", what: "a group name", \.readGroup, valid: isName),
     .text("Daemon", "AdminGroup", "GROUP", what: "a group name", \.adminGroup, valid: isName),
     .path("Daemon", "StateDirectory", "DIR", \.stateDirectory),
