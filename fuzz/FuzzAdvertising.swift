@@ -1,11 +1,10 @@
 // libFuzzer entry point over HCI advertising reports, AD structures and beacon frames without
-// the btsnoop layer (built by fuzz/run.sh together with the LocCore sources, as one module).
+// the btsnoop layer (one target of fuzz/Main.swift, built and run by fuzz/run.sh).
 // The input is a sequence of HCI events, each `length` then that many bytes, so extended
 // reports can be fragmented across events; each event is also walked as AD data and each AD
 // value parsed as manufacturer data. Checks: the spec's bounds hold for what comes out.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzAdvertising(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzAdvertising(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeRawBufferPointer(start: data, count: size)
   var parser = HCIAdvertisingParser()
   var counts = BeaconCaptureDecoder.Counters()

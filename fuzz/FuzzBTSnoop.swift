@@ -1,10 +1,9 @@
-// libFuzzer entry point over beacon decoding from btsnoop bytes (built by fuzz/run.sh together
-// with the LocCore sources, as one module): btsnoop records, HCI events, advertising reports,
+// libFuzzer entry point over beacon decoding from btsnoop bytes (one target of fuzz/Main.swift,
+// built and run by fuzz/run.sh): btsnoop records, HCI events, advertising reports,
 // AD structures, beacon frames. Besides "no crash", it checks that the same bytes give the
 // same advertisements and counters whatever the chunking, and that the record counts add up.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzBTSnoop(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzBTSnoop(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeRawBufferPointer(start: data, count: size)
   // The first byte picks a chunk size (1...64).
   let chunk = size > 0 ? Int(data[0]) % 64 + 1 : 1

@@ -1,9 +1,8 @@
-// libFuzzer entry point over NMEA framing and decoding (built by fuzz/run.sh together with the
-// LocCore sources, as one module). Besides "no crash", it checks the property the tests check
-// on the fixtures: the same bytes give the same fixes and counters whatever the chunking.
+// One fuzz target (fuzz/Main.swift lists them; fuzz/run.sh builds and runs them): NMEA framing
+// and decoding. Besides "no crash", it checks the property the tests check on the fixtures:
+// the same bytes give the same fixes and counters whatever the chunking.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzNMEA(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+func fuzzNMEA(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeRawBufferPointer(start: data, count: size)
 
   // The first byte picks a chunk size (1...64) and whether there is a reference time.

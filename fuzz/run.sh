@@ -1,20 +1,29 @@
 #!/bin/sh
 # libFuzzer over locd's parsers of outside input (`make fuzz`), one target after another:
 #   nmea         NMEA framing and decoding (fuzz/FuzzNMEA.swift, corpus fuzz/corpus)
+#   config       locd.conf and timer files through the key table (fuzz/FuzzConfig.swift,
+#                fuzz/corpus-config)
+#   timerrule    timer rules, days, time spans, distances (fuzz/FuzzTimerRule.swift,
+#                fuzz/corpus-timerrule)
+#   json         JSON and gpsd's reports (fuzz/FuzzJSON.swift, fuzz/corpus-json)
 #   btsnoop      beacon decoding from btsnoop captures (fuzz/FuzzBTSnoop.swift, fuzz/corpus-btsnoop)
 #   advertising  HCI advertising reports, AD structures, beacon frames (fuzz/FuzzAdvertising.swift,
 #                fuzz/corpus-advertising)
+# Usage: fuzz/run.sh [TARGET...]
+#   FUZZ_TARGETS  which targets when none is named (default: every one fuzz/Main.swift lists)
 #   FUZZ_SECONDS  how long to fuzz each target (default 600)
-#   FUZZ_TARGETS  which targets (default: all three)
-# Each target is built from the LocCore sources plus its fuzz/Fuzz*.swift with
-# `swiftc -sanitize=fuzzer,address`, fuzzed from its committed corpus and seeds cut from the
-# fixtures, then what was found is merged into a minimized corpus (every edge reached, few
-# inputs). A crash stops the run; its input is left in fuzz/corpus-work/TARGET/ (crash-*):
-# turn it into a plain regression test.
+# One binary serves every target: the LocCore and LocProtocol sources and fuzz/*.swift compiled
+# as one module with `swiftc -sanitize=fuzzer,address` (once, not once per target);
+# FUZZ_TARGET picks the target (fuzz/Main.swift). Each is fuzzed from its committed corpus and
+# seeds made here, then what was found is merged into a minimized corpus (every edge reached,
+# few inputs). A crash stops the run; its input is left in fuzz/corpus-work/TARGET/ (crash-*):
+# turn it into a plain regression test. Each target ends with its executions and their rate.
 set -eu
 cd "$(dirname "$0")/.."
 seconds=${FUZZ_SECONDS:-600}
-targets=${FUZZ_TARGETS:-nmea btsnoop advertising}
+all=$(sed -n 's/^  "\([a-z0-9]*\)": fuzz.*/\1/p' fuzz/Main.swift)
+targets=${*:-${FUZZ_TARGETS:-$all}}
+binary=.build/fuzz/fuzz-locd
 mkdir -p .build/fuzz
 
 # Seeds: every NMEA fixture log cut into pieces of 10 lines (libFuzzer works best on small inputs).
@@ -22,6 +31,32 @@ seed_nmea() {
   for log in Tests/Fixtures/nmea/*.log; do
     split -l 10 -a 3 "$log" "$1/$(basename "$log" .log)-"
   done
+}
+
+# Seeds: the shipped locd.conf in pieces, and timer files and spans of each kind.
+seed_config() {
+  split -l 12 -a 2 conf/locd.conf "$1/locd.conf-"
+  printf '[Timer]\nRule=sunset-30m Mon-Fri\nMissed=once\n[Action]\nUnit=night-mode.service\n' > "$1/timer-unit"
+  printf '[Timer]\nRule=07:30\n[Action]\nCommand=/usr/bin/logger "it is \\"late\\""\nUser=nobody\n' > "$1/timer-command"
+  printf '[Position]\nFreshFor=1h 30min\nSignificantDistance=2.5km\n[Sources]\nSource=\nSource=replay:/x?speed=max\n' \
+    > "$1/spans"
+}
+
+# Seeds: a rule, span or distance of each form docs/TIMERS.md and locd.conf(5) give.
+seed_timerrule() {
+  i=0
+  for rule in 'sunset-30m Mon-Fri' '07:30' '23:59:59 Sat,Sun' 'civil-dusk+10m' 'elevation:-8.5:evening+1h5m' \
+    'solar-noon Fri..Mon' 'astronomical_dawn-12h' '1h 30min' '2.5km' '500ms' '0.5s' 'sunrise+1h30m45s Mon,Wed-Fri'; do
+    i=$((i + 1))
+    printf '%s' "$rule" > "$1/rule-$i"
+  done
+}
+
+# Seeds: gpsd's own reports from the fixtures' regression output, one per input, and requests.
+seed_json() {
+  grep -h '^{' Tests/Fixtures/nmea/*.chk | sort -u | head -400 | split -l 1 -a 3 - "$1/gpsd-"
+  printf '{"id":1,"method":"hello","params":{"version":1}}' > "$1/hello"
+  printf '{"a":[1,-2.5e3,true,null,"\\u00e9\\ud83d\\ude00"],"b":{"c":{}},"d":"x\\n"}' > "$1/mixed"
 }
 
 # Seeds: each beacon fixture capture cut into small captures (its header and 1 to 8 records,
@@ -54,29 +89,32 @@ PY
 fuzz_one() {
   name=$1
   case "$name" in
-    nmea) source=fuzz/FuzzNMEA.swift; corpus=fuzz/corpus; max_len=4096 ;;
-    btsnoop) source=fuzz/FuzzBTSnoop.swift; corpus=fuzz/corpus-btsnoop; max_len=4096 ;;
-    advertising) source=fuzz/FuzzAdvertising.swift; corpus=fuzz/corpus-advertising; max_len=2048 ;;
-    *) echo "fuzz: unknown target $name"; exit 2 ;;
+    nmea) corpus=fuzz/corpus; max_len=4096 ;;
+    json) corpus=fuzz/corpus-json; max_len=65536 ;;
+    advertising) corpus=fuzz/corpus-advertising; max_len=2048 ;;
+    *) corpus=fuzz/corpus-$name; max_len=4096 ;;
   esac
+  echo "$all" | grep -qx "$name" || { echo "fuzz: unknown target $name (fuzz/Main.swift: $(echo $all))"; exit 2; }
+  export FUZZ_TARGET=$name
   work=fuzz/corpus-work/$name
-  binary=.build/fuzz/fuzz-$name
+  rm -rf "$work/seed"
   mkdir -p "$work/new" "$work/seed" "$corpus"
-
-  echo "fuzz: building $binary"
-  # ld.gold warns about every ASan assembly helper it cannot export; those lines are noise.
-  swiftc -sanitize=fuzzer,address -parse-as-library -O -g -module-name LocCore \
-    $(find Sources/LocCore -name "*.swift") "$source" -o "$binary" 2>&1 | grep -v 'Cannot export local symbol' || true
-  [ -x "$binary" ] || { echo "fuzz: build failed"; exit 1; }
-
-  rm -f "$work"/seed/*
-  if [ "$name" = nmea ]; then seed_nmea "$work/seed"; else seed_beacons "$name" "$work/seed"; fi
+  case "$name" in
+    nmea) seed_nmea "$work/seed" ;;
+    config) seed_config "$work/seed" ;;
+    timerrule) seed_timerrule "$work/seed" ;;
+    json) seed_json "$work/seed" ;;
+    btsnoop | advertising) seed_beacons "$name" "$work/seed" ;;
+  esac
 
   echo "fuzz: $name for $seconds s from $(ls "$corpus" | wc -l) corpus inputs and $(ls "$work/seed" | wc -l) seeds"
   status=0
   "$binary" -max_total_time="$seconds" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$work/" "$work/new" "$corpus" "$work/seed" || status=$?
+    -artifact_prefix="$work/" "$work/new" "$corpus" "$work/seed" 2> "$work/log" || status=$?
+  grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/log" | sed "s/^/fuzz: $name: /"
   if [ $status -ne 0 ]; then
+    grep -m 1 -A 2 -E 'Fatal error|ERROR: (AddressSanitizer|libFuzzer)' "$work/log" || tail -40 "$work/log"
+    grep -A 3 '^MS: ' "$work/log" | tail -4
     echo "fuzz: $name FAILED (status $status); crashing inputs: $(ls "$work"/crash-* "$work"/timeout-* "$work"/oom-* 2>/dev/null)"
     exit $status
   fi
@@ -86,11 +124,20 @@ fuzz_one() {
   rm -rf "$work/merged"
   mkdir -p "$work/merged"
   "$binary" -set_cover_merge=1 -use_counters=0 -max_len=$max_len "$work/merged" "$corpus" "$work/new" "$work/seed" \
-    2>&1 | tail -1
+    > /dev/null 2>&1
   rm -rf "$corpus"
   mv "$work/merged" "$corpus"
   rm -rf "$work/new"
   echo "fuzz: $name: no crash in $seconds s; corpus: $(ls "$corpus" | wc -l) inputs, $(du -sh "$corpus" | cut -f1)"
 }
+
+echo "fuzz: building $binary"
+rm -f "$binary"
+# ld.gold warns about every ASan assembly helper it cannot export, and LocProtocol's
+# `import LocCore` is moot in one module; those lines are noise.
+swiftc -sanitize=fuzzer,address -parse-as-library -O -g -swift-version 6 -module-name LocCore \
+  $(find Sources/LocCore Sources/LocProtocol -name "*.swift") fuzz/*.swift -o "$binary" 2>&1 \
+  | grep -v -e 'Cannot export local symbol' -e 'ignoring import' -e '^ *[0-9]* | ' -e '^ *|' || true
+[ -x "$binary" ] || { echo "fuzz: build failed"; exit 1; }
 
 for target in $targets; do fuzz_one "$target"; done
