@@ -64,8 +64,8 @@ public enum WireEncoding {
       return .object(o)
     case .acquisition(let change):
       return .object([
-        "from": .string(change.transition.from), "to": .string(change.transition.to),
-        "reason": .string(change.transition.reason), "acquisition": encode(acquisition: change.report),
+        "from": .string(change.transition.from.rawValue), "to": .string(change.transition.to.rawValue),
+        "reason": .string(change.transition.reason.description), "acquisition": encode(acquisition: change.report),
       ])
     }
   }
@@ -75,8 +75,8 @@ public enum WireEncoding {
     var o: JSONObject = [
       "policy": .string(a.policy.mode.rawValue), "refreshInterval": .number(a.policy.refreshInterval.seconds),
       "timeout": .number(a.policy.timeout.seconds), "accuracy": .number(a.policy.accuracy.value),
-      "phase": .string(a.phase), "receivers": .string(a.receiversActive ? "active" : "released"),
-      "reasons": .array(a.reasons.map { .string($0) }), "failures": .int(a.failures),
+      "phase": .string(a.phase.rawValue), "receivers": .string(a.receiversActive ? "active" : "released"),
+      "reasons": .array(a.reasons.map { .string($0.rawValue) }), "failures": .int(a.failures),
       "attempts": .int(a.attempts),
       "subscribers": .int(a.subscribers), "pendingLocates": .int(a.pendingLocates),
     ]
@@ -85,7 +85,7 @@ public enum WireEncoding {
     o["nextRefresh"] = .optional(a.nextRefresh?.iso8601())
     if let t = a.lastTransition {
       o["lastTransition"] = .object([
-        "from": .string(t.from), "to": .string(t.to), "reason": .string(t.reason),
+        "from": .string(t.from.rawValue), "to": .string(t.to.rawValue), "reason": .string(t.reason.description),
         "at": .string(t.at.iso8601()),
       ])
     } else {
@@ -111,7 +111,7 @@ public enum WireEncoding {
   /// provenance, and whether the accuracy asked for was met.
   public static func encode(located a: LocateAnswer) -> JSON {
     var o: JSONObject = [
-      "position": encode(a.position, rounded: false), "provenance": .string(a.provenance),
+      "position": encode(a.position, rounded: false), "provenance": .string(a.provenance.rawValue),
       "accuracyMet": .bool(a.accuracyMet), "wanted": .number(a.wanted.value),
       "waited": .number(roundTo(a.waited.seconds, 3)),
     ]
@@ -121,7 +121,7 @@ public enum WireEncoding {
 
   /// A zone: `id`, `origin`, `offset` (seconds east), `abbreviation`.
   public static func encode(zone z: ZoneReport) -> JSON {
-    var o: JSONObject = ["id": .string(z.id), "origin": .string(z.origin)]
+    var o: JSONObject = ["id": .string(z.id), "origin": .string(z.origin.rawValue)]
     o["offset"] = .optional(z.offsetSeconds)
     o["abbreviation"] = .optional(z.abbreviation)
     return .object(o)
@@ -188,7 +188,7 @@ public enum WireEncoding {
 
   /// The status report. Coordinates are rounded to the position's accuracy.
   public static func encode(_ r: StatusReport) -> JSON {
-    var zone: JSONObject = ["id": .string(r.timeZone.id), "origin": .string(r.timeZone.origin)]
+    var zone: JSONObject = ["id": .string(r.timeZone.id), "origin": .string(r.timeZone.origin.rawValue)]
     zone["offset"] = .optional(r.timeZone.offsetSeconds)
     zone["abbreviation"] = .optional(r.timeZone.abbreviation)
     zone["reason"] = .optional(r.timeZone.reason)

@@ -28,26 +28,19 @@ enum TimersBenchmark: Benchmark {
       i += 2
     }
     let zones = ZoneDatabase()
-    guard let madrid = try? zones.rules(named: "Europe/Madrid") else {
-      print("timers: cannot load Europe/Madrid from the system's tzdata")
+    let madrid = zones.catalog(names: ["Europe/Madrid"])
+    guard case .tzif? = madrid.entries["Europe/Madrid"] else {
+      print("timers: cannot read Europe/Madrid from the system's tzdata")
       return 1
     }
     // A constant zone lookup first (the engine alone), then the shipped boundary data if found.
-    let constant = EngineEnvironment(
-      systemZone: "UTC", zoneAt: { _ in "Europe/Madrid" }, rules: { $0 == "Europe/Madrid" ? madrid : nil })
+    let constant = EngineEnvironment(systemZone: "UTC", zones: madrid, zoneAt: { _ in "Europe/Madrid" })
     let (regeneration, perFix, count) = measure(constant, timerCount, changes, fixes)
     print("timers: \(count) timers, \(changes) significant changes, \(fixes) fixes at 10 Hz")
     print("regeneration_us \(format(regeneration * 1e6))")
     print("fix_us \(format(perFix * 1e6))")
-    if let file = try? ZoneBoundaryFile.open() {
-      // The benchmark runs on one thread; the lookups are @Sendable closures over two types
-      // that are not Sendable yet (the `engine` branch of issue 10 changes how zones reach
-      // the engine), so they are captured nonisolated(unsafe), as in locd's main.swift.
-      nonisolated(unsafe) let boundaries = file
-      nonisolated(unsafe) let zones = zones
-      let real = EngineEnvironment(
-        systemZone: "UTC", zoneAt: { try? boundaries.zoneName(at: $0) },
-        rules: { $0 == "Europe/Madrid" ? madrid : try? zones.rules(named: $0) })
+    if let boundaries = try? ZoneBoundaryFile.open() {
+      let real = ZoneData(database: zones, boundaries: boundaries, systemZone: "UTC").environment(configured: nil)
       let (_, withLookup, _) = measure(real, timerCount, changes, fixes)
       print("fix_lookup_us \(format(withLookup * 1e6))")
     }

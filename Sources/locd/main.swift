@@ -98,43 +98,20 @@ if options.flag("check-config") {
   exit(0)
 }
 
-// The engine's lookups are @Sendable closures, but the zone cache and the boundary mapping
-// are not Sendable. They are only used on this thread, the one that runs the loop (and so
-// the engine), which each lookup checks. The `engine` branch (issue 10) hands zone rules to
-// the engine instead; until it lands these two are nonisolated(unsafe).
-let loopThread = pthread_self()
-func onLoopThread() -> Bool { pthread_equal(pthread_self(), loopThread) != 0 }
-nonisolated(unsafe) let zones = ZoneDatabase()
 // The boundary file is memory-mapped: opening it costs a header check, no parsing.
-nonisolated(unsafe) let boundaries: ZoneBoundaryFile?
+let boundaries: ZoneBoundaryFile?
 do {
   boundaries = try ZoneBoundaryFile.open()
 } catch {
-  boundaries = nil
   Logger(level: config.logLevel).warning(
     "no time-zone boundary data (\(error)); using the configured or system zone")
+  boundaries = nil
 }
-var environment = EngineEnvironment(
-  systemZone: ZoneDatabase.systemZoneName() ?? "UTC",
-  zoneAt: { coordinate in
-    precondition(onLoopThread())
-    return try? boundaries?.zoneName(at: coordinate)
-  },
-  rules: { name in
-    precondition(onLoopThread())
-    return try? zones.rules(named: name)
-  })
-if boundaries != nil {
-  // "How far is the border" for the status and the zone hysteresis: probed, within 10 km.
-  environment.borderDistance = { coordinate in
-    precondition(onLoopThread())
-    return BorderProbe.distance(from: coordinate) { try? boundaries?.zoneName(at: $0) }
-  }
-}
+let zoneData = ZoneData(boundaries: boundaries)
 let daemon: Daemon
 do {
   daemon = try Daemon(
-    config: config, loader: loader, environment: environment, makeSource: SourceFactory.make, clock: clock)
+    config: config, loader: loader, zoneData: zoneData, makeSource: SourceFactory.make, clock: clock)
 } catch {
   fail("cannot start: \(error)", status: 1)
 }

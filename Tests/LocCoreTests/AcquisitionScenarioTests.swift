@@ -56,7 +56,7 @@ import Testing
     #expect(ask(&h, .locate(timeout: .seconds(30), accuracy: nil)) == nil)
     h.advance(to: at(30))
     let answer = located(replies(h).first?.result)
-    #expect(answer?.provenance == "cached")
+    #expect(answer?.provenance == .cached)
     #expect(answer?.position.age == .seconds(86_430))
     #expect(answer?.note == "no fresh fix within 50 m came in 30 s")
     #expect(answer?.waited == .seconds(30))
@@ -74,7 +74,7 @@ import Testing
     let s = status(&h)
     #expect(s?.position.tier == .cached)
     #expect(s?.acquisition?.failures == gaps.count + 1)
-    #expect(s?.acquisition?.phase == "idle")
+    #expect(s?.acquisition?.phase == .idle)
     #expect(s?.position.reason == "receivers idle between refreshes; last known position")
   }
 
@@ -90,8 +90,8 @@ import Testing
     // (The start came before the watcher subscribed; the log has it.)
     #expect(h.logLines.contains("acquisition: idle -> acquiring (start)"))
     #expect(
-      h.acquisitionChanges.map { "\($0.change.transition.from)>\($0.change.transition.to)" } == [
-        "acquiring>settled", "settled>idle",
+      h.acquisitionChanges.map { [$0.change.transition.from, $0.change.transition.to] } == [
+        [.acquiring, .settled], [.settled, .idle],
       ])
     let s = status(&h)
     #expect(s?.acquisition?.lastOutcome == .settled(at: at(6), accuracy: 25))
@@ -101,7 +101,7 @@ import Testing
     #expect(h.armed[.acquisitionRefresh] == at(906))
     h.advance(to: at(906))
     #expect(h.receiverCommands.map(\.active) == [true, false, true])
-    #expect(h.acquisitionChanges.last?.change.transition.reason == "refresh")
+    #expect(h.acquisitionChanges.last?.change.transition.reason == .triggered(.refresh))
   }
 
   @Test func aContinuousSubscriberKeepsAcquisitionOnUntilItLeaves() {
@@ -110,14 +110,15 @@ import Testing
     #expect(h.armed[.acquisitionTimeout] == nil, "held open: no timeout")
     for s in 1...600 { h.fix(Self.oslo, at: at(Double(s)), accuracy: 5) }
     #expect(h.receiverCommands.map(\.active) == [true])
-    #expect(status(&h)?.acquisition?.reasons == ["start", "subscriber"])
+    #expect(status(&h)?.acquisition?.reasons == [.start, .subscriber])
     _ = ask(&h, .unsubscribe([.location]), id: 2)
     // It had a stable fix all along: settles as soon as the subscriber leaves.
     #expect(h.receiverCommands.map(\.active) == [true, false])
     #expect(h.receiverCommands.last?.at == at(600))
     #expect(
       h.acquisitionChanges.contains {
-        $0.change.transition.reason.hasPrefix("last continuous subscriber left")
+        $0.change.transition.reason == .subscribersLeft(accuracy: 50)
+          && $0.change.transition.reason.description.hasPrefix("last continuous subscriber left")
       })
     // A session that goes away without unsubscribing lets go the same way.
     h.advance(to: at(700))
@@ -138,7 +139,7 @@ import Testing
     h.advance(to: at(300))
     h.handle(.resumed(sleptFor: .seconds(7200)))
     #expect(h.receiverCommands.map(\.active) == [true, false, true])
-    #expect(h.acquisitionChanges.last?.change.transition.reason == "resume")
+    #expect(h.acquisitionChanges.last?.change.transition.reason == .triggered(.resume))
     #expect(h.armed[.acquisitionTimeout] == at(360))
   }
 
@@ -149,7 +150,7 @@ import Testing
     #expect(h.receiverCommands.map(\.active) == [true, false])
     // A fresh 30 m fix answers a request for 50 m at once...
     let quick = located(ask(&h, .locate(timeout: .seconds(20), accuracy: 50), id: 1))
-    #expect(quick?.provenance == "fresh")
+    #expect(quick?.provenance == .fresh)
     #expect(quick?.accuracyMet == true)
     #expect(quick?.waited == .zero)
     // ...but not one for 10 m: the receivers wake up until a good enough fix comes.
@@ -171,7 +172,7 @@ import Testing
     var h = harness()
     // Timeout 0: what there is, now, with a note.
     let now = located(ask(&h, .locate(timeout: .zero, accuracy: nil), id: 1))
-    #expect(now?.provenance == "none")
+    #expect(now?.provenance == LocateAnswer.Provenance.none)
     #expect(now?.position.reason != nil)
     #expect(now?.note == "answered at once (timeout 0)")
     // A bounded number of waiting requests per connection.
@@ -206,8 +207,8 @@ import Testing
       Issue.record("refresh should answer with the acquisition state")
       return
     }
-    #expect(report.phase == "acquiring")
-    #expect(report.reasons == ["manual"])
+    #expect(report.phase == .acquiring)
+    #expect(report.reasons == [.manual])
     #expect(report.deadline == at(160))
     #expect(h.receiverCommands.last?.active == true)
     let stranger = SessionID(9)
@@ -232,7 +233,7 @@ import Testing
     #expect(h.receiverCommands.map(\.active) == [true])
     #expect(h.armed[.acquisitionTimeout] == nil)
     #expect(h.armed[.acquisitionRefresh] == nil)
-    #expect(status(&h)?.acquisition?.reasons == ["continuous", "start"])
+    #expect(status(&h)?.acquisition?.reasons == [.continuous, .start])
   }
 
   @Test func aClockSetBackDoesNotKeepTheReceiverOnForAnHour() {

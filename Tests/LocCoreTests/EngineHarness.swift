@@ -1,7 +1,8 @@
+import Foundation
 import LocCore
 import Testing
 
-/// Zones from the system's tzdata, loaded once.
+/// Zones from the system's tzdata, read once, as the shell hands them to the engine.
 enum TestZones {
   static let names = ["UTC", "Europe/Madrid", "Europe/Lisbon", "Europe/Oslo", "Europe/Paris"]
   static let rules: [String: ZoneRules] = {
@@ -9,6 +10,8 @@ enum TestZones {
     for name in names.dropFirst() { out[name] = try? systemZone(name) }
     return out
   }()
+  static let catalog = ZoneCatalog(
+    Dictionary(uniqueKeysWithValues: names.dropFirst().map { ($0, ZoneCatalog.Entry.tzif(tzif($0))) }))
 
   /// The Spain-Portugal border near Badajoz and Elvas: (latitude, longitude of the border),
   /// measured with timezonefinder 9.0.0 / timezonefinder-data 3.2026.3.post1 (boundary release
@@ -36,16 +39,16 @@ enum TestZones {
   }
 
   static func environment(system: String = "UTC") -> EngineEnvironment {
-    EngineEnvironment(systemZone: system, zoneAt: { zoneAt($0) }, rules: { rules[$0] })
+    EngineEnvironment(systemZone: system, zones: catalog, zoneAt: { zoneAt($0) })
   }
 }
 
-/// Drives an engine like the shell does with `--clock replay`: armed timers fire at their
-/// deadlines as simulated time passes; every effect is kept with the instant it happened at.
+/// Drives an engine with the simulated clock `locd --clock replay` uses (`SimulatedClock`):
+/// armed timers fire at their deadlines as simulated time passes; every effect is kept with
+/// the instant it happened at.
 struct EngineHarness {
   var engine: Engine
-  var armed: [EngineTimer: Instant] = [:]
-  var now: Instant
+  var clock: SimulatedClock
   var log: [(at: Instant, effect: Effect)] = []
   let source = SourceID(0)
   let watcher = SessionID(99)
@@ -56,7 +59,7 @@ struct EngineHarness {
     watching: Set<EventKind> = Set(EventKind.allCases)
   ) {
     engine = Engine(config: config, environment: environment)
-    now = start
+    clock = SimulatedClock(now: start)
     handle(.started(state, stateProblem: nil))
     handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:test", state: .connected), restarted: true))
     handle(.timersLoaded(timers, problems: [], store: store))
@@ -64,28 +67,27 @@ struct EngineHarness {
     handle(.requestReceived(watcher, .number(0), .subscribe(watching)))
   }
 
+  /// The simulated now; setting it is a jump of the wall clock the engine does not see
+  /// until an event comes (a step, a suspend).
+  var now: Instant {
+    get { clock.now! }
+    set { clock.now = newValue }
+  }
+
+  /// The engine's timers armed, by the instant they fire at.
+  var armed: [EngineTimer: Instant] { clock.armed }
+
   /// Handles `event` at the current simulated time.
   @discardableResult mutating func handle(_ event: EngineEvent) -> [Effect] {
     let effects = engine.handle(event, at: now)
-    for e in effects {
-      log.append((now, e))
-      switch e {
-      case .arm(let t, let at): armed[t] = at
-      case .disarm(let t): armed[t] = nil
-      default: break
-      }
-    }
+    clock.track(effects)
+    log += effects.map { (now, $0) }
     return effects
   }
 
   /// Moves simulated time to `t`, firing every armed timer due on the way at its deadline.
   mutating func advance(to t: Instant) {
-    while let (timer, at) = armed.filter({ $0.value <= t }).min(by: { $0.value < $1.value }) {
-      armed[timer] = nil
-      now = max(now, at)
-      handle(.timerFired(timer))
-    }
-    now = max(now, t)
+    log += clock.advance(&engine, to: t)
   }
 
   /// A fix at simulated time `t` (time advances to it first).
@@ -148,3 +150,8 @@ struct EngineHarness {
 }
 
 func at(_ iso: String) -> Instant { Instant(iso8601: iso)! }
+
+/// The TZif bytes of a zone of the system's tzdata.
+func tzif(_ name: String) -> [UInt8] {
+  (try? [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/" + name)))) ?? []
+}

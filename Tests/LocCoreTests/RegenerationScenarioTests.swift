@@ -109,7 +109,7 @@ import Testing
     var config = DaemonConfig()
     config.timeZone = "Europe/Oslo"
     return EngineHarness(
-      config: config, environment: EngineEnvironment(systemZone: "UTC", rules: { TestZones.rules[$0] }),
+      config: config, environment: EngineEnvironment(systemZone: "UTC", zones: TestZones.catalog),
       at: start, timers: [try timer("night", "02:30")])
   }
 

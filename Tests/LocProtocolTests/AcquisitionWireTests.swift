@@ -51,7 +51,7 @@ import Testing
       position: PositionResolver.resolve(
         fix: p, lastKnown: nil, manual: nil, freshFor: .seconds(10), now: t, sourceProblem: nil),
       wanted: 10, waited: .seconds(2), note: "unused")
-    #expect(fresh.provenance == "fresh" && fresh.accuracyMet && fresh.note == nil)
+    #expect(fresh.provenance == .fresh && fresh.accuracyMet && fresh.note == nil)
   }
 
   @Test func acquisitionEventAndStatusObject() throws {

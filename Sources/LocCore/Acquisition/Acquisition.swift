@@ -2,8 +2,9 @@
 /// case": it acquires a fix when it matters, stops once it has a good one, and falls back
 /// cleanly when none comes. A small state machine: idle → acquiring → settled → idle.
 ///
-/// Pure: instants in, outputs out. The engine turns the outputs into timers, events and the
-/// shell's `receivers(active:)` effect (docs/PRIVACY.md says when a receiver is powered).
+/// Pure: instants in, transitions out. The engine publishes the transitions and, after every
+/// event, arms its timers and tells the shell about receivers from the state (`isAcquiring`,
+/// `deadline`, `nextRefresh`); docs/PRIVACY.md says when a receiver is powered.
 public struct Acquisition: Sendable {
   /// Configuration (locd.conf `[Acquisition]`).
   public struct Policy: Sendable, Hashable {
@@ -64,28 +65,71 @@ public struct Acquisition: Sendable {
     case timedOut(at: Instant)
   }
 
-  /// One change of phase, for status and events.
-  public struct Transition: Sendable, Hashable {
-    /// The phase left: "idle", "acquiring" or "settled".
-    public var from: String
-    /// The phase entered.
-    public var to: String
-    /// Why, in words.
-    public var reason: String
-    /// When.
-    public var at: Instant
+  /// A stage named in transitions: the two phases, and `settled`, the instant between a
+  /// good fix and releasing the receivers.
+  public enum Stage: String, Sendable, Hashable {
+    /// Not wanting fixes.
+    case idle
+    /// Wanting fixes.
+    case acquiring
+    /// A good, stable fix came (passed through on the way back to idle).
+    case settled
   }
 
-  /// What the state machine asks for.
-  public enum Output: Sendable, Hashable {
-    /// Receivers on (true) or allowed to sleep (false).
-    case receiverActive(Bool)
-    /// Arm the acquisition timeout (nil: disarm).
-    case timeout(at: Instant?)
-    /// Arm the next refresh (nil: disarm).
-    case refresh(at: Instant?)
-    /// A transition, for status and events: the new phase name and why.
-    case transition(from: String, to: String, reason: String)
+  /// Why a transition happened.
+  public enum Reason: Sendable, Hashable, CustomStringConvertible {
+    /// Started, or kept going, for a trigger.
+    case triggered(Trigger)
+    /// A fix within `accuracy` came and was stable.
+    case stable(accuracy: Meters)
+    /// The last continuous subscriber left while the fix was already within `accuracy` and stable.
+    case subscribersLeft(accuracy: Meters)
+    /// Settled: the receivers are released until the refresh `refreshIn` from now.
+    case released(refreshIn: Duration)
+    /// No fix within `accuracy` came in `timeout`; the next attempt is `retryIn` from now.
+    case timedOut(accuracy: Meters, timeout: Duration, retryIn: Duration)
+
+    /// The reason in words, as status and events show it.
+    public var description: String {
+      switch self {
+      case .triggered(let trigger): return trigger.rawValue
+      case .stable(let accuracy): return "fix within \(TimeFormat.distance(accuracy)), stable"
+      case .subscribersLeft(let accuracy):
+        return "last continuous subscriber left; fix within \(TimeFormat.distance(accuracy)), stable"
+      case .released(let delay): return "receivers released; next refresh in \(TimeFormat.duration(delay))"
+      case .timedOut(let accuracy, let timeout, let delay):
+        return
+          "no fix within \(TimeFormat.distance(accuracy)) in \(TimeFormat.duration(timeout)); "
+          + "next attempt in \(TimeFormat.duration(delay))"
+      }
+    }
+  }
+
+  /// One change of stage, for status and events. The machine's only output: what the
+  /// receivers and timers should do follows from its state (`isAcquiring`, `deadline`,
+  /// `nextRefresh`), which the engine reads after every event.
+  public struct Transition: Sendable, Hashable {
+    /// The stage left.
+    public var from: Stage
+    /// The stage entered.
+    public var to: Stage
+    /// Why.
+    public var reason: Reason
+    /// When.
+    public var at: Instant
+
+    /// A transition.
+    public init(from: Stage, to: Stage, reason: Reason, at: Instant) {
+      self.from = from
+      self.to = to
+      self.reason = reason
+      self.at = at
+    }
+
+    /// The every-15-minutes part: a refresh starting, receivers released after settling.
+    public var isRoutine: Bool {
+      (from == .settled && to == .idle) || (from == .idle && reason == .triggered(.refresh))
+    }
   }
 
   /// The configuration in effect.
@@ -116,14 +160,14 @@ public struct Acquisition: Sendable {
   /// A machine with a policy, idle.
   public init(policy: Policy) { self.policy = policy }
 
-  /// The phase's name: "idle" or "acquiring".
-  public var phaseName: String {
-    if case .acquiring = phase { return "acquiring" }
-    return "idle"
+  /// The phase as a stage: `idle` or `acquiring`.
+  public var stage: Stage {
+    if case .acquiring = phase { return .acquiring }
+    return .idle
   }
 
   /// Whether fixes are wanted now.
-  public var isAcquiring: Bool { phaseName == "acquiring" }
+  public var isAcquiring: Bool { stage == .acquiring }
 
   /// Whether something holds acquisition open without a timeout (a continuous subscriber,
   /// policy `continuous`).
@@ -137,7 +181,7 @@ public struct Acquisition: Sendable {
 
   /// Starts acquisition for `trigger`, or, when already acquiring, adds the reason and gives
   /// the attempt a full timeout from now (a new reason deserves a full try).
-  public mutating func trigger(_ trigger: Trigger, at now: Instant) -> [Output] {
+  public mutating func trigger(_ trigger: Trigger, at now: Instant) -> [Transition] {
     reasons.insert(trigger)
     switch phase {
     case .idle:
@@ -147,10 +191,7 @@ public struct Acquisition: Sendable {
       phase = .acquiring(since: now, deadline: deadline)
       nextRefresh = nil
       attempts += 1
-      return [
-        transition("idle", "acquiring", trigger.rawValue, at: now), .receiverActive(true), .refresh(at: nil),
-        .timeout(at: deadline),
-      ]
+      return [transition(.idle, .acquiring, .triggered(trigger), at: now)]
     case .acquiring(let since, let deadline):
       if trigger == .resume {
         // Fixes from before the sleep prove nothing about where the machine woke up.
@@ -158,30 +199,32 @@ public struct Acquisition: Sendable {
         lastGood = nil
       }
       if isHeld {
-        guard deadline != nil else { return [] }
-        phase = .acquiring(since: since, deadline: nil)
-        return [.timeout(at: nil)]
+        if deadline != nil { phase = .acquiring(since: since, deadline: nil) }
+        return []
       }
-      return extend(to: now.adding(policy.timeout))
+      extend(to: now.adding(policy.timeout))
+      return []
     }
   }
 
   /// A one-shot request (`token`) wants a fix until `until`: acquisition starts or goes on,
   /// at least until then, and does not settle while the request waits.
-  public mutating func oneShot(_ token: Int, until: Instant, at now: Instant) -> [Output] {
+  public mutating func oneShot(_ token: Int, until: Instant, at now: Instant) -> [Transition] {
     oneShots[token] = until
-    return trigger(.oneShot, at: now) + extend(to: until)
+    let started = trigger(.oneShot, at: now)
+    extend(to: until)
+    return started
   }
 
   /// One-shot request `token` was answered or dropped; acquisition may settle now.
-  public mutating func release(_ token: Int, at now: Instant) -> [Output] {
+  public mutating func release(_ token: Int, at now: Instant) -> [Transition] {
     guard oneShots.removeValue(forKey: token) != nil else { return [] }
     if oneShots.isEmpty { reasons.remove(.oneShot) }
     return settleIfStable(at: now)
   }
 
   /// A continuous subscriber came (+1) or went (-1).
-  public mutating func holder(_ delta: Int, at now: Instant) -> [Output] {
+  public mutating func holder(_ delta: Int, at now: Instant) -> [Transition] {
     holders = max(0, holders + delta)
     if delta > 0 { return trigger(.subscriber, at: now) }
     guard holders == 0 else { return [] }
@@ -191,12 +234,11 @@ public struct Acquisition: Sendable {
     // latest waiting one-shot), and settles at once if it already has a stable fix.
     let deadline = max(now.adding(policy.timeout), oneShots.values.max() ?? now)
     phase = .acquiring(since: since, deadline: deadline)
-    let settled = settleIfStable(at: now, reason: "last continuous subscriber left; \(goodFixReason)")
-    return settled.isEmpty ? [.timeout(at: deadline)] : settled
+    return settleIfStable(at: now, reason: .subscribersLeft(accuracy: policy.accuracy))
   }
 
   /// A valid fix arrived (accepted, or consistent with the current one).
-  public mutating func fix(_ coordinate: Coordinate, accuracy: Meters?, at now: Instant) -> [Output] {
+  public mutating func fix(_ coordinate: Coordinate, accuracy: Meters?, at now: Instant) -> [Transition] {
     guard isAcquiring else { return [] }
     guard let accuracy, accuracy <= policy.accuracy else {
       goodStreak = 0
@@ -215,7 +257,7 @@ public struct Acquisition: Sendable {
   }
 
   /// The acquisition timeout fired.
-  public mutating func timedOut(at now: Instant) -> [Output] {
+  public mutating func timedOut(at now: Instant) -> [Transition] {
     guard case .acquiring(_, let deadline?) = phase, now >= deadline else { return [] }
     oneShots.removeAll()
     reasons.remove(.oneShot)
@@ -228,15 +270,12 @@ public struct Acquisition: Sendable {
     var delay = policy.retryDelay
     for _ in 1..<failures where delay < policy.refreshInterval { delay = delay * 2 }
     delay = min(delay, policy.refreshInterval)
-    let why =
-      "no fix within \(TimeFormat.distance(policy.accuracy)) in \(TimeFormat.duration(policy.timeout))"
-    return goIdle(
-      at: now, refreshIn: delay,
-      [transition("acquiring", "idle", "\(why); next attempt in \(TimeFormat.duration(delay))", at: now)])
+    let why = Reason.timedOut(accuracy: policy.accuracy, timeout: policy.timeout, retryIn: delay)
+    return goIdle(at: now, refreshIn: delay, [transition(.acquiring, .idle, why, at: now)])
   }
 
   /// The refresh timer fired.
-  public mutating func refreshDue(at now: Instant) -> [Output] {
+  public mutating func refreshDue(at now: Instant) -> [Transition] {
     guard case .idle = phase, let due = nextRefresh, now >= due else { return [] }
     return trigger(.refresh, at: now)
   }
@@ -244,25 +283,21 @@ public struct Acquisition: Sendable {
   /// The wall clock was stepped: deadlines computed before mean nothing now. A running
   /// attempt gets a full timeout from now; a refresh waits at most its scheduled delay.
   /// (One-shot requests are re-registered by their owner with `oneShot`.)
-  public mutating func clockStepped(at now: Instant) -> [Output] {
+  public mutating func clockStepped(at now: Instant) {
     switch phase {
-    case .acquiring(let since, let deadline?):
-      let fresh = now.adding(policy.timeout)
-      guard fresh != deadline else { return [] }
-      phase = .acquiring(since: min(since, now), deadline: fresh)
-      return [.timeout(at: fresh)]
+    case .acquiring(let since, _?):
+      phase = .acquiring(since: min(since, now), deadline: now.adding(policy.timeout))
     case .acquiring:
-      return []
+      break
     case .idle:
-      guard let due = nextRefresh, due > now.adding(refreshDelay) else { return [] }
+      guard let due = nextRefresh, due > now.adding(refreshDelay) else { return }
       nextRefresh = now.adding(refreshDelay)
-      return [.refresh(at: nextRefresh)]
     }
   }
 
   /// Replaces the policy (reload): `continuous` starts holding; leaving it lets a held-open
   /// attempt time out (or settle) normally; a shorter refresh interval applies at once.
-  public mutating func update(_ policy: Policy, at now: Instant) -> [Output] {
+  public mutating func update(_ policy: Policy, at now: Instant) -> [Transition] {
     self.policy = policy
     if policy.mode == .continuous { return trigger(.continuous, at: now) }
     reasons.remove(.continuous)
@@ -270,13 +305,12 @@ public struct Acquisition: Sendable {
     case .acquiring(let since, nil) where holders == 0:
       let deadline = max(now.adding(policy.timeout), oneShots.values.max() ?? now)
       phase = .acquiring(since: since, deadline: deadline)
-      let settled = settleIfStable(at: now)
-      return settled.isEmpty ? [.timeout(at: deadline)] : settled
+      return settleIfStable(at: now)
     case .idle:
       guard let due = nextRefresh, due > now.adding(policy.refreshInterval) else { return [] }
       refreshDelay = policy.refreshInterval
       nextRefresh = now.adding(policy.refreshInterval)
-      return [.refresh(at: nextRefresh)]
+      return []
     default:
       return []
     }
@@ -287,26 +321,22 @@ public struct Acquisition: Sendable {
     var since: Instant? = nil
     if case .acquiring(let s, _) = phase { since = s }
     return AcquisitionReport(
-      policy: policy, phase: phaseName, since: since, deadline: deadline,
-      reasons: reasons.sorted().map(\.rawValue),
+      policy: policy, phase: stage, since: since, deadline: deadline, reasons: reasons.sorted(),
       lastTransition: lastTransition, lastOutcome: lastOutcome, nextRefresh: nextRefresh, failures: failures,
       attempts: attempts, subscribers: holders, pendingLocates: pendingLocates)
   }
 
   // MARK: Private
 
-  private var goodFixReason: String { "fix within \(TimeFormat.distance(policy.accuracy)), stable" }
-
   /// Moves the deadline later (never earlier); an attempt that is not held always has one.
-  private mutating func extend(to instant: Instant) -> [Output] {
-    guard case .acquiring(let since, let deadline) = phase, !isHeld else { return [] }
-    if let deadline, instant <= deadline { return [] }
+  private mutating func extend(to instant: Instant) {
+    guard case .acquiring(let since, let deadline) = phase, !isHeld else { return }
+    if let deadline, instant <= deadline { return }
     phase = .acquiring(since: since, deadline: instant)
-    return [.timeout(at: instant)]
   }
 
   /// Settles when a deadline-bound attempt has a stable good fix and no one-shot waits.
-  private mutating func settleIfStable(at now: Instant, reason: String? = nil) -> [Output] {
+  private mutating func settleIfStable(at now: Instant, reason: Reason? = nil) -> [Transition] {
     guard case .acquiring(_, _?) = phase, oneShots.isEmpty, let good = lastGood,
       goodStreak >= policy.stableFixes
     else { return [] }
@@ -316,15 +346,14 @@ public struct Acquisition: Sendable {
     return goIdle(
       at: now, refreshIn: delay,
       [
-        transition("acquiring", "settled", reason ?? goodFixReason, at: now),
-        transition(
-          "settled", "idle", "receivers released; next refresh in \(TimeFormat.duration(delay))", at: now),
+        transition(.acquiring, .settled, reason ?? .stable(accuracy: policy.accuracy), at: now),
+        transition(.settled, .idle, .released(refreshIn: delay), at: now),
       ])
   }
 
   /// Back to idle after `transitions`, with the next refresh in `delay`.
-  private mutating func goIdle(at now: Instant, refreshIn delay: Duration, _ transitions: [Output])
-    -> [Output]
+  private mutating func goIdle(at now: Instant, refreshIn delay: Duration, _ transitions: [Transition])
+    -> [Transition]
   {
     phase = .idle
     reasons.removeAll()
@@ -333,13 +362,12 @@ public struct Acquisition: Sendable {
     lastGood = nil
     refreshDelay = delay
     nextRefresh = now.adding(delay)
-    return transitions + [.receiverActive(false), .timeout(at: nil), .refresh(at: nextRefresh)]
+    return transitions
   }
 
-  private mutating func transition(_ from: String, _ to: String, _ reason: String, at now: Instant) -> Output
-  {
-    lastTransition = Transition(from: from, to: to, reason: reason, at: now)
-    return .transition(from: from, to: to, reason: reason)
+  private mutating func transition(_ from: Stage, _ to: Stage, _ reason: Reason, at now: Instant) -> Transition {
+    let t = Transition(from: from, to: to, reason: reason, at: now)
+    lastTransition = t
+    return t
   }
-
 }

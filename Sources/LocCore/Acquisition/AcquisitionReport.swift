@@ -2,14 +2,14 @@
 public struct AcquisitionReport: Sendable, Hashable {
   /// The policy in effect.
   public var policy: Acquisition.Policy
-  /// "idle" or "acquiring".
-  public var phase: String
+  /// `idle` or `acquiring`.
+  public var phase: Acquisition.Stage
   /// When the current attempt began (acquiring only).
   public var since: Instant?
   /// When the current attempt gives up (nil: idle, or held open).
   public var deadline: Instant?
-  /// What keeps acquisition going (trigger names, sorted); empty when idle.
-  public var reasons: [String]
+  /// What keeps acquisition going (sorted by name); empty when idle.
+  public var reasons: [Acquisition.Trigger]
   /// The last change of phase.
   public var lastTransition: Acquisition.Transition?
   /// How the last attempt ended.
@@ -26,7 +26,7 @@ public struct AcquisitionReport: Sendable, Hashable {
   public var pendingLocates: Int
 
   /// Whether receivers are kept powered now.
-  public var receiversActive: Bool { phase == "acquiring" }
+  public var receiversActive: Bool { phase == .acquiring }
 }
 
 /// An `acquisition` event: a change of phase and the state after it.

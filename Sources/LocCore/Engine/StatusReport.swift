@@ -1,9 +1,19 @@
 /// The time zone in effect and where it came from.
 public struct ZoneReport: Sendable, Hashable {
+  /// How the zone in effect was chosen.
+  public enum Origin: String, Sendable, Hashable {
+    /// From the position (the boundary data, with hysteresis for fixes).
+    case position
+    /// `TimeZone=` in locd.conf, for want of a position-derived zone.
+    case configured
+    /// The system's own zone, for want of anything better.
+    case system
+  }
+
   /// IANA zone name, e.g. "Europe/Oslo".
   public var id: String
-  /// How it was chosen: "position", "configured" or "system".
-  public var origin: String
+  /// How it was chosen.
+  public var origin: Origin
   /// UTC offset now, in seconds east, if the zone's rules are known.
   public var offsetSeconds: Int?
   /// Abbreviation now, e.g. "CET", if known.
@@ -13,6 +23,17 @@ public struct ZoneReport: Sendable, Hashable {
   /// The boundary data's estimate of the distance to the nearest zone border, when it is
   /// close (under 10 km) and the data can tell.
   public var borderDistance: Meters? = nil
+
+  /// A report; offset and abbreviation come from the zone's rules when known.
+  public init(
+    id: String, origin: Origin, offsetSeconds: Int? = nil, abbreviation: String? = nil, reason: String? = nil
+  ) {
+    self.id = id
+    self.origin = origin
+    self.offsetSeconds = offsetSeconds
+    self.abbreviation = abbreviation
+    self.reason = reason
+  }
 }
 
 /// Today's sunrise and sunset at the resolved position, local day of the zone in effect.
@@ -25,6 +46,26 @@ public struct SunReport: Sendable, Hashable {
   public var sunset: Instant?
   /// Why one is missing (polar day, polar night, ...).
   public var note: String?
+
+  /// Today's (the local day of `rules` at `now`) sunrise and sunset at `coordinate`.
+  public init(today coordinate: Coordinate, in rules: ZoneRules, at now: Instant) {
+    date = rules.localDate(at: now)
+    let day = SolarCalculator(coordinate: coordinate).day(date, in: rules, events: [.sunrise, .sunset])
+    var notes: [String] = []
+    for event in [SolarEvent.sunrise, .sunset] {
+      if case .never(let why)? = day[event] {
+        let name = event == .sunrise ? "sunrise" : "sunset"
+        switch why {
+        case .polarDay: notes.append("no \(name) today: the sun stays up (polar day)")
+        case .polarNight: notes.append("no \(name) today: the sun stays down (polar night)")
+        case .otherDay: notes.append("no \(name) in this local day (it falls just outside midnight)")
+        }
+      }
+    }
+    sunrise = day[.sunrise]?.instant
+    sunset = day[.sunset]?.instant
+    note = notes.isEmpty ? nil : notes.joined(separator: "; ")
+  }
 }
 
 /// The latest fix's quality.
@@ -51,13 +92,14 @@ public struct StatusReport: Sendable, Hashable {
   public var position: ResolvedPosition
   /// The latest accepted fix's quality, if any fix came in this run.
   public var fix: FixSummary?
-  /// Every source with its state and counters.
+  /// Every source with its state and counters (as the shell completes them).
   public var sources: [SourceSnapshot]
   /// The time zone in effect.
   public var timeZone: ZoneReport
   /// Today's sun, when a position and the solar engine are available.
   public var sun: SunReport?
-  /// Socket server counters.
+  /// Socket server counters. The engine counts only `permissionDenied` (it decides those);
+  /// the shell fills in the rest when it sends the reply (`completed(server:sources:)`).
   public var server: ServerCounters
   /// Clients connected (after hello).
   public var sessions: Int
@@ -75,4 +117,18 @@ public struct StatusReport: Sendable, Hashable {
   public var rejectedFixes: [Counter] = []
   /// When fixes are wanted: phase, reasons, last outcome, next refresh.
   public var acquisition: AcquisitionReport? = nil
+
+  /// The report with the parts only the shell knows: the socket server's counters (all but
+  /// `permissionDenied`, which the engine counts) and each running source as it is now (the
+  /// engine learns of a source when its state changes, not at every sentence it counts).
+  public func completed(server counters: ServerCounters, sources live: [SourceSnapshot]) -> StatusReport {
+    var report = self
+    var server = counters
+    server.permissionDenied = self.server.permissionDenied
+    report.server = server
+    for i in report.sources.indices {
+      if let s = live.first(where: { $0.id == report.sources[i].id }) { report.sources[i] = s }
+    }
+    return report
+  }
 }

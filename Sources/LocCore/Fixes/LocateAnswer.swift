@@ -27,13 +27,25 @@ public struct LocateAnswer: Sendable, Hashable {
     return accuracy <= wanted
   }
 
-  /// The provenance word: "fresh", "cached", "manual" or "none".
-  public var provenance: String {
+  /// Where an answer's position comes from.
+  public enum Provenance: String, Sendable, Hashable {
+    /// A fresh fix.
+    case fresh
+    /// The last known position, no longer fresh.
+    case cached
+    /// The manual location.
+    case manual
+    /// Nothing (degraded mode).
+    case none
+  }
+
+  /// Where the position comes from, by its tier.
+  public var provenance: Provenance {
     switch position.tier {
-    case .fix: return "fresh"
-    case .cached: return "cached"
-    case .manual: return "manual"
-    case .none: return "none"
+    case .fix: return .fresh
+    case .cached: return .cached
+    case .manual: return .manual
+    case .none: return .none
     }
   }
 }

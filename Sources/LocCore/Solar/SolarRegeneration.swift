@@ -18,6 +18,8 @@ public enum RegenerationReason: String, Sendable, Hashable {
   case manualLocation = "manual-location"
   /// The configuration was reloaded.
   case configuration
+  /// The time-zone data changed (a tzdata update).
+  case timeZoneData = "tzdata"
 }
 
 /// One local day's solar events at the regeneration point.

@@ -5,7 +5,7 @@
 /// Wall times follow RFC 5545 §3.3.5 where the clocks change: a time that happens twice (the
 /// autumn fold) means the first; a time that does not exist (the spring gap) is read with the
 /// offset from before the gap (02:30 on the EU spring night fires at 03:30 summer time).
-public struct TimerPlanner {
+public struct TimerPlanner: Sendable {
   /// The zone whose local days and wall times the rules use.
   public let zone: ZoneRules
   /// Where solar events are computed; `nil`: solar rules have no occurrence.

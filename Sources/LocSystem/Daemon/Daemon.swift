@@ -14,8 +14,11 @@ public final class Daemon {
   let loop: EventLoop
   let logger: Logger
   let loader: ConfigLoader
-  var config: DaemonConfig
+  /// The core. It holds the one copy of the configuration (`config`).
   var engine: Engine
+  /// The zones' data, read again on reload and when tzdata changes on disk.
+  let zoneData: ZoneData
+  var zoneWatcher: ZoneDataWatcher?
   var server: ControlServer?
   /// Whether locd created the socket file (and so removes it at exit).
   var ownsSocketFile = false
@@ -26,10 +29,9 @@ public final class Daemon {
   var stopping = false
   /// Where the engine's time comes from.
   let clock: ClockMode
-  /// With `--clock replay`: the simulated now (the latest fix time), and the engine's timers
-  /// waiting for simulated time to reach them.
-  var simulatedNow: Instant?
-  var simulatedTimers: [EngineTimer: Instant] = [:]
+  /// With `--clock replay`: simulated time (the latest fix time) and the engine's timers
+  /// waiting for it to reach them; the same driver the engine scenario tests use.
+  var simulated = SimulatedClock()
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
   /// Whether the engine wants receivers powered (its last `receivers(active:)`).
@@ -49,10 +51,10 @@ public final class Daemon {
     case replay
   }
 
-  /// A daemon for `config` (already loaded by `loader`). `makeSource` builds the source
-  /// for a URI (nil: not supported in this build).
+  /// A daemon for `config` (already loaded by `loader`) with the zones of `zoneData`.
+  /// `makeSource` builds the source for a URI (nil: not supported in this build).
   public init(
-    config: DaemonConfig, loader: ConfigLoader, environment: EngineEnvironment,
+    config: DaemonConfig, loader: ConfigLoader, zoneData: ZoneData,
     makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
     clock: ClockMode = .system
   ) throws(Errno) {
@@ -61,8 +63,8 @@ public final class Daemon {
     self.loop = try EventLoop()
     self.logger = Logger(level: config.logLevel)
     self.loader = loader
-    self.config = config
-    self.engine = Engine(config: config, environment: environment)
+    self.zoneData = zoneData
+    self.engine = Engine(config: config, environment: zoneData.environment(configured: config.timeZone))
     self.stateFile = StateFile(directory: config.stateDirectory)
     self.makeSource = makeSource
   }
@@ -124,7 +126,6 @@ public final class Daemon {
           self.feed(.sessionOpened(id, peer, access, app: app))
         },
         request: { [unowned self] session, id, request in
-          if case .status = request { self.refreshSourceSnapshots() }
           self.feed(.requestReceived(session, id, request))
           if self.holdingSources, case .subscribe = request {
             // The simulation starts once someone watches, so no event is missed.
@@ -134,9 +135,11 @@ public final class Daemon {
           }
         },
         closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
-        counters: { [unowned self] counters in self.feed(.serverCountersChanged(counters)) },
+        // The counters are read when a status reply is sent (`complete(_:)`), not mirrored.
+        counters: { _ in },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
+    watchZoneData()
     if clock == .replay {
       holdingSources = true
       logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
@@ -209,7 +212,7 @@ public final class Daemon {
   func startSources() {
     let sink = SourceSink(
       fix: { [unowned self] fix, id in
-        if self.clock == .replay { self.advanceSimulatedClock(to: fix.time) }
+        if self.clock == .replay { self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect)) }
         self.feed(.fixDecoded(fix, source: id))
       },
       update: { [unowned self] snapshot, restarted in
@@ -238,13 +241,21 @@ public final class Daemon {
     sources.removeAll()
   }
 
-  /// Counters change with every sentence; they are pulled only when someone asks.
-  func refreshSourceSnapshots() {
-    for source in sources { feed(.sourceUpdated(source.snapshot, restarted: false)) }
-  }
+  /// The configuration in effect (the engine's).
+  var config: DaemonConfig { engine.config }
 
   func feed(_ event: EngineEvent) {
-    execute(engine.handle(event, at: now))
+    let effects = engine.handle(event, at: now)
+    if clock == .replay { simulated.track(effects) }
+    execute(effects)
+  }
+
+  /// A reply as it goes on the wire; a status report gets the parts only the shell knows
+  /// (server counters, sources' live counters) here.
+  func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
+    guard case .success(.status(let report)) = result else { return result }
+    let counters = server?.counters ?? ServerCounters()
+    return .success(.status(report.completed(server: counters, sources: sources.map(\.snapshot))))
   }
 
   func execute(_ effects: [Effect]) {
@@ -252,7 +263,7 @@ public final class Daemon {
       switch effect {
       case .reply(let session, let id, let result):
         let line: String
-        switch result {
+        switch complete(result) {
         case .success(let response): line = ServerMessage.reply(id, WireEncoding.encode(response))
         case .failure(let error): line = ServerMessage.error(id, error)
         }
@@ -265,7 +276,6 @@ public final class Daemon {
       case .arm(let which, let at):
         arm(which, at: at)
       case .disarm(let which):
-        simulatedTimers[which] = nil
         timers[which]?.disarm()
       case .persist(let state):
         do {
@@ -320,26 +330,11 @@ public final class Daemon {
     }
   }
 
-  /// The engine's now: the loop's wall clock, or the simulated clock of a replay.
+  /// The engine's now: the loop's wall clock, or the simulated clock of a replay (the wall
+  /// clock until the first fix sets it).
   var now: Instant {
-    if clock == .replay, let simulatedNow { return simulatedNow }
+    if clock == .replay, let simulatedNow = simulated.now { return simulatedNow }
     return loop.now
-  }
-
-  /// Moves simulated time to a fix's time, firing on the way every engine timer that falls due,
-  /// each at its own deadline; time going back (a looped replay) is a clock step.
-  func advanceSimulatedClock(to t: Instant) {
-    if let current = simulatedNow, t < current {
-      simulatedNow = t
-      feed(.clockStepped)
-      return
-    }
-    while let (timer, at) = simulatedTimers.filter({ $0.value <= t }).min(by: { $0.value < $1.value }) {
-      simulatedTimers[timer] = nil
-      if let current = simulatedNow { simulatedNow = max(current, at) } else { simulatedNow = at }
-      feed(.timerFired(timer))
-    }
-    simulatedNow = t
   }
 
   /// Reads the timer files (and at start the timer store) and hands them to the engine.
@@ -359,10 +354,7 @@ public final class Daemon {
   }
 
   func arm(_ which: EngineTimer, at: Instant) {
-    if clock == .replay {
-      simulatedTimers[which] = at
-      return
-    }
+    if clock == .replay { return }  // `simulated` keeps it (`feed`)
     if timers[which] == nil {
       do {
         timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000) { [unowned self] in
@@ -379,19 +371,22 @@ public final class Daemon {
   func reload(requestedBy requester: RequestRef?) {
     Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(loop.monotonicMicroseconds)")
     let result = loader.load()
+    let old = config
     if case .success(let new) = result {
-      apply(new)
+      logger.level = new.logLevel  // before the engine logs about the reload
+      recheckZoneData(configured: new.timeZone)
     }
     feed(.configReloaded(result, requestedBy: requester))
-    if case .success = result { loadTimers(initial: false) }
+    if case .success = result {
+      apply(config, old: old)
+      loadTimers(initial: false)
+    }
     Systemd.notify("READY=1\nSTATUS=\(engine.status(at: now).summary)")
   }
 
-  /// Applies what can change at run time; the socket path needs a restart.
-  func apply(_ new: DaemonConfig) {
-    let old = config
-    config = new
-    logger.level = new.logLevel
+  /// Applies the shell's part of a new configuration (the engine has it already); the
+  /// socket path needs a restart.
+  func apply(_ new: DaemonConfig, old: DaemonConfig) {
     policy = accessPolicy()
     server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode

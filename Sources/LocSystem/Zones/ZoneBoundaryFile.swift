@@ -6,7 +6,12 @@ import LocCore
 
 /// The time-zone boundary file, found, memory-mapped and validated: the shell's side of
 /// `ZoneBoundaries`. It keeps the mapping alive for as long as `boundaries` is used.
-public final class ZoneBoundaryFile {
+///
+/// Sendable because it is immutable: every stored property is a `let` set in `init`, the
+/// mapping is read-only (PROT_READ) and is unmapped only by `MappedFile`'s deinit, which
+/// cannot run while this object is referenced; lookups only read. The engine's zone lookup
+/// closures capture it. `ZoneBoundaryFileTests` checks concurrent lookups agree.
+public final class ZoneBoundaryFile: @unchecked Sendable {
   /// The file's name in every data directory.
   public static let fileName = "timezone-boundaries.bin"
 

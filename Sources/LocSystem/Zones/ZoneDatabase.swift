@@ -47,13 +47,7 @@ public final class ZoneDatabase {
   /// The rules of zone `name` (e.g. "Europe/Oslo"), from the cache or the file.
   public func rules(named name: String) throws(LoadError) -> ZoneRules {
     if let cached = cache[name] { return cached }
-    guard ZoneDatabase.isValidName(name) else { throw .badName(name) }
-    let bytes: [UInt8]
-    do {
-      bytes = try FileIO.read(path: directory + "/" + name, limit: ZoneDatabase.fileSizeLimit)
-    } catch {
-      throw .unreadable(name, error)
-    }
+    let bytes = try tzif(named: name)
     let rules: ZoneRules
     do {
       rules = try ZoneRules(name: name, tzif: bytes)
@@ -64,8 +58,33 @@ public final class ZoneDatabase {
     return rules
   }
 
-  /// Forgets every loaded zone (after the tzdata package changed).
+  /// The TZif bytes of zone `name`, unparsed.
+  public func tzif(named name: String) throws(LoadError) -> [UInt8] {
+    guard ZoneDatabase.isValidName(name) else { throw .badName(name) }
+    do {
+      return try FileIO.read(path: directory + "/" + name, limit: ZoneDatabase.fileSizeLimit)
+    } catch {
+      throw .unreadable(name, error)
+    }
+  }
+
+  /// Forgets every zone `rules(named:)` loaded (the engine's own cache is flushed by
+  /// `EngineEvent.timeZoneDataChanged`).
   public func flush() { cache.removeAll() }
+
+  /// The engine's zone data for `names`: each zone's TZif bytes, or why they could not be
+  /// read, in the error's words. The engine parses them when it needs them.
+  public func catalog(names: some Sequence<String>) -> ZoneCatalog {
+    var entries: [String: ZoneCatalog.Entry] = [:]
+    for name in names where entries[name] == nil {
+      do {
+        entries[name] = .tzif(try tzif(named: name))
+      } catch {
+        entries[name] = .unreadable(error.description)
+      }
+    }
+    return ZoneCatalog(entries)
+  }
 
   /// Whether `name` may name a file under the zone directory: relative, no "." or ".."
   /// component, only the characters IANA names use (letters, digits, "/", "_", "-", "+").

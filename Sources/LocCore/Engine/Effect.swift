@@ -1,0 +1,51 @@
+/// What the engine asks the shell to do.
+public enum Effect: Sendable, Hashable {
+  /// Answer request `id` of `session`.
+  case reply(SessionID, RequestID, Result<Response, RequestError>)
+  /// Push an event to `session`.
+  case push([SessionID], Notice, at: Instant)
+  /// Arm (or re-arm) `timer` at `at` on the wall clock.
+  case arm(EngineTimer, at: Instant)
+  /// Disarm `timer`.
+  case disarm(EngineTimer)
+  /// Write the state file (atomically, mode 0600).
+  case persist(StoredState)
+  /// Send `STATUS=` to systemd.
+  case notifyStatus(String)
+  /// Re-read the configuration file, then feed `.configReloaded`.
+  case reloadConfiguration(requestedBy: RequestRef?)
+  /// Log a message. Messages above debug level never contain coordinates.
+  case log(LogLevel, String)
+  /// Write the timer store (`timers.json`, atomically, mode 0600).
+  case persistTimers(TimerStore)
+  /// Start a systemd unit for timer `timer` (StartUnit, mode "replace").
+  case startUnit(String, timer: String)
+  /// Run a program for timer `timer`, without a shell, as `user`, with `environment`
+  /// (`LOCD_*` variables) added to a minimal one.
+  case runCommand(argv: [String], user: String, environment: [String], timer: String)
+  /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
+  case setSystemTimeZone(String)
+  /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
+  /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
+  case receivers(active: Bool)
+}
+
+/// Timers the engine asks the shell to arm (one of each at a time).
+public enum EngineTimer: Hashable, Sendable, CaseIterable {
+  /// The current fix stops being fresh.
+  case freshness
+  /// A throttled systemd STATUS= update is due.
+  case statusRefresh
+  /// The earliest user timer deadline.
+  case timers
+  /// The next local midnight: the solar days move on.
+  case localMidnight
+  /// The zone's next change of UTC offset (daylight-saving transition).
+  case zoneTransition
+  /// The current acquisition attempt gives up.
+  case acquisitionTimeout
+  /// The next periodic acquisition (or retry after a timeout).
+  case acquisitionRefresh
+  /// The earliest `locate` request is due to be answered with what there is.
+  case locateDeadline
+}

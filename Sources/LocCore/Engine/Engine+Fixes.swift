@@ -1,0 +1,46 @@
+/// A decoded fix through the machines: acceptance, the position and its subscribers,
+/// waiting `locate` requests, acquisition, the zone hysteresis, and a significant change.
+extension Engine {
+  mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
+    let position: Position
+    switch positions.fix(fix, from: source, at: now) {
+    case .rejected(let why, let consistent):
+      if let c = consistent {
+        // Consistent with the current fix, only less accurate: it still shows the position is stable.
+        announce(acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now), into: &effects)
+      }
+      switch why {
+      case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
+      case .implausibleJump: effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      default: break
+      }
+      return
+    case .accepted(let accepted):
+      position = accepted
+    }
+    let coordinate = position.coordinate
+    effects.append(.arm(.freshness, at: now.adding(config.freshFor)))
+    if config.logLevel >= .debug {  // formatting costs more than the rest of a fix
+      effects.append(
+        .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(position.source)"))
+    }
+    publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
+    answerLocates(at: now, into: &effects)
+    announce(acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now), into: &effects)
+
+    let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
+    guard
+      let change = positions.significance(
+        of: position, zoneChanged: zoneChanged, threshold: config.significantDistance)
+    else { return }
+    effects.append(.persist(positions.storedState))
+    if let move = change.move {
+      let what = move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"
+      effects.append(.log(.info, what))
+    } else {
+      effects.append(.log(.info, "entered time zone \(zones.adopted ?? "?")"))
+    }
+    publish(.significantChange(from: change.from, to: position, distance: change.distance), at: now, into: &effects)
+    regenerate(change.move != nil ? .significantChange : .timezone, at: now, into: &effects)
+  }
+}

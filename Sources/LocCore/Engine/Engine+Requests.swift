@@ -1,0 +1,51 @@
+/// Requests: the sessions machine decides whether one is allowed, then it goes to the
+/// machine it concerns.
+extension Engine {
+  mutating func handleRequest(_ request: Request, ref: RequestRef, at now: Instant, into effects: inout [Effect]) {
+    let peer: Peer
+    switch sessions.admit(request, from: ref.session) {
+    case .unknownSession: return
+    case .denied(let error):
+      effects.append(.reply(ref.session, ref.id, .failure(error)))
+      return
+    case .allowed(let allowed): peer = allowed
+    }
+    func reply(_ response: Response) { effects.append(.reply(ref.session, ref.id, .success(response))) }
+    switch request {
+    case .status:
+      reply(.status(status(at: now)))
+    case .subscribe(let kinds):
+      reply(.subscriptions(sessions.subscribe(ref.session, to: kinds)))
+      if kinds.contains(.location) {
+        // A new subscriber gets the current answer at once instead of waiting for a fix.
+        effects.append(.push([ref.session], .location(resolve(at: now), fix: positions.latest?.fix), at: now))
+      }
+    case .unsubscribe(let kinds):
+      reply(.subscriptions(sessions.unsubscribe(ref.session, from: kinds)))
+    case .setLocation(let coordinate, let name, let accuracy):
+      let manual = Position(
+        coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name)
+      positions.setManual(manual)
+      effects.append(.persist(positions.storedState))
+      effects.append(.log(.notice, "manual location set by uid \(peer.uid)"))
+      reply(.manualLocation(manual))
+      regenerate(.manualLocation, at: now, into: &effects)
+    case .clearLocation:
+      positions.setManual(nil)
+      effects.append(.persist(positions.storedState))
+      effects.append(.log(.notice, "manual location cleared by uid \(peer.uid)"))
+      reply(.manualLocation(nil))
+      regenerate(.manualLocation, at: now, into: &effects)
+    case .reload:
+      effects.append(.reloadConfiguration(requestedBy: ref))
+    case .listTimers, .showTimer, .addTimer, .removeTimer:
+      handleTimerRequest(request, ref: ref, peer: peer, at: now, into: &effects)
+    case .locate(let timeout, let accuracy):
+      locate(ref, timeout: timeout, accuracy: accuracy, at: now, into: &effects)
+    case .refresh:
+      effects.append(.log(.info, "fresh fix requested by uid \(peer.uid)"))
+      announce(acquisition.trigger(.manual, at: now), into: &effects)
+      reply(.acquisition(acquisition.report))
+    }
+  }
+}

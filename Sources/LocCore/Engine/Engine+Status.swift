@@ -1,0 +1,37 @@
+/// Queries: the resolved position and the full status, assembled from the machines.
+extension Engine {
+  /// The resolver's answer at `now`.
+  public func resolve(at now: Instant) -> ResolvedPosition {
+    positions.resolve(at: now, freshFor: config.freshFor, receiversIdle: !acquisition.isAcquiring)
+  }
+
+  /// The engine's part of the full status at `now`; the shell completes the rest
+  /// (`StatusReport.completed(server:sources:)`).
+  public func status(at now: Instant) -> StatusReport {
+    let resolved = resolve(at: now)
+    var zone = zones.peekReport(for: resolved, configured: config.timeZone, at: now)
+    if zone.origin == .position, let c = resolved.position?.coordinate { zone.borderDistance = zones.nearBorder(c) }
+    let sun = resolved.position.flatMap { p in
+      zones.peekRules(zone.id).map { SunReport(today: p.coordinate, in: $0, at: now) }
+    }
+    let fix = positions.latest.map {
+      FixSummary(
+        mode: $0.fix.mode, quality: $0.fix.quality, satellitesUsed: $0.fix.satellitesUsed,
+        satellitesInView: $0.fix.satellitesInView, accuracy: $0.fix.horizontalAccuracy, hdop: $0.fix.hdop,
+        time: $0.fix.time)
+    }
+    var server = ServerCounters()
+    server.permissionDenied = sessions.permissionDenied
+    return StatusReport(
+      position: resolved, fix: fix, sources: positions.sortedSources, timeZone: zone, sun: sun, server: server,
+      sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
+      summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
+      timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),
+      rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report)
+  }
+}
+
+extension Engine {
+  /// The time-zone data in use (the shell compares what it reads again with it).
+  public var zoneCatalog: ZoneCatalog { zones.catalog }
+}

@@ -1,0 +1,41 @@
+/// Something that happened, fed to `Engine.handle(_:at:)`.
+public enum EngineEvent: Sendable {
+  /// The daemon started with this state file content (or a problem reading it).
+  case started(StoredState?, stateProblem: String?)
+  /// A source decoded a fix.
+  case fixDecoded(Fix, source: SourceID)
+  /// A source changed state or counters. `restarted` marks a new stream (reconnect,
+  /// replay loop): fix times may start over.
+  case sourceUpdated(SourceSnapshot, restarted: Bool)
+  /// A client completed the hello.
+  case sessionOpened(SessionID, Peer, AccessLevel, app: String?)
+  /// A client sent a request.
+  case requestReceived(SessionID, RequestID, Request)
+  /// A client went away (or was dropped).
+  case sessionClosed(SessionID)
+  /// A timer the engine armed fired.
+  case timerFired(EngineTimer)
+  /// The configuration was reloaded (by SIGHUP or a `reload` request): `result` is the new
+  /// config or the problems that kept the old one.
+  case configReloaded(Result<DaemonConfig, ReloadFailure>, requestedBy: RequestRef?)
+  /// The timer files were (re)loaded: the timers they define and the problems of those that
+  /// could not be; at start also the timer store of the previous run (`store`).
+  case timersLoaded([TimerDefinition], problems: [String], store: TimerStore?)
+  /// The wall clock was stepped (the shell saw TFD_TIMER_CANCEL_ON_SET fire); `now` is the new time.
+  case clockStepped
+  /// The machine resumed after sleeping about `sleptFor`, if known.
+  case resumed(sleptFor: Duration?)
+  /// The time-zone data was read again (tzdata changed on disk, or a reload): what the zones
+  /// hold now. Parsed rules are forgotten and everything is planned again.
+  case timeZoneDataChanged(ZoneCatalog)
+  /// The daemon is stopping.
+  case stopping
+}
+
+/// Why a reload kept the old configuration.
+public struct ReloadFailure: Error, Sendable, Hashable {
+  /// The problems, each `file:line: message`.
+  public var problems: [String]
+  /// A failure.
+  public init(problems: [String]) { self.problems = problems }
+}

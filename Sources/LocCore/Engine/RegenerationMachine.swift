@@ -1,0 +1,45 @@
+/// Regeneration: the plans for the place and the zone of the last regeneration (the planner
+/// the timers are planned with) and today's and tomorrow's solar days there, and when the
+/// next regeneration without a move is due (local midnight, the next change of UTC offset).
+struct RegenerationMachine: EngineMachine {
+  /// Plans for the place and zone of the last regeneration; lent to the timers.
+  var planner = TimerPlanner(zone: .utc, coordinate: nil)
+  /// Today's and tomorrow's solar days at the last regeneration.
+  private(set) var solarDays: [SolarDaySummary] = []
+
+  /// Plans anew for zone `zone` with `rules` (UTC's when it has none) at `coordinate` (nil:
+  /// no position) with `events`; returns the solar days to announce, when they changed or
+  /// the move was significant.
+  mutating func regenerate(
+    _ reason: RegenerationReason, zone: String, rules: ZoneRules, coordinate: Coordinate?,
+    events: [SolarEvent], at now: Instant
+  ) -> SolarRegeneration? {
+    planner = TimerPlanner(zone: rules, coordinate: coordinate, events: events)
+    var days: [SolarDaySummary] = []
+    if coordinate != nil {
+      let today = rules.localDate(at: now)
+      for date in [today, today.adding(days: 1)] {
+        if let day = planner.solarDay(date, including: .sunrise) {
+          days.append(SolarDaySummary(day, events: SolarEvent.standard))
+        }
+      }
+    }
+    let before = solarDays
+    solarDays = days
+    guard days != before || (reason == .significantChange && !days.isEmpty) else { return nil }
+    return SolarRegeneration(reason: reason, zone: zone, before: before, after: days)
+  }
+
+  /// The same place and zone, planning `events` (the timers changed).
+  mutating func plan(events: [SolarEvent]) {
+    planner = TimerPlanner(zone: planner.zone, coordinate: planner.coordinate, events: events)
+  }
+
+  /// The next local midnight in the planning zone after `now`: the solar days move on.
+  func nextMidnight(after now: Instant) -> Instant {
+    planner.zone.startOfDay(planner.zone.localDate(at: now).adding(days: 1))
+  }
+
+  /// The planning zone's next change of UTC offset after `now`, if it has one.
+  func nextOffsetChange(after now: Instant) -> Instant? { planner.zone.nextTransition(after: now)?.instant }
+}

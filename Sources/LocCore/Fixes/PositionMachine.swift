@@ -1,0 +1,146 @@
+/// Where the position comes from: the sources and their states, fix acceptance, the latest
+/// accepted fix, the last known position (and what the state file holds of it), the manual
+/// location, and the resolver's tier as last reported.
+struct PositionMachine: EngineMachine {
+  /// What acceptance made of a fix.
+  enum Verdict: Sendable, Hashable {
+    /// It moves the position.
+    case accepted(Position)
+    /// Dropped, and why; `consistent` is its coordinate when it agrees with the current fix
+    /// and is only less accurate (it still shows the position is stable).
+    case rejected(FixAcceptance.Rejection, consistent: Coordinate?)
+  }
+
+  /// A change of the regeneration point: a significant move or a change of zone.
+  struct Significance: Sendable, Hashable {
+    /// The point before (nil: the first position since start).
+    var from: Position?
+    /// The point now.
+    var to: Position
+    /// How far apart they are (nil without a point before).
+    var distance: Meters?
+    /// The move, when the distance made it significant (nil: only the zone changed).
+    var move: SignificancePolicy.Move?
+  }
+
+  private(set) var sources: [SourceID: SourceSnapshot] = [:]
+  /// Which fixes may move the position.
+  private var acceptance = FixAcceptance()
+  /// Fixes dropped, by reason.
+  private var rejections: [FixAcceptance.Rejection: Int] = [:]
+  /// The latest accepted fix and the position made from it.
+  private(set) var latest: (fix: Fix, position: Position)?
+  /// Last known position from the state file (or last persisted).
+  private var lastKnown: Position?
+  /// What the state file holds now for the last known position: the regeneration point.
+  private var persisted: Position?
+  /// The manual location.
+  private var manual: Position?
+  /// A problem with the state file found at start.
+  private(set) var stateProblem: String?
+  /// The tier last reported.
+  private var tier: PositionTier = .none
+
+  /// What the state file should hold now.
+  var storedState: StoredState { StoredState(lastKnown: persisted, manual: manual) }
+
+  /// The last known position at start (for the zone to start from).
+  var lastKnownCoordinate: Coordinate? { lastKnown?.coordinate }
+
+  /// The daemon started with this state (or a problem reading it).
+  mutating func started(_ state: StoredState?, problem: String?) {
+    lastKnown = state?.lastKnown
+    persisted = state?.lastKnown
+    manual = state?.manual
+    stateProblem = problem
+  }
+
+  /// A source changed; returns whether its connection state changed (news for subscribers).
+  mutating func sourceUpdated(_ snapshot: SourceSnapshot, restarted: Bool) -> Bool {
+    let old = sources[snapshot.id]
+    sources[snapshot.id] = snapshot
+    if restarted { acceptance.restarted(snapshot.id) }
+    return old?.state != snapshot.state
+  }
+
+  /// Judges a fix from `source` received at `now`.
+  mutating func fix(_ fix: Fix, from source: SourceID, at now: Instant) -> Verdict {
+    if case .reject(let why) = acceptance.judge(fix, from: source) {
+      rejections[why, default: 0] += 1
+      return .rejected(why, consistent: why == .insideAccuracy ? fix.coordinate : nil)
+    }
+    // Acceptance never passes a fix without a coordinate (`noFix`).
+    guard let coordinate = fix.coordinate else { return .rejected(.noFix, consistent: nil) }
+    let uri = sources[source]?.uri ?? "source \(source.index)"
+    let position = Position(
+      coordinate: coordinate, accuracy: fix.horizontalAccuracy, altitude: fix.altitudeMSL, time: fix.time,
+      receivedAt: now, source: uri)
+    latest = (fix, position)
+    return .accepted(position)
+  }
+
+  /// Whether `position` moves the regeneration point (a significant move under `threshold`,
+  /// or `zoneChanged`); if so it becomes the last known position and the point.
+  mutating func significance(of position: Position, zoneChanged: Bool, threshold: Meters) -> Significance? {
+    let move = SignificancePolicy(threshold: threshold).evaluate(from: persisted, to: position)
+    guard move != nil || zoneChanged else { return nil }
+    let from = persisted
+    lastKnown = position
+    persisted = position
+    return Significance(
+      from: from, to: position, distance: from.map { $0.coordinate.distance(to: position.coordinate) },
+      move: move)
+  }
+
+  /// Sets (or with nil clears) the manual location.
+  mutating func setManual(_ position: Position?) { manual = position }
+
+  /// The daemon stops: the state to write if the latest position is not on disk yet.
+  mutating func stopping() -> StoredState? {
+    guard let position = latest?.position, position != persisted else { return nil }
+    lastKnown = position
+    persisted = position
+    return storedState
+  }
+
+  /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep.
+  func resolve(at now: Instant, freshFor: Duration, receiversIdle: Bool) -> ResolvedPosition {
+    PositionResolver.resolve(
+      fix: latest?.position, lastKnown: lastKnown, manual: manual, freshFor: freshFor, now: now,
+      sourceProblem: sourceProblem(receiversIdle: receiversIdle))
+  }
+
+  /// The tier before, when `resolved`'s differs from the one last reported.
+  mutating func tierChange(_ resolved: ResolvedPosition) -> PositionTier? {
+    guard resolved.tier != tier else { return nil }
+    defer { tier = resolved.tier }
+    return tier
+  }
+
+  /// Why nothing can deliver a fix ("replay:x: finished; ..."), or nil when some source may.
+  var undeliverable: String? {
+    let all = sortedSources
+    guard !all.isEmpty, all.allSatisfy({ $0.state == .failed || $0.state == .finished }) else { return nil }
+    return all.map { s in "\(s.uri): \(s.state.name)" + (s.lastError.map { " (\($0))" } ?? "") }
+      .joined(separator: "; ")
+  }
+
+  /// The sources in id order.
+  var sortedSources: [SourceSnapshot] { sources.values.sorted(by: { $0.id < $1.id }) }
+
+  /// Fixes dropped, by reason, in a stable order.
+  var rejectionCounters: [Counter] {
+    FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) }
+  }
+
+  /// Why fixes are not coming, from the sources' states.
+  private func sourceProblem(receiversIdle: Bool) -> String? {
+    let snapshots = sortedSources
+    if snapshots.contains(where: { $0.state == .connected || $0.state == .idle }) {
+      return receiversIdle ? "receivers idle between refreshes" : nil
+    }
+    guard let first = snapshots.first else { return nil }
+    let detail = first.lastError.map { " (\($0))" } ?? ""
+    return "source \(first.uri): \(first.state.name)\(detail)"
+  }
+}
