@@ -65,7 +65,8 @@ public enum WireEncoding {
     case .acquisition(let change):
       return .object([
         "from": .string(change.transition.from.rawValue), "to": .string(change.transition.to.rawValue),
-        "reason": .string(change.transition.reason.description), "acquisition": encode(acquisition: change.report),
+        "reason": .string(change.transition.reason.description),
+        "acquisition": encode(acquisition: change.report),
       ])
     }
   }
@@ -85,7 +86,8 @@ public enum WireEncoding {
     o["nextRefresh"] = .optional(a.nextRefresh?.iso8601())
     if let t = a.lastTransition {
       o["lastTransition"] = .object([
-        "from": .string(t.from.rawValue), "to": .string(t.to.rawValue), "reason": .string(t.reason.description),
+        "from": .string(t.from.rawValue), "to": .string(t.to.rawValue),
+        "reason": .string(t.reason.description),
         "at": .string(t.at.iso8601()),
       ])
     } else {

@@ -40,7 +40,8 @@ enum TimersBenchmark: Benchmark {
     print("regeneration_us \(format(regeneration * 1e6))")
     print("fix_us \(format(perFix * 1e6))")
     if let boundaries = try? ZoneBoundaryFile.open() {
-      let real = ZoneData(database: zones, boundaries: boundaries, systemZone: "UTC").environment(configured: nil)
+      let real = ZoneData(database: zones, boundaries: boundaries, systemZone: "UTC").environment(
+        configured: nil)
       let (_, withLookup, _) = measure(real, timerCount, changes, fixes)
       print("fix_lookup_us \(format(withLookup * 1e6))")
     }

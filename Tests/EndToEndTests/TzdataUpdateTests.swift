@@ -10,7 +10,9 @@ import Testing
   func zoneDirectory(in dir: String, _ zones: [String]) throws -> String {
     let root = dir + "/zoneinfo"
     try FileManager.default.createDirectory(atPath: root + "/Europe", withIntermediateDirectories: true)
-    for zone in zones { try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/" + zone, toPath: root + "/" + zone) }
+    for zone in zones {
+      try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/" + zone, toPath: root + "/" + zone)
+    }
     return root
   }
 
@@ -48,10 +50,12 @@ import Testing
     #expect(s["timezone"]?["reason"]?.string == "unknown time zone 'Europe/Oslo'; planning in UTC")
     // A reload plans again but does not say it again.
     #expect(try daemon.locctl(["reload"]).status == 0)
-    let said = daemon.log.components(separatedBy: "unknown time zone 'Europe/Oslo'; planning in UTC").count - 1
+    let said =
+      daemon.log.components(separatedBy: "unknown time zone 'Europe/Oslo'; planning in UTC").count - 1
     #expect(said == 1, "\(daemon.log)")
     // The file appears (a tzdata install): the zone is used from then on.
-    try FileManager.default.copyItem(atPath: "/usr/share/zoneinfo/Europe/Oslo", toPath: zones + "/Europe/Oslo")
+    try FileManager.default.copyItem(
+      atPath: "/usr/share/zoneinfo/Europe/Oslo", toPath: zones + "/Europe/Oslo")
     _ = try daemon.locctl(["reload"])
     let fixed = try daemon.waitForStatus { $0["timezone"]?["offset"] != .null }
     #expect([3600, 7200].contains(fixed["timezone"]?["offset"]?.number ?? 0))

@@ -65,7 +65,10 @@ import Testing
         Transition(from: .acquiring, to: .settled, reason: .stable(accuracy: 50), at: at(6)),
         Transition(from: .settled, to: .idle, reason: .released(refreshIn: .seconds(900)), at: at(6)),
       ])
-    #expect(out.map(\.reason.description) == ["fix within 50 m, stable", "receivers released; next refresh in 15 min"])
+    #expect(
+      out.map(\.reason.description) == [
+        "fix within 50 m, stable", "receivers released; next refresh in 15 min",
+      ])
     #expect(a.nextRefresh == at(6).adding(.seconds(900)))
     #expect(a.lastOutcome == .settled(at: at(6), accuracy: 25))
     #expect(!a.isAcquiring)
@@ -150,7 +153,8 @@ import Testing
     _ = a.fix(Self.here, accuracy: 20, at: at(2))
     #expect(a.isAcquiring)
     let out = a.timedOut(at: at(60))
-    #expect(out.first == Transition(from: .acquiring, to: .settled, reason: .stable(accuracy: 50), at: at(60)))
+    #expect(
+      out.first == Transition(from: .acquiring, to: .settled, reason: .stable(accuracy: 50), at: at(60)))
     #expect(a.failures == 0)
     #expect(a.oneShots.isEmpty)
   }

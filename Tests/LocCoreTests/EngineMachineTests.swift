@@ -1,5 +1,6 @@
-@testable import LocCore
 import Testing
+
+@testable import LocCore
 
 /// The engine's composition: its state is its configuration and one machine per concern.
 @Suite struct EngineCompositionTests {
@@ -72,7 +73,8 @@ import Testing
     var clock = SimulatedClock()
     var engine = Engine(config: DaemonConfig())
     clock.track(engine.handle(.started(nil, stateProblem: nil), at: Self.t0))
-    clock.track(engine.handle(.timersLoaded([try timer("a", "07:30")], problems: [], store: nil), at: Self.t0))
+    clock.track(
+      engine.handle(.timersLoaded([try timer("a", "07:30")], problems: [], store: nil), at: Self.t0))
     let effects = clock.advance(&engine, to: at("2026-06-01T07:40:00Z"))
     #expect(firedLogs(effects).map(\.0) == [at("2026-06-01T07:30:00Z")])
   }
@@ -116,7 +118,8 @@ import Testing
     let next = Self.t0.adding(.seconds(14))
     #expect(m.observe(summary(sats: 6, zone: "Europe/Stockholm"), at: refresh) == .armRefresh(next))
     #expect(
-      m.observe(summary(sats: 6, zone: "Europe/Stockholm"), at: next) == .send("3D fix, 6 sats, ±5 m, Europe/Stockholm"))
+      m.observe(summary(sats: 6, zone: "Europe/Stockholm"), at: next)
+        == .send("3D fix, 6 sats, ±5 m, Europe/Stockholm"))
   }
 
   @Test func coarseAgesCompareEqualExactlyWhenTheyReadTheSame() {
@@ -125,7 +128,8 @@ import Testing
     for a in ages {
       for b in ages {
         let sameText = TimeFormat.coarseAge(.seconds(a)) == TimeFormat.coarseAge(.seconds(b))
-        #expect((StatusSummary.coarse(.seconds(a)) == StatusSummary.coarse(.seconds(b))) == sameText, "\(a) \(b)")
+        #expect(
+          (StatusSummary.coarse(.seconds(a)) == StatusSummary.coarse(.seconds(b))) == sameText, "\(a) \(b)")
       }
       #expect(TimeFormat.coarseAge(StatusSummary.coarse(.seconds(a))) == TimeFormat.coarseAge(.seconds(a)))
     }
@@ -189,16 +193,22 @@ import Testing
     var e = Engine(config: DaemonConfig())
     let t = at("2026-06-01T12:00:00Z")
     _ = e.handle(.started(nil, stateProblem: nil), at: t)
-    let old = SourceSnapshot(id: SourceID(0), uri: "replay:x", state: .connected, counters: [Counter("fixes", 1)])
+    let old = SourceSnapshot(
+      id: SourceID(0), uri: "replay:x", state: .connected, counters: [Counter("fixes", 1)])
     _ = e.handle(.sourceUpdated(old, restarted: true), at: t)
     _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 1000, gid: 1000), .none, app: nil), at: t)
     _ = e.handle(.requestReceived(SessionID(1), .number(1), .status), at: t)  // refused, counted
     let report = e.status(at: t)
-    #expect(report.server == { var c = ServerCounters(); c.permissionDenied = 1; return c }())
+    #expect(
+      report.server
+        == {
+          var c = ServerCounters(); c.permissionDenied = 1; return c
+        }())
     var server = ServerCounters()
     server.accepted = 4
     server.permissionDenied = 99  // the server does not decide these; the engine's count stays
-    let live = SourceSnapshot(id: SourceID(0), uri: "replay:x", state: .connected, counters: [Counter("fixes", 7)])
+    let live = SourceSnapshot(
+      id: SourceID(0), uri: "replay:x", state: .connected, counters: [Counter("fixes", 7)])
     let completed = report.completed(server: server, sources: [live])
     #expect(completed.server.accepted == 4 && completed.server.permissionDenied == 1)
     #expect(completed.sources == [live])

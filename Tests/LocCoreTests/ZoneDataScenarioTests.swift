@@ -1,5 +1,6 @@
-@testable import LocCore
 import Testing
+
+@testable import LocCore
 
 /// Zone rules as the engine gets them: TZif bytes handed in by the shell, parsed on demand,
 /// failures said once, and new data as an event.
@@ -13,9 +14,13 @@ import Testing
     let oslo = try? cache.rules("Europe/Oslo").get()
     #expect(oslo?.utcOffsetSeconds(at: at("2026-01-15T12:00:00Z")) == 3600)
     #expect(cache.rules("Bad/Bytes") == .failure(.malformed("Bad/Bytes", .notTZif)))
-    #expect("\(ZoneProblem.malformed("Bad/Bytes", .notTZif))" == "time zone 'Bad/Bytes': not valid TZif data (notTZif)")
+    #expect(
+      "\(ZoneProblem.malformed("Bad/Bytes", .notTZif))"
+        == "time zone 'Bad/Bytes': not valid TZif data (notTZif)")
     #expect(cache.rules("Gone/Away") == .failure(.unreadable("Gone/Away", "unknown time zone 'Gone/Away'")))
-    #expect("\(ZoneProblem.unreadable("Gone/Away", "unknown time zone 'Gone/Away'"))" == "unknown time zone 'Gone/Away'")
+    #expect(
+      "\(ZoneProblem.unreadable("Gone/Away", "unknown time zone 'Gone/Away'"))"
+        == "unknown time zone 'Gone/Away'")
     #expect(cache.rules("Mars/Olympus") == .failure(.notLoaded("Mars/Olympus")))
     // UTC is built in even when the catalog lacks it.
     #expect((try? cache.rules("UTC").get())?.utcOffsetSeconds(at: at("2026-01-15T12:00:00Z")) == 0)
@@ -53,7 +58,9 @@ extension Result where Success == ZoneRules, Failure == ZoneProblem {
 
   func status(_ h: inout EngineHarness) throws -> StatusReport {
     let reply = h.request(.status)
-    guard case .success(.status(let s))? = reply else { throw HarnessFailure("no status: \(String(describing: reply))") }
+    guard case .success(.status(let s))? = reply else {
+      throw HarnessFailure("no status: \(String(describing: reply))")
+    }
     return s
   }
 
@@ -105,7 +112,8 @@ extension Result where Success == ZoneRules, Failure == ZoneProblem {
     #expect(try status(&h).timeZone.offsetSeconds == 3600)
     #expect(h.zoneChanges.last?.to.offsetSeconds == 3600)
     // Broken again by a later update: said again, once.
-    h.handle(.timeZoneDataChanged(ZoneCatalog(["Europe/Oslo": .unreadable("time zone 'Europe/Oslo': EACCES")])))
+    h.handle(
+      .timeZoneDataChanged(ZoneCatalog(["Europe/Oslo": .unreadable("time zone 'Europe/Oslo': EACCES")])))
     h.handle(.resumed(sleptFor: nil))
     #expect(warnings(h).count == 2)
     #expect(warnings(h).last == "time zone 'Europe/Oslo': EACCES; planning in UTC")

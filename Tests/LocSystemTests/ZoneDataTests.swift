@@ -13,7 +13,8 @@ import Testing
 
   /// A zone directory with Europe/Oslo copied from the system's tzdata.
   func zoneDirectory() throws -> String {
-    let dir = FileManager.default.temporaryDirectory.appendingPathComponent("locd-zones-\(getpid())-\(UUID())")
+    let dir = FileManager.default.temporaryDirectory.appendingPathComponent(
+      "locd-zones-\(getpid())-\(UUID())")
     try FileManager.default.createDirectory(
       at: dir.appendingPathComponent("Europe"), withIntermediateDirectories: true)
     try FileManager.default.copyItem(
@@ -25,7 +26,9 @@ import Testing
   @Test func catalogHoldsBytesOrWhyNot() throws {
     let dir = try zoneDirectory()
     defer { try? FileManager.default.removeItem(atPath: dir) }
-    let catalog = ZoneDatabase(directory: dir).catalog(names: ["Europe/Oslo", "Europe/Broken", "Mars/Base", "../x"])
+    let catalog = ZoneDatabase(directory: dir).catalog(names: [
+      "Europe/Oslo", "Europe/Broken", "Mars/Base", "../x",
+    ])
     let oslo = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Europe/Oslo")))
     #expect(catalog.entries["Europe/Oslo"] == .tzif(oslo))
     // Reading is the shell's part; whether the bytes are TZif is the engine's to find out.

@@ -365,7 +365,9 @@ public struct Acquisition: Sendable {
     return transitions
   }
 
-  private mutating func transition(_ from: Stage, _ to: Stage, _ reason: Reason, at now: Instant) -> Transition {
+  private mutating func transition(_ from: Stage, _ to: Stage, _ reason: Reason, at now: Instant)
+    -> Transition
+  {
     let t = Transition(from: from, to: to, reason: reason, at: now)
     lastTransition = t
     return t

@@ -118,7 +118,8 @@ struct AcquisitionMachine: EngineMachine {
     nextToken += 1
     let deadline = now.adding(timeout)
     pending.append(
-      PendingLocate(ref: ref, accuracy: accuracy, timeout: timeout, since: now, deadline: deadline, token: token))
+      PendingLocate(
+        ref: ref, accuracy: accuracy, timeout: timeout, since: now, deadline: deadline, token: token))
     return (.wait, acquisition.oneShot(token, until: deadline, at: now))
   }
 

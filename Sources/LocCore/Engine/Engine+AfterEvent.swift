@@ -19,7 +19,8 @@ extension Engine {
     arm(.timers, at: timers.earliest, into: &effects)
     syncAcquisition(at: now, into: &effects)
     if let was = positions.tierChange(resolved) {
-      effects.append(.log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(was.rawValue)')"))
+      effects.append(
+        .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(was.rawValue)')"))
       // A tier change is news even without a fix (fix went stale, manual set, ...).
       if !effects.contains(where: { if case .push(_, .location, _) = $0 { true } else { false } }) {
         publish(.location(resolved, fix: positions.latest?.fix), at: now, into: &effects)

@@ -11,7 +11,8 @@ extension Engine {
       }
       switch why {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
-      case .implausibleJump: effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      case .implausibleJump:
+        effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
       default: break
       }
       return
@@ -22,7 +23,8 @@ extension Engine {
     effects.append(.arm(.freshness, at: now.adding(config.freshFor)))
     if config.logLevel >= .debug {  // formatting costs more than the rest of a fix
       effects.append(
-        .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(position.source)"))
+        .log(.debug, "fix \(coordinate.latitude.value),\(coordinate.longitude.value) from \(position.source)")
+      )
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
     answerLocates(at: now, into: &effects)
@@ -35,12 +37,14 @@ extension Engine {
     else { return }
     effects.append(.persist(positions.storedState))
     if let move = change.move {
-      let what = move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"
+      let what =
+        move.distance.map { "significant move of \(Int($0.value)) m" } ?? "first position since start"
       effects.append(.log(.info, what))
     } else {
       effects.append(.log(.info, "entered time zone \(zones.adopted ?? "?")"))
     }
-    publish(.significantChange(from: change.from, to: position, distance: change.distance), at: now, into: &effects)
+    publish(
+      .significantChange(from: change.from, to: position, distance: change.distance), at: now, into: &effects)
     regenerate(change.move != nil ? .significantChange : .timezone, at: now, into: &effects)
   }
 }

@@ -1,7 +1,9 @@
 /// Requests: the sessions machine decides whether one is allowed, then it goes to the
 /// machine it concerns.
 extension Engine {
-  mutating func handleRequest(_ request: Request, ref: RequestRef, at now: Instant, into effects: inout [Effect]) {
+  mutating func handleRequest(
+    _ request: Request, ref: RequestRef, at now: Instant, into effects: inout [Effect]
+  ) {
     let peer: Peer
     switch sessions.admit(request, from: ref.session) {
     case .unknownSession: return

@@ -10,7 +10,9 @@ extension Engine {
   public func status(at now: Instant) -> StatusReport {
     let resolved = resolve(at: now)
     var zone = zones.peekReport(for: resolved, configured: config.timeZone, at: now)
-    if zone.origin == .position, let c = resolved.position?.coordinate { zone.borderDistance = zones.nearBorder(c) }
+    if zone.origin == .position, let c = resolved.position?.coordinate {
+      zone.borderDistance = zones.nearBorder(c)
+    }
     let sun = resolved.position.flatMap { p in
       zones.peekRules(zone.id).map { SunReport(today: p.coordinate, in: $0, at: now) }
     }
@@ -23,7 +25,8 @@ extension Engine {
     var server = ServerCounters()
     server.permissionDenied = sessions.permissionDenied
     return StatusReport(
-      position: resolved, fix: fix, sources: positions.sortedSources, timeZone: zone, sun: sun, server: server,
+      position: resolved, fix: fix, sources: positions.sortedSources, timeZone: zone, sun: sun,
+      server: server,
       sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
       summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
       timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),

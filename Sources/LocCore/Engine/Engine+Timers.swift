@@ -25,7 +25,8 @@ extension Engine {
     let due = timers.due(with: &regeneration.planner, at: now)
     for (name, count) in due.skipped {
       let policy = timers.missedPolicy(name).rawValue
-      effects.append(.log(.notice, "timer \(name): \(count) missed occurrence(s) not fired (Missed=\(policy))"))
+      effects.append(
+        .log(.notice, "timer \(name): \(count) missed occurrence(s) not fired (Missed=\(policy))"))
     }
     for firing in due.firings { fire(firing, at: now, into: &effects) }
     if due.changed { effects.append(.persistTimers(timers.store(at: now))) }
@@ -70,7 +71,9 @@ extension Engine {
   mutating func handleTimerRequest(
     _ request: Request, ref: RequestRef, peer: Peer, at now: Instant, into effects: inout [Effect]
   ) {
-    func answer(_ result: Result<Response, RequestError>) { effects.append(.reply(ref.session, ref.id, result)) }
+    func answer(_ result: Result<Response, RequestError>) {
+      effects.append(.reply(ref.session, ref.id, result))
+    }
     let zone = regeneration.planner.zone
     switch request {
     case .listTimers:
@@ -83,7 +86,8 @@ extension Engine {
     case .addTimer(let definition):
       let added = timers.add(definition, maxTimers: config.maxTimers, with: &regeneration.planner, at: now)
       if case .success = added {
-        effects.append(.log(.notice, "timer \(definition.name) (\(definition.rule)) added by uid \(peer.uid)"))
+        effects.append(
+          .log(.notice, "timer \(definition.name) (\(definition.rule)) added by uid \(peer.uid)"))
         effects.append(.persistTimers(timers.store(at: now)))
       }
       answer(added.map { .timer($0) })

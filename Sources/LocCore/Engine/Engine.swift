@@ -73,11 +73,15 @@ public struct Engine {
       zones.replace(catalog)
       let unusable = catalog.entries.count - catalog.readable
       effects.append(
-        .log(.notice, "time-zone data read again (\(catalog.readable) zones, \(unusable) unreadable); re-planning"))
+        .log(
+          .notice,
+          "time-zone data read again (\(catalog.readable) zones, \(unusable) unreadable); re-planning"))
       regenerate(.timeZoneData, at: now, into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
-      if timers.ready, !timers.scheduler.names.isEmpty { effects.append(.persistTimers(timers.store(at: now))) }
+      if timers.ready, !timers.scheduler.names.isEmpty {
+        effects.append(.persistTimers(timers.store(at: now)))
+      }
     }
     afterEvent(at: now, into: &effects)
     return effects
@@ -131,7 +135,9 @@ public struct Engine {
     case .failure(let failure):
       let problems = failure.problems.joined(separator: "; ")
       effects.append(.log(.error, "configuration not reloaded, keeping the old one: \(problems)"))
-      if let r = requester { effects.append(.reply(r.session, r.id, .failure(RequestError(.failed, problems)))) }
+      if let r = requester {
+        effects.append(.reply(r.session, r.id, .failure(RequestError(.failed, problems))))
+      }
     }
   }
 

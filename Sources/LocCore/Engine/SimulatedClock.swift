@@ -52,7 +52,9 @@ public struct SimulatedClock: Sendable {
 
   /// Deadline order; timers due at the same instant fire in declaration order, so a replay
   /// is the same every time.
-  static func earlier(_ a: (key: EngineTimer, value: Instant), _ b: (key: EngineTimer, value: Instant)) -> Bool {
+  static func earlier(_ a: (key: EngineTimer, value: Instant), _ b: (key: EngineTimer, value: Instant))
+    -> Bool
+  {
     if a.value != b.value { return a.value < b.value }
     let order = EngineTimer.allCases
     return order.firstIndex(of: a.key)! < order.firstIndex(of: b.key)!

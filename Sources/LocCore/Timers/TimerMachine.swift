@@ -98,7 +98,9 @@ struct TimerMachine: EngineMachine {
   }
 
   /// The missed-event policy of timer `name`.
-  func missedPolicy(_ name: String) -> MissedEventPolicy { scheduler.entries[name]?.definition.missed ?? .skip }
+  func missedPolicy(_ name: String) -> MissedEventPolicy {
+    scheduler.entries[name]?.definition.missed ?? .skip
+  }
 
   /// Whether `now` is before the last checkpoint (time went back).
   func wentBack(at now: Instant) -> Bool { scheduler.wentBack(at: now) }
@@ -137,7 +139,8 @@ struct TimerMachine: EngineMachine {
       return .failure(RequestError(.notFound, "no timer named '\(name)'"))
     }
     if case .file(let path) = entry.definition.origin {
-      return .failure(RequestError(.failed, "timer '\(name)' comes from \(path); remove that file and reload"))
+      return .failure(
+        RequestError(.failed, "timer '\(name)' comes from \(path); remove that file and reload"))
     }
     scheduler.remove(name)
     return .success(())

@@ -71,7 +71,9 @@ public struct ZoneRulesCache: Sendable {
   private func parse(_ name: String) -> Result<ZoneRules, ZoneProblem> {
     switch catalog.entries[name] {
     case .tzif(let bytes)?:
-      do { return .success(try ZoneRules(name: name, tzif: bytes)) } catch { return .failure(.malformed(name, error)) }
+      do { return .success(try ZoneRules(name: name, tzif: bytes)) } catch {
+        return .failure(.malformed(name, error))
+      }
     case .unreadable(let why)?:
       return .failure(.unreadable(name, why))
     case nil:

@@ -138,7 +138,9 @@ struct ZoneMachine: EngineMachine {
   }
 
   /// Adds the offset and abbreviation at `now`, or says why there are none.
-  private static func fill(_ report: inout ZoneReport, _ rules: Result<ZoneRules, ZoneProblem>, at now: Instant) {
+  private static func fill(
+    _ report: inout ZoneReport, _ rules: Result<ZoneRules, ZoneProblem>, at now: Instant
+  ) {
     switch rules {
     case .success(let rules):
       report.offsetSeconds = rules.utcOffsetSeconds(at: now)

@@ -212,7 +212,9 @@ public final class Daemon {
   func startSources() {
     let sink = SourceSink(
       fix: { [unowned self] fix, id in
-        if self.clock == .replay { self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect)) }
+        if self.clock == .replay {
+          self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect))
+        }
         self.feed(.fixDecoded(fix, source: id))
       },
       update: { [unowned self] snapshot, restarted in

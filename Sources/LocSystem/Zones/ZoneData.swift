@@ -31,7 +31,9 @@ public final class ZoneData {
   }
 
   /// Reads those zones' TZif files now.
-  public func catalog(configured: String?) -> ZoneCatalog { database.catalog(names: zoneNames(configured: configured)) }
+  public func catalog(configured: String?) -> ZoneCatalog {
+    database.catalog(names: zoneNames(configured: configured))
+  }
 
   /// The engine's environment: lookups over the boundary data and the zones read now.
   public func environment(configured: String?) -> EngineEnvironment {
