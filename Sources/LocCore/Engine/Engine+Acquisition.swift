@@ -15,7 +15,8 @@ extension Engine {
   /// After every event: continuous subscribers counted, due `locate` requests answered,
   /// timers armed for the state as it is, the shell told when receivers change.
   mutating func syncAcquisition(at now: Instant, into effects: inout [Effect]) {
-    announce(acquisition.holders(sessions.recipients(of: .location).count, at: now), into: &effects)
+    let transitions = acquisition.holders(sessions.recipients(of: .location).count, at: now)
+    announce(transitions, into: &effects)
     answerLocates(at: now, into: &effects)
     arm(.acquisitionTimeout, at: acquisition.attemptDeadline, into: &effects)
     arm(.acquisitionRefresh, at: acquisition.refreshDue, into: &effects)

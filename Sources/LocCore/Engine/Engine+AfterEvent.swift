@@ -9,7 +9,8 @@ extension Engine {
       timers.steppedBack(to: now)
       effects.append(.log(.notice, "time went back; re-planning"))
       regenerate(.clockStep, at: now, into: &effects)
-      announce(acquisition.clockStepped(at: now), into: &effects)
+      let transitions = acquisition.clockStepped(at: now)
+      announce(transitions, into: &effects)
     }
     // Nothing below changes the position, so it and its zone are worked out once per event.
     let resolved = resolve(at: now)

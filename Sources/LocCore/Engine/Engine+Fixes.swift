@@ -7,7 +7,8 @@ extension Engine {
     case .rejected(let why, let consistent):
       if let c = consistent {
         // Consistent with the current fix, only less accurate: it still shows the position is stable.
-        announce(acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now), into: &effects)
+        let transitions = acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now)
+        announce(transitions, into: &effects)
       }
       switch why {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
@@ -28,7 +29,8 @@ extension Engine {
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
     answerLocates(at: now, into: &effects)
-    announce(acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now), into: &effects)
+    let transitions = acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now)
+    announce(transitions, into: &effects)
 
     let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
     guard

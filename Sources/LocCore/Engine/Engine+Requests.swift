@@ -46,7 +46,8 @@ extension Engine {
       locate(ref, timeout: timeout, accuracy: accuracy, at: now, into: &effects)
     case .refresh:
       effects.append(.log(.info, "fresh fix requested by uid \(peer.uid)"))
-      announce(acquisition.trigger(.manual, at: now), into: &effects)
+      let transitions = acquisition.trigger(.manual, at: now)
+      announce(transitions, into: &effects)
       reply(.acquisition(acquisition.report))
     }
   }

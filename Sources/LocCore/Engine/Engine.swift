@@ -52,7 +52,8 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .sessionClosed(let id):
       sessions.closed(id)
-      announce(acquisition.drop(id, at: now), into: &effects)
+      let transitions = acquisition.drop(id, at: now)
+      announce(transitions, into: &effects)
     case .timerFired(let timer):
       timerFired(timer, at: now, into: &effects)
     case .timersLoaded(let files, let problems, let store):
@@ -61,12 +62,14 @@ public struct Engine {
       effects.append(.log(.notice, "the wall clock was stepped; re-planning"))
       if timers.wentBack(at: now) { timers.steppedBack(to: now) }
       regenerate(.clockStep, at: now, into: &effects)
-      announce(acquisition.clockStepped(at: now), into: &effects)
+      let transitions = acquisition.clockStepped(at: now)
+      announce(transitions, into: &effects)
     case .resumed(let slept):
       let how = slept.map { " after \(TimeFormat.duration($0))" } ?? ""
       effects.append(.log(.info, "resumed from suspend\(how); re-planning"))
       regenerate(.resume, at: now, into: &effects)
-      announce(acquisition.trigger(.resume, at: now), into: &effects)
+      let transitions = acquisition.trigger(.resume, at: now)
+      announce(transitions, into: &effects)
     case .configReloaded(let result, let requester):
       reloaded(result, requestedBy: requester, at: now, into: &effects)
     case .timeZoneDataChanged(let catalog):
@@ -97,9 +100,11 @@ public struct Engine {
     _ = positions.tierChange(resolve(at: now))
     zones.started(from: positions.lastKnownCoordinate, at: now)
     regenerate(.start, at: now, into: &effects)
-    announce(acquisition.trigger(.start, at: now), into: &effects)
+    let transitions = acquisition.trigger(.start, at: now)
+    announce(transitions, into: &effects)
     if config.acquisition.mode == .continuous {
-      announce(acquisition.trigger(.continuous, at: now), into: &effects)
+      let transitions = acquisition.trigger(.continuous, at: now)
+      announce(transitions, into: &effects)
     }
   }
 
@@ -112,8 +117,12 @@ public struct Engine {
     case .timers: break  // after every event, what is due fires
     case .zoneTransition: break  // after every event, the new offset is seen
     case .localMidnight: regenerate(.localMidnight, at: now, into: &effects)
-    case .acquisitionTimeout: announce(acquisition.timedOut(at: now), into: &effects)
-    case .acquisitionRefresh: announce(acquisition.refresh(at: now), into: &effects)
+    case .acquisitionTimeout:
+      let transitions = acquisition.timedOut(at: now)
+      announce(transitions, into: &effects)
+    case .acquisitionRefresh:
+      let transitions = acquisition.refresh(at: now)
+      announce(transitions, into: &effects)
     case .locateDeadline: break  // after every event, what is due is answered
     }
   }
@@ -129,7 +138,8 @@ public struct Engine {
       zones.configure(newConfig.zoneSwitch)
       timers.configure(missedAfter: newConfig.missedAfter)
       effects.append(.log(.notice, "configuration reloaded"))
-      announce(acquisition.update(newConfig.acquisition, at: now), into: &effects)
+      let transitions = acquisition.update(newConfig.acquisition, at: now)
+      announce(transitions, into: &effects)
       regenerate(.configuration, at: now, into: &effects)
       if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
     case .failure(let failure):
@@ -150,6 +160,10 @@ public struct Engine {
 
   /// Asks the shell to arm `timer` at `instant` (or to disarm it), when that changes.
   mutating func arm(_ timer: EngineTimer, at instant: Instant?, into effects: inout [Effect]) {
-    if let effect = armed.want(timer, at: instant) { effects.append(effect) }
+    switch armed.want(timer, at: instant) {
+    case .arm(let at)?: effects.append(.arm(timer, at: at))
+    case .disarm?: effects.append(.disarm(timer))
+    case nil: break
+    }
   }
 }
