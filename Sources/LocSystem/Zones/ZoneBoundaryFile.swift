@@ -10,7 +10,7 @@ import LocCore
 /// Sendable because it is immutable: every stored property is a `let` set in `init`, the
 /// mapping is read-only (PROT_READ) and is unmapped only by `MappedFile`'s deinit, which
 /// cannot run while this object is referenced; lookups only read. The engine's zone lookup
-/// closures capture it. `ZoneBoundaryFileTests` checks concurrent lookups agree.
+/// closures capture it. `ZoneDataTests` checks that concurrent lookups agree.
 public final class ZoneBoundaryFile: @unchecked Sendable {
   /// The file's name in every data directory.
   public static let fileName = "timezone-boundaries.bin"

@@ -13,10 +13,10 @@ public final class ZoneDataWatcher {
   static let mask = UInt32(
     IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
 
-  private let fd: Int32
   private let loop: EventLoop
   private let settle: Duration
   private let changed: () -> Void
+  /// Owns the inotify descriptor.
   private var watch: IOWatch?
   private var timer: Timer?
 
@@ -24,46 +24,51 @@ public final class ZoneDataWatcher {
   public init(
     loop: EventLoop, directories: [String], settle: Duration = .seconds(1), changed: @escaping () -> Void
   ) throws(Errno) {
-    fd = inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC))
-    guard fd >= 0 else { throw Errno(call: "inotify_init1") }
+    let inotify = FileDescriptor(
+      owning: try Syscall.once("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
     self.loop = loop
     self.settle = settle
     self.changed = changed
-    var watched = 0
     var failure: Errno? = nil
+    var watched = 0
     for directory in directories {
-      if inotify_add_watch(fd, directory, ZoneDataWatcher.mask) >= 0 {
+      do {
+        _ = try Syscall.once("inotify_add_watch \(directory)") {
+          inotify_add_watch(inotify.rawValue, directory, ZoneDataWatcher.mask)
+        }
         watched += 1
-      } else {
-        failure = Errno(call: "inotify_add_watch \(directory)")
+      } catch {
+        failure = error
       }
     }
-    do throws(Errno) {
-      guard watched > 0 else { throw failure ?? Errno(call: "inotify_add_watch", code: ENOENT) }
-      timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
-        self.changed()
-      }
-      watch = try loop.watch(fd: fd, events: Epoll.input) { [unowned self] _ in self.readable() }
-    } catch {
-      close(fd)
-      throw error
+    guard watched > 0 else { throw failure ?? Errno(call: "inotify_add_watch", code: ENOENT) }
+    timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
+      self.changed()
     }
+    watch = try loop.watch(inotify, events: Epoll.input) { [unowned self] _ in self.readable() }
   }
 
   deinit {
     watch?.cancel()
     timer?.cancel()
-    close(fd)
   }
 
-  /// Drains the queued events (which file does not matter) and restarts the settle delay.
+  /// Drains the queued events (which file does not matter: an overflowed queue counts as a
+  /// change too) and restarts the settle delay.
   private func readable() {
+    guard let watch else { return }
     var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-      let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-      if n > 0 { continue }
-      if n < 0, errno == EINTR { continue }
-      break  // EAGAIN: drained (an overflowed queue counts as a change too)
+    var more = true
+    while more {
+      do {
+        let result = try buffer.withUnsafeMutableBytes { raw throws(Errno) in
+          try watch.descriptor.readNonBlocking(into: raw)
+        }
+        if case .bytes = result { continue }
+        more = false
+      } catch {
+        more = false  // inotify reads fail only on a too small buffer, which 4096 is not
+      }
     }
     let delay = UInt64(max(0, settle.seconds) * 1_000_000)
     timer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
