@@ -27,17 +27,9 @@ extension Engine {
     case .setLocation(let coordinate, let name, let accuracy):
       let manual = Position(
         coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name)
-      positions.setManual(manual)
-      effects.append(.persist(positions.storedState))
-      effects.append(.log(.notice, "manual location set by uid \(peer.uid)"))
-      reply(.manualLocation(manual))
-      regenerate(.manualLocation, at: now, into: &effects)
+      setManual(manual, ref: ref, by: peer, at: now, into: &effects)
     case .clearLocation:
-      positions.setManual(nil)
-      effects.append(.persist(positions.storedState))
-      effects.append(.log(.notice, "manual location cleared by uid \(peer.uid)"))
-      reply(.manualLocation(nil))
-      regenerate(.manualLocation, at: now, into: &effects)
+      setManual(nil, ref: ref, by: peer, at: now, into: &effects)
     case .reload:
       effects.append(.reloadConfiguration(requestedBy: ref))
     case .listTimers, .showTimer, .addTimer, .removeTimer:
@@ -50,5 +42,16 @@ extension Engine {
       announce(transitions, into: &effects)
       reply(.acquisition(acquisition.report))
     }
+  }
+
+  /// `set-location` (a position) and `clear-location` (nil): stored, answered, re-planned.
+  private mutating func setManual(
+    _ manual: Position?, ref: RequestRef, by peer: Peer, at now: Instant, into effects: inout [Effect]
+  ) {
+    positions.setManual(manual)
+    effects.append(.persist(positions.storedState))
+    effects.append(.log(.notice, "manual location \(manual == nil ? "cleared" : "set") by uid \(peer.uid)"))
+    effects.append(.reply(ref.session, ref.id, .success(.manualLocation(manual))))
+    regenerate(.manualLocation, at: now, into: &effects)
   }
 }
