@@ -1,8 +1,9 @@
 /// Acquisition in the engine: its transitions announced, `locate` requests answered, and
 /// after every event the shell's timers and receivers kept in step with its state.
 extension Engine {
-  /// Logs and publishes acquisition transitions, with the state after them.
-  func announce(_ transitions: [Acquisition.Transition], into effects: inout [Effect]) {
+  /// Logs and publishes acquisition transitions, with the state after them. (Mutating for
+  /// the reason `publish` is.)
+  mutating func announce(_ transitions: [Acquisition.Transition], into effects: inout [Effect]) {
     guard !transitions.isEmpty else { return }
     let report = acquisition.report
     for t in transitions {

@@ -32,7 +32,7 @@ extension Engine {
     if due.changed { effects.append(.persistTimers(timers.store(at: now))) }
   }
 
-  private func fire(_ f: TimerFiring, at now: Instant, into effects: inout [Effect]) {
+  private mutating func fire(_ f: TimerFiring, at now: Instant, into effects: inout [Effect]) {
     let zone = regeneration.planner.zone
     let local = zone.localDateTime(at: f.occurrence.instant)
     var text = "timer \(f.name) fired: \(regeneration.planner.describe(f.rule, f.occurrence))"

@@ -152,8 +152,9 @@ public struct Engine {
   }
 
   /// Pushes `notice` to the sessions subscribed to its kind, in one effect: the notice is
-  /// copied and serialized once for every recipient.
-  func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
+  /// copied and serialized once for every recipient. (Mutating only so that calling it from
+  /// the engine's mutating paths does not copy the whole engine for a borrowed `self`.)
+  mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
     let recipients = sessions.recipients(of: notice.kind)
     if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
   }
