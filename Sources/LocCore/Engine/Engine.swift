@@ -5,7 +5,7 @@
 /// A small dispatcher over focused state machines (`EngineMachine`), each owning one
 /// concern's state: it routes each event to the machines it concerns, in order, and turns
 /// their outputs into effects. Its stored properties are the configuration and one per
-/// machine, nothing else (docs/decisions/0011-engine-machines.md).
+/// machine, nothing else (docs/decisions/0012-engine-machines.md).
 public struct Engine {
   /// The configuration in effect: the one copy the daemon has (the shell reads it here).
   public private(set) var config: DaemonConfig

@@ -4,6 +4,6 @@
 ///
 /// `Engine` keeps no state of its own besides its configuration and one stored property
 /// per machine; a new concern (apps, region monitors, visits, beacons) arrives as a new
-/// conforming type, never as fields on `Engine` (docs/decisions/0011-engine-machines.md).
+/// conforming type, never as fields on `Engine` (docs/decisions/0012-engine-machines.md).
 /// A test reflects over `Engine` to keep that true.
 public protocol EngineMachine: Sendable {}
