@@ -2,19 +2,28 @@
 /// rule"). One place, so the monitor, its index and the documentation say the same thing.
 ///
 /// With `d` the great-circle distance from the fix to the centre (`Coordinate.distance`),
-/// `r` the radius and `m = max(accuracy, marginFloor)`:
-/// - inside when `d <= r - m`: the whole accuracy circle, widened to the floor, is inside;
-/// - outside when `d >= r + m`: all of it is outside;
-/// - straddling otherwise: the fix cannot tell, and no state changes.
+/// `r` the radius and `m = max(accuracyFactor × accuracy, marginFloor)`, the accuracy being
+/// the fix's 95% radius:
+/// - inside when `d <= r - m`: a circle of radius `m` around the fix (twice its accuracy
+///   circle, at least the floor) is inside;
+/// - outside when `d >= r + m`: all of that circle is outside;
+/// - straddling otherwise: the fix cannot tell, and no state changes. In particular a fix
+///   whose accuracy circle straddles the boundary never moves a state.
 /// A change of a known state also needs the new side to hold for `confirmation`.
 public struct RegionRule: Hashable, Sendable {
+  /// The margin is this many times the fix's 95% accuracy radius: 2. A receiver parked on
+  /// the line whose error wanders as slowly as real ones do (a Gauss-Markov process with a
+  /// time constant of one to five minutes) and as far as its accuracy says then stays beyond
+  /// the margin for 20 s so rarely that 20 simulated days showed none; at 1 (the accuracy
+  /// circle alone) it flipped about four times a day (docs/REGIONS.md, "Why these numbers").
+  public var accuracyFactor = 2.0
   /// The margin never goes below this, whatever accuracy a receiver claims: 5 m, about a
   /// consumer receiver's open-sky 1-sigma error, so an over-confident accuracy (RTK-grade
   /// figures from a receiver that wanders by metres) cannot make a boundary flap.
   public var marginFloor: Meters = 5
   /// A known state flips only when every fix for this long says the other side by the
-  /// margin, the crossing first seen at the start of it. 20 s, Core Location's documented
-  /// wait ("remain on the same side of the boundary for at least 20 seconds").
+  /// margin, the crossing first seen at the start of it. 20 s, the wait Core Location
+  /// documents for its own boundary crossings; it outlasts multipath bursts of a few seconds.
   public var confirmation: Duration = .seconds(20)
 
   /// The defaults.
@@ -30,9 +39,10 @@ public struct RegionRule: Hashable, Sendable {
     case straddling
   }
 
-  /// The margin for a fix with this accuracy: `max(accuracy, marginFloor)`.
+  /// The margin for a fix with this 95% accuracy radius:
+  /// `max(accuracyFactor × accuracy, marginFloor)`.
   @inlinable public func margin(accuracy: Meters) -> Double {
-    max(accuracy.value, marginFloor.value)
+    max(accuracyFactor * accuracy.value, marginFloor.value)
   }
 
   /// The verdict for a fix `distance` from the centre of a region of `radius`, with
