@@ -122,7 +122,7 @@ enum RegionsBenchmark: Benchmark {
     var samples: [Double] = []
     var inside = 0
     for (c, accuracy) in path {
-      let m = max(accuracy, 5)
+      let m = max(3 * accuracy, 5)
       let t = monotonicSeconds()
       for (_, region) in regions where c.distance(to: region.centre).value <= region.radius.value - m {
         inside += 1

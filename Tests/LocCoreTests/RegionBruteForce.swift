@@ -28,7 +28,7 @@ struct BruteForceRegions {
   /// `while` loop: this runs 10^9 times in a debug build.
   var flat: [Double] = []
 
-  /// The margin is max(2 × accuracy, 5 m) (docs/REGIONS.md).
+  /// The margin is max(3 × accuracy, 5 m) (docs/REGIONS.md).
   let floor = 5.0
   let confirmation = Duration.seconds(20)
 
@@ -58,7 +58,7 @@ struct BruteForceRegions {
 
   mutating func fix(_ c: Coordinate, accuracy: Double, at t: Instant) -> [RegionOutput] {
     guard accuracy.isFinite, accuracy >= 0 else { return [] }
-    let m = max(2 * accuracy, floor)
+    let m = max(3 * accuracy, floor)
     let p = Self.point(c)
     var touched: [Int] = []
     let infinity = Double.infinity

@@ -41,9 +41,10 @@ struct GPSNoise {
     return (east + white * gaussian(), north + white * gaussian())
   }
 
-  /// The 95% radius of this noise for a two-dimensional normal error: 2.45 sigma per axis
-  /// (the chi-square quantile with two degrees of freedom, sqrt(5.99)).
-  var accuracy95: Double { 2.45 * (sigma * sigma + white * white).squareRoot() }
+  /// The 68% radius of this noise (what `Fix.horizontalAccuracy` means) for a circular
+  /// two-dimensional normal error: 1.51 sigma per axis, sqrt(-2 ln 0.32) (the Rayleigh
+  /// distribution's quantile).
+  var accuracy68: Double { 1.51 * (sigma * sigma + white * white).squareRoot() }
 
   /// `c` moved by an (east, north) offset in metres.
   static func offset(_ c: Coordinate, _ e: (Double, Double)) -> Coordinate {

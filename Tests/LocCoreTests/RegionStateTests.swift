@@ -2,7 +2,7 @@ import LocCore
 import Testing
 
 /// The per-region state machine, step by step, with the numbers of docs/REGIONS.md: margin
-/// m = max(2 × accuracy, 5 m), inside when d <= r - m, outside when d >= r + m, a known
+/// m = max(3 × accuracy, 5 m), inside when d <= r - m, outside when d >= r + m, a known
 /// state flips after 20 s on the other side. Region: 200 m around a point in Oslo.
 @Suite struct RegionStateTests {
   static let centre = Coordinate(lat: 59.91, lon: 10.75)!
@@ -28,11 +28,14 @@ import Testing
       dwell: dwell)
   }
 
-  func transition(_ id: RegionID, _ from: RegionState, _ to: RegionState, at: Instant, firstSeen: Instant, notify: Bool)
+  func transition(
+    _ id: RegionID, _ from: RegionState, _ to: RegionState, at: Instant, firstSeen: Instant, notify: Bool
+  )
     -> RegionOutput
   {
     .transition(
-      RegionTransition(owner: owner, id: id, from: from, to: to, at: at, firstSeen: firstSeen, notify: notify))
+      RegionTransition(owner: owner, id: id, from: from, to: to, at: at, firstSeen: firstSeen, notify: notify)
+    )
   }
 
   @Test func firstDeterminationIsImmediate() throws {
@@ -40,7 +43,7 @@ import Testing
     let far = try CircularRegion(
       id: RegionID("far"), centre: Self.centre.destination(distance: 5000, bearing: 0), radius: 200)
     var m = monitor(near, far)
-    // 100 m from the centre, accuracy 10 m: margin 20 m, 100 <= 200 - 20: inside "near";
+    // 100 m from the centre, accuracy 10 m: margin 30 m, 100 <= 200 - 30: inside "near";
     // about 5 km from "far": outside by far more than the margin.
     let out = m.handle(.fix(at(100), accuracy: 10), at: t(0)).sorted(by: RegionOutput.inOrder)
     #expect(
@@ -56,7 +59,7 @@ import Testing
   @Test func straddlingFixesMoveNothing() throws {
     let r = try region("r")
     var m = monitor(r)
-    // Accuracy 10 m, margin 20 m: anything from 180 m to 220 m straddles.
+    // Accuracy 10 m, margin 30 m: anything from 170 m to 230 m straddles.
     for (k, d) in [181.0, 199, 200, 219, 185].enumerated() {
       #expect(m.handle(.fix(at(d), accuracy: 10), at: t(Double(k))).isEmpty)
     }
@@ -84,7 +87,7 @@ import Testing
     let r = try region("r")
     var m = monitor(r)
     _ = m.handle(.fix(at(0), accuracy: 5), at: t(0))
-    // 300 m out with accuracy 10 m: outside by the margin (300 >= 220).
+    // 300 m out with accuracy 10 m: outside by the margin (300 >= 230).
     #expect(m.handle(.fix(at(300), accuracy: 10), at: t(100)).isEmpty)
     #expect(m.handle(.fix(at(320), accuracy: 10), at: t(110)).isEmpty)
     #expect(m.state(of: r.id, for: owner) == .inside)
@@ -194,7 +197,7 @@ import Testing
     let r = try CircularRegion(id: RegionID("edge"), centre: centre, radius: 500)
     var m = RegionMonitor()
     _ = m.handle(.register(owner, r), at: Self.t0)
-    // From every direction: 400 m from the centre is inside (margin 10 m), 700 m outside.
+    // From every direction: 400 m from the centre is inside (margin 15 m), 700 m outside.
     for (k, bearing) in stride(from: 0.0, to: 360, by: 30).enumerated() {
       let base = Double(k) * 100
       let inside = centre.destination(distance: 400, bearing: Degrees(bearing))

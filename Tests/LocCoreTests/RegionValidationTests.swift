@@ -23,7 +23,8 @@ import Testing
   }
 
   @Test(arguments: [
-    (0.0, "below the minimum of 10 m"), (-5, "below the minimum of 10 m"), (9.99, "below the minimum of 10 m"),
+    (0.0, "below the minimum of 10 m"), (-5, "below the minimum of 10 m"),
+    (9.99, "below the minimum of 10 m"),
     (.nan, "not NaN"), (.infinity, "must be finite"), (-.infinity, "must be finite"),
     (1e9, "above the maximum of 100 km"), (100_000.5, "above the maximum of 100 km"),
   ])
@@ -38,7 +39,9 @@ import Testing
     #expect(try region("large", radius: 100_000).radius == 100_000)
   }
 
-  @Test(arguments: [(91.0, 0.0), (-90.5, 0), (.nan, 0), (0, 180.5), (0, -181), (0, .infinity), (.infinity, 0)])
+  @Test(arguments: [
+    (91.0, 0.0), (-90.5, 0), (.nan, 0), (0, 180.5), (0, -181), (0, .infinity), (.infinity, 0),
+  ])
   func badCentre(latitude: Double, longitude: Double) throws {
     let error = #expect(throws: RegionError.self) {
       try CircularRegion(id: "r", latitude: latitude, longitude: longitude, radius: 100)
@@ -83,7 +86,8 @@ import Testing
     var monitor = RegionMonitor()
     let a = RegionOwner(1)
     let home = try region("home")
-    #expect(monitor.handle(.unregister(a, home.id), at: Self.t0) == [.refused(a, home.id, .notFound(home.id))])
+    #expect(
+      monitor.handle(.unregister(a, home.id), at: Self.t0) == [.refused(a, home.id, .notFound(home.id))])
     _ = monitor.handle(.register(a, home), at: Self.t0)
     #expect(monitor.handle(.unregister(a, home.id), at: Self.t0) == [.unregistered(a, home.id)])
     #expect(monitor.state(of: home.id, for: a) == nil)
@@ -98,8 +102,14 @@ import Testing
     let a = RegionOwner(1)
     for k in 0..<3 { _ = monitor.handle(.register(a, try region("r\(k)")), at: Self.t0) }
     let fourth = try region("r3")
-    #expect(monitor.handle(.register(a, fourth), at: Self.t0) == [.refused(a, fourth.id, .tooManyForOwner(limit: 3))])
-    #expect(monitor.handle(.register(RegionOwner(2), fourth), at: Self.t0) == [.registered(RegionOwner(2), fourth.id)])
+    #expect(
+      monitor.handle(.register(a, fourth), at: Self.t0) == [
+        .refused(a, fourth.id, .tooManyForOwner(limit: 3))
+      ])
+    #expect(
+      monitor.handle(.register(RegionOwner(2), fourth), at: Self.t0) == [
+        .registered(RegionOwner(2), fourth.id)
+      ])
     #expect(monitor.count(for: a) == 3)
     #expect(RegionError.tooManyForOwner(limit: 3).description.contains("3 regions"))
   }
@@ -122,9 +132,15 @@ import Testing
     #expect(monitor.count == 100_000)
     // Owner 0 is at its own limit too: the per-owner error comes first for it.
     let extra = try region("extra")
-    #expect(monitor.handle(.register(RegionOwner(0), extra), at: Self.t0) == [.refused(RegionOwner(0), extra.id, .tooManyForOwner(limit: 10_000))])
+    #expect(
+      monitor.handle(.register(RegionOwner(0), extra), at: Self.t0) == [
+        .refused(RegionOwner(0), extra.id, .tooManyForOwner(limit: 10_000))
+      ])
     let newcomer = RegionOwner(99)
-    #expect(monitor.handle(.register(newcomer, extra), at: Self.t0) == [.refused(newcomer, extra.id, .tooManyInTotal(limit: 100_000))])
+    #expect(
+      monitor.handle(.register(newcomer, extra), at: Self.t0) == [
+        .refused(newcomer, extra.id, .tooManyInTotal(limit: 100_000))
+      ])
     #expect(monitor.count == 100_000)
     #expect(monitor.count(for: newcomer) == 0)
     // Room again after one goes.

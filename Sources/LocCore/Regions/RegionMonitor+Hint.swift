@@ -6,7 +6,7 @@ extension RegionMonitor {
 
   /// When the next fix could first change a region's state, seen from the last fix:
   /// - no fix yet: now;
-  /// - regions of unknown state: the floor after the last fix;
+  /// - regions of unknown state: the next fix (so the floor after the last);
   /// - a crossing waiting for confirmation: when the confirmation is due;
   /// - else the nearest boundary (distance `b` from the last fix, accuracy `a`): the device
   ///   cannot reach it before `(b - a) / maxSpeed` after the last fix.
@@ -15,16 +15,26 @@ extension RegionMonitor {
   public func acquisitionHint(at now: Instant, policy: FixHintPolicy) -> FixHint? {
     guard store.count > 0 else { return nil }
     guard let last = lastFix else { return FixHint(due: now, reason: .noPosition) }
-    var best: FixHint?
-    if undetermined > 0 {
-      best = FixHint(due: last.at.adding(policy.floor), reason: .undetermined(regions: undetermined))
+    // Each candidate is clamped before they are compared, so that on the floor a state
+    // waiting for a fix (unknown, confirming) is named rather than a boundary.
+    func clamped(_ due: Instant, _ reason: FixHint.Reason) -> FixHint {
+      var hint = FixHint(due: due, reason: reason)
+      if due < last.at.adding(policy.floor) {
+        hint.due = last.at.adding(policy.floor)
+        hint.bound = .floor
+      } else if due > last.at.adding(policy.ceiling) {
+        hint.due = last.at.adding(policy.ceiling)
+        hint.bound = .ceiling
+      }
+      return hint
     }
+    var best: FixHint?
+    if undetermined > 0 { best = clamped(last.at, .undetermined(regions: undetermined)) }
     for entry in active {
       guard let since = entry.pendingSince else { continue }
-      let slot = store.slots[Int(entry.slot)]
-      let due = since.adding(configuration.rule.confirmation)
-      let key = RegionKey(RegionOwner(slot.owner), store.id(entry.slot))
-      best = FixHint.earliest(best, FixHint(due: due, reason: .confirming(key, since: since)))
+      let key = RegionKey(RegionOwner(store.slots[Int(entry.slot)].owner), store.id(entry.slot))
+      let hint = clamped(since.adding(configuration.rule.confirmation), .confirming(key, since: since))
+      best = FixHint.earliest(best, hint)
     }
     let speed = max(policy.maxSpeed.value, 0.1)
     let searchTo = min(policy.ceiling.seconds * speed, Self.hintSearchLimit.value)
@@ -34,22 +44,12 @@ extension RegionMonitor {
       let travel = max(0, distance - last.accuracy.value)
       let key = s.map { RegionKey(RegionOwner(store.slots[Int($0)].owner), store.id($0)) }
       let reason = FixHint.Reason.boundary(key, distance: Meters(distance), speed: MetersPerSecond(speed))
-      best = FixHint.earliest(best, FixHint(due: last.at.adding(seconds: travel / speed), reason: reason))
+      best = FixHint.earliest(best, clamped(last.at.adding(seconds: travel / speed), reason))
     } else {
-      let hint = FixHint(
-        due: last.at.adding(seconds: searchTo / speed), reason: .noBoundaryWithin(Meters(searchTo)))
-      best = FixHint.earliest(best, hint)
+      let reason = FixHint.Reason.noBoundaryWithin(Meters(searchTo))
+      best = FixHint.earliest(best, clamped(last.at.adding(seconds: searchTo / speed), reason))
     }
     guard var hint = best else { return nil }
-    let low = last.at.adding(policy.floor)
-    let high = last.at.adding(policy.ceiling)
-    if hint.due < low {
-      hint.due = low
-      hint.bound = .floor
-    } else if hint.due > high {
-      hint.due = high
-      hint.bound = .ceiling
-    }
     if hint.due < now { hint.due = now }
     return hint
   }

@@ -52,9 +52,8 @@ public enum RegionInput: Hashable, Sendable {
   case unregister(RegionOwner, RegionID)
   /// An owner stops monitoring all its regions (the app was reset or removed).
   case unregisterAll(RegionOwner)
-  /// A fix: where the device is, and its horizontal accuracy as the radius of 95%
-  /// confidence (the host converts from `Fix`'s confidence level). The input's instant is
-  /// the fix's time.
+  /// A fix: where the device is, and its horizontal accuracy as `Fix.horizontalAccuracy`
+  /// gives it (the radius of 68% confidence). The input's instant is the fix's time.
   case fix(Coordinate, accuracy: Meters)
   /// Time passed (dwell deadlines); the host calls it at `nextDeadline`.
   case tick
