@@ -13,28 +13,42 @@ extension RegionMonitor {
     counters.fixes += 1
     lastFix = LastFix(coordinate: fix, accuracy: accuracy, at: now)
     let margin = configuration.rule.margin(accuracy: accuracy)
+    let p = EarthPoint(fix)
     var i = 0
     while i < active.count {
-      let entry = active[i]
-      let slot = store.slots[Int(entry.slot)]
-      counters.distances += 1
-      let d = fix.distance(to: slot.centre).value
-      let verdict = RegionRule.verdict(distance: d, radius: slot.radius, margin: margin)
-      step(entry.slot, verdict, at: now, into: &out)
+      let s = active[i].slot
+      step(s, verdict(s, fix, p, margin: margin), at: now, into: &out)
       // A slot that left the list had the last entry swapped into place i.
-      if store.slots[Int(entry.slot)].list >= 0 { i += 1 }
+      if store.slots[Int(s)].list >= 0 { i += 1 }
     }
     i = 0
     while i < unknown.count {
       let s = unknown[i]
-      let slot = store.slots[Int(s)]
-      counters.distances += 1
-      let d = fix.distance(to: slot.centre).value
-      let verdict = RegionRule.verdict(distance: d, radius: slot.radius, margin: margin)
+      let verdict = verdict(s, fix, p, margin: margin)
       step(s, verdict, at: now, into: &out)
       if verdict == .straddling { i += 1 }
     }
-    searchIndex(fix, margin: margin, at: now, into: &out)
+    searchIndex(fix, p, margin: margin, at: now, into: &out)
+  }
+
+  /// The rule's verdict for one region, exactly as `RegionRule.verdict` on
+  /// `Coordinate.distance`, with the exact distance skipped when the chord already decides:
+  /// the great-circle distance d and the chord c satisfy c <= d <= c + c³ / (23 R²) for
+  /// chords under 1,000 km (the arcsine's series), and the stored centre is within
+  /// `RegionGrid.slack` of the true one.
+  private mutating func verdict(_ s: Int32, _ fix: Coordinate, _ p: EarthPoint, margin: Double)
+    -> RegionRule.Verdict
+  {
+    let slot = store.slots[Int(s)]
+    let c = p.chordSquared(store.hot[Int(s)].point).squareRoot()
+    if c - RegionGrid.slack >= slot.radius + margin { return .outside }
+    let r = Coordinate.meanEarthRadius.value
+    if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= slot.radius - margin {
+      return .inside
+    }
+    counters.distances += 1
+    let d = fix.distance(to: slot.centre).value
+    return RegionRule.verdict(distance: d, radius: slot.radius, margin: margin)
   }
 
   /// The second pass: regions not on the active list (so outside, with no crossing being
@@ -42,9 +56,8 @@ extension RegionMonitor {
   /// the level's reach are probed, a level only when it may have a region near: for the
   /// fine levels the coarse cells around the fix say which have any (their tags).
   private mutating func searchIndex(
-    _ fix: Coordinate, margin: Double, at now: Instant, into out: inout [RegionOutput]
+    _ fix: Coordinate, _ p: EarthPoint, margin: Double, at now: Instant, into out: inout [RegionOutput]
   ) {
-    let p = EarthPoint(fix)
     // A region enters only if d <= r - m, and the chord is at most d: the reach of level L
     // is its largest radius less the margin (nothing to find when that is not positive).
     let maxRadius = store.levelMaxRadius
@@ -89,13 +102,8 @@ extension RegionMonitor {
     }
     counters.cellsProbed += probed
     counters.candidates += offered
-    for s in found where store.slots[Int(s)].list < 0 {
-      let slot = store.slots[Int(s)]
-      counters.distances += 1
-      let d = fix.distance(to: slot.centre).value
-      if RegionRule.verdict(distance: d, radius: slot.radius, margin: margin) == .inside {
-        step(s, .inside, at: now, into: &out)
-      }
+    for s in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
+      step(s, .inside, at: now, into: &out)
     }
   }
 

@@ -44,7 +44,7 @@ public struct RegionMonitor: Sendable {
     public var cellsProbed = 0
     /// Regions the index offered as candidates (work).
     public var candidates = 0
-    /// Exact distance computations (work).
+    /// Exact distance computations, where the chord did not decide (work).
     public var distances = 0
     /// All zero.
     public init() {}
