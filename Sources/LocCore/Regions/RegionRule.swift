@@ -15,8 +15,8 @@ public struct RegionRule: Hashable, Sendable {
   /// error). A receiver parked on the line whose error wanders as slowly as real ones do (a
   /// Gauss-Markov process with a time constant of one to five minutes) and as far as its
   /// accuracy says then stays beyond the margin for 20 s so rarely that 20 simulated days
-  /// showed none; at 2 it flipped about once a day, at 1 (the accuracy circle alone) many
-  /// times an hour (docs/REGIONS.md, "Why these numbers").
+  /// showed none; at 2 it flipped about once a day, at 1 (the accuracy circle alone) 4 to
+  /// 56 times a day (docs/REGIONS.md, "Why these numbers").
   public var accuracyFactor = 3.0
   /// The margin never goes below this, whatever accuracy a receiver claims: 5 m, about a
   /// consumer receiver's open-sky 1-sigma error, so an over-confident accuracy (RTK-grade

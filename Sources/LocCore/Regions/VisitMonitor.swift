@@ -10,12 +10,14 @@
 /// - Departure: fixes have been out of the place for `leaveConfirmation`, at least two of
 ///   them, with none in it since; the visit's departure is the last fix in it. Fixes out of
 ///   the place gather into the forming place, which becomes current then, keeping its first
-///   fix as a possible arrival. One stray fix (multipath) is forgiven both ways.
+///   fix as a possible arrival. Strays (multipath) are forgiven: out of the current place
+///   and back before the departure is confirmed, or one fix out of a forming place.
 /// docs/REGIONS.md, "Visits", gives the numbers and the cadence acquisition must keep.
 public struct VisitMonitor: Sendable {
   /// The rule's numbers.
   public struct Configuration: Hashable, Sendable {
-    /// A place is at least this wide in radius (Core Location's visits: about 100 m).
+    /// A place is at least this wide in radius (100 m: a house and its garden, an office
+    /// floor, with a consumer receiver's noise).
     public var minimumRadius: Meters = 100
     /// A stay this long is a visit.
     public var minimumStay: Duration = .seconds(5 * 60)
