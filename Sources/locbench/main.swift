@@ -36,6 +36,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   TimersBenchmark.self,
   BeaconsBenchmark.self,
   JSONBenchmark.self,
+  RegionsBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
