@@ -38,7 +38,7 @@ extension DaemonBenchmark {
       sleep(UInt32(window))
       let wakeups = contextSwitches(run.pid) - before
       let watching = (try? ControlClient(path: run.socket, app: "locbench"))
-        .flatMap { try? $0.call("status") }?["sources"]?[0]?["counters"]?["watching"]?.number
+        .flatMap { try? $0.call(.status) }?.sources.first?.counter("watching")
       if policy == "on-demand" {
         print(
           "idle, on-demand gpsd source after a good fix (gpsd watch \(watching == 0 ? "off" : "on?")), \(window) s: \(wakeups) wakeups (target 0 until the 15 min refresh)"
@@ -66,15 +66,12 @@ extension DaemonBenchmark {
     let end = monotonicSeconds() + 30
     while monotonicSeconds() < end {
       if let client = try? ControlClient(path: run.socket, app: "locbench"),
-        let s = try? client.call("status")
+        let s = try? client.call(.status)
       {
-        let a = s["acquisition"] ?? .null
-        if policy == "on-demand", a["phase"]?.string == "idle",
-          a["lastOutcome"]?["result"]?.string == "settled"
-        {
+        if policy == "on-demand", let a = s.acquisition, a.phase == .idle, case .settled? = a.lastOutcome {
           return monotonicSeconds()
         }
-        if policy == "continuous", s["position"]?["tier"]?.string == "fix" { return monotonicSeconds() }
+        if policy == "continuous", s.position.tier == .fix { return monotonicSeconds() }
       }
       usleep(100_000)
     }

@@ -89,11 +89,11 @@ enum DaemonBenchmark: Benchmark {
       print("daemon: cannot connect")
       return
     }
-    _ = try? client.call("set-location", ["lat": .number(59.9), "lon": .number(10.7)])
+    _ = try? client.call(.setLocation(Coordinate(lat: 59.9, lon: 10.7)!))
     var samples: [Double] = []
     for _ in 0..<2000 {
       let t0 = monotonicSeconds()
-      _ = try? client.call("status")
+      _ = try? client.call(.status)
       samples.append((monotonicSeconds() - t0) * 1_000_000)
     }
     samples.sort()

@@ -13,7 +13,7 @@ enum BeaconsCommand: LocctlCommand {
 
   static let usage = "usage: locctl beacons decode [--json] FILE|-"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard let options = parseOptions(arguments, flags: ["json", "help"], command: "beacons") else {
       return ExitStatus.usage
     }

@@ -1,22 +1,25 @@
 import LocCore
+import LocProtocol
 import LocSystem
 
 #if canImport(Glibc)
   import Glibc
 #endif
 
-/// Connects to locd and runs `body`; turns failures into one clear line and an exit status.
-func withDaemon(_ body: (ControlClient) throws(ControlClient.Failure) -> Int32) -> Int32 {
+/// Connects to locd on `socket` and runs `body`; turns failures into one clear line and an
+/// exit status.
+func withDaemon(_ socket: String, _ body: (ControlClient) throws(ControlClient.Failure) -> Int32) -> Int32 {
   do {
-    let client = try ControlClient()
+    let client = try ControlClient(path: socket, app: "locctl")
     return try body(client)
   } catch {
     printError("locctl: \(error)")
     switch error {
     case .notRunning: return ExitStatus.notRunning
     case .permissionDenied: return ExitStatus.permission
-    case .daemon(let code, _): return code == "permission-denied" ? ExitStatus.permission : ExitStatus.failure
-    case .protocolError: return ExitStatus.failure
+    case .daemon(let reply):
+      return reply.code == .known(.permissionDenied) ? ExitStatus.permission : ExitStatus.failure
+    case .versionMismatch, .timedOut, .protocolError: return ExitStatus.failure
     }
   }
 }
@@ -42,8 +45,8 @@ enum Style {
   static func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
 }
 
-/// Local wall time `HH:MM` of an ISO instant, with a fixed UTC offset in seconds.
-func localClock(_ iso: String?, offset: Int) -> String? {
-  guard let iso, let t = Instant(iso8601: iso) else { return nil }
+/// Local wall time `HH:MM` of an instant, with a fixed UTC offset in seconds.
+func localClock(_ t: Instant?, offset: Int) -> String? {
+  guard let t else { return nil }
   return TimeFormat.clock(secondOfDay: Int(t.adding(seconds: Double(offset)).utcSecondOfDay))
 }

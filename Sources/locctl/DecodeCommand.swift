@@ -11,7 +11,7 @@ enum DecodeCommand: LocctlCommand {
   static let name = "decode"
   static let summary = "decode an NMEA log or stream (FILE or - for stdin) into fixes"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     let options: CommandLineOptions
     do {
       options = try CommandLineOptions(arguments, valued: [], flagNames: ["json", "help"])

@@ -4,15 +4,17 @@ protocol LocctlCommand: Sendable {
   static var name: String { get }
   /// One line for `locctl --help`.
   static var summary: String { get }
-  /// Runs the command with the words after its name; returns the exit status.
-  static func run(_ arguments: [String]) -> Int32
+  /// Runs the command with the words after its name and the daemon's socket path (from
+  /// `--socket`, else `$LOCD_SOCKET`, else the default; offline commands ignore it);
+  /// returns the exit status.
+  static func run(_ arguments: [String], socket: String) -> Int32
 }
 
-/// Exit statuses of locctl (documented in docs/locctl.1.md).
+/// Exit statuses of locctl (documented in docs/man/locctl.1, EXIT STATUS).
 enum ExitStatus {
   /// Success.
   static let ok: Int32 = 0
-  /// The daemon answered with an error, or the command failed.
+  /// The daemon answered with an error, did not answer in time, or the command failed.
   static let failure: Int32 = 1
   /// Wrong usage: unknown command or option, bad value.
   static let usage: Int32 = 2

@@ -6,7 +6,7 @@ enum RefreshCommand: LocctlCommand {
   static let name = "refresh"
   static let summary = "acquire a fresh fix now (the receiver sleeps again once it has one)"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard let options = parseOptions(arguments, flags: ["json"], command: name) else {
       return ExitStatus.usage
     }
@@ -14,13 +14,12 @@ enum RefreshCommand: LocctlCommand {
       printError("usage: locctl refresh [--json]")
       return ExitStatus.usage
     }
-    return withDaemon { client throws(ControlClient.Failure) in
-      let result = try client.call("refresh")
-      let a = result["acquisition"] ?? .null
+    return withDaemon(socket) { client throws(ControlClient.Failure) in
+      let result = try client.call(.refresh)
       if options.flag("json") {
-        print(result.serialized)
+        print(result.json.serialized)
       } else {
-        print(StatusCommand.describe(acquisition: a, offset: 0, zone: "UTC"))
+        print(StatusCommand.describe(acquisition: result.acquisition, offset: 0, zone: "UTC"))
       }
       return ExitStatus.ok
     }

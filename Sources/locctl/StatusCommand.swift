@@ -1,4 +1,5 @@
 import LocCore
+import LocProtocol
 import LocSystem
 
 /// `locctl status [--json]`.
@@ -6,7 +7,7 @@ enum StatusCommand: LocctlCommand {
   static let name = "status"
   static let summary = "position, tier, sources, fix quality, time zone, sun"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard let options = parseOptions(arguments, flags: ["json"], command: name) else {
       return ExitStatus.usage
     }
@@ -14,10 +15,10 @@ enum StatusCommand: LocctlCommand {
       printError("locctl status: unexpected argument '\(options.positionals[0])'")
       return ExitStatus.usage
     }
-    return withDaemon { client throws(ControlClient.Failure) in
-      let status = try client.call("status")
+    return withDaemon(socket) { client throws(ControlClient.Failure) in
+      let status = try client.call(.status)
       if options.flag("json") {
-        print(status.serialized)
+        print(status.json.serialized)
       } else {
         print(render(status), terminator: "")
       }
@@ -25,119 +26,128 @@ enum StatusCommand: LocctlCommand {
     }
   }
 
-  static func render(_ s: JSON) -> String {
+  static func render(_ s: StatusView) -> String {
     var out = ""
     func row(_ label: String, _ value: String) {
       out += Style.bold(label.padding(11)) + value + "\n"
     }
-    let p = s["position"] ?? .null
-    let tier = p["tier"]?.string ?? "none"
-    let offset = Int(s["timezone"]?["offset"]?.number ?? 0)
-    if let lat = p["lat"]?.number, let lon = p["lon"]?.number {
-      var text = "\(lat), \(lon)"
-      if let acc = p["accuracy"]?.number { text += " ±\(Int(acc.rounded())) m" }
-      let tierText: String
-      switch tier {
-      case "fix": tierText = Style.green("fix")
-      case "cached": tierText = Style.yellow("cached")
-      default: tierText = Style.yellow(tier)
-      }
-      var detail = [tierText]
-      if let age = p["age"]?.number { detail.append("\(TimeFormat.duration(.seconds(age))) old") }
-      if let name = p["name"]?.string { detail.append("\"\(name)\"") }
-      text += "  (" + detail.joined(separator: ", ") + ")"
-      row("Position:", text)
-      if tier != "fix", let reason = p["reason"]?.string { row("", reason) }
-    } else {
-      row("Position:", Style.red("none") + " — " + (p["reason"]?.string ?? "no position"))
-      if let remedy = p["remedy"]?.string { row("To fix:", remedy) }
-    }
-    if let f = s["fix"], !f.isNull {
-      var parts = [f["mode"]?.number == 3 ? "3D" : f["mode"]?.number == 2 ? "2D" : "no fix"]
-      if let q = f["quality"]?.string { parts.append(q) }
-      if let n = f["satellitesUsed"]?.number {
-        var sats = "\(Int(n)) satellites"
-        if let v = f["satellitesInView"]?.number { sats += " (\(Int(v)) in view)" }
+    let offset = s.timezone.zone.offset ?? 0
+    position(s.position, row)
+    if let f = s.fix {
+      var parts = [modeName(f.mode)]
+      if let q = f.quality { parts.append(q.word) }
+      if let n = f.satellitesUsed {
+        var sats = "\(n) satellites"
+        if let v = f.satellitesInView { sats += " (\(v) in view)" }
         parts.append(sats)
       }
-      if let h = f["hdop"]?.number { parts.append("HDOP \(h)") }
+      if let h = f.hdop { parts.append("HDOP \(h)") }
       row("Fix:", parts.joined(separator: ", "))
     }
-    if let z = s["timezone"], let id = z["id"]?.string {
-      var text = id
-      var extra: [String] = []
-      if let abbr = z["abbreviation"]?.string { extra.append(abbr) }
-      if let off = z["offset"]?.number { extra.append("UTC" + TimeFormat.utcOffset(seconds: Int(off))) }
-      if let origin = z["origin"]?.string { extra.append("from \(origin)") }
-      if !extra.isEmpty { text += " (" + extra.joined(separator: ", ") + ")" }
-      row("Time zone:", text)
-      if let d = z["borderDistance"]?.number {
-        row(
-          "",
-          d < 1000
-            ? "a zone border is \(Int(d)) m away" : "a zone border is \((d / 100).rounded() / 10) km away")
-      }
-    }
-    if let sun = s["sun"], let date = sun["date"]?.string {
-      let rise = localClock(sun["sunrise"]?.string, offset: offset) ?? "none"
-      let set = localClock(sun["sunset"]?.string, offset: offset) ?? "none"
-      var text = "sunrise \(rise), sunset \(set) (\(date))"
-      if let note = sun["note"]?.string { text += " — \(note)" }
+    zone(s.timezone, row)
+    if let sun = s.sun {
+      let rise = localClock(sun.sunrise, offset: offset) ?? "none"
+      let set = localClock(sun.sunset, offset: offset) ?? "none"
+      var text = "sunrise \(rise), sunset \(set) (\(sun.date))"
+      if let note = sun.note { text += " — \(note)" }
       row("Sun:", text)
     } else {
       row("Sun:", "unknown (no position)")
     }
-    for (i, source) in (s["sources"]?.array ?? []).enumerated() {
-      var text = (source["uri"]?.string ?? "?") + "  " + (source["state"]?.string ?? "?")
-      if let err = source["lastError"]?.string { text += " (\(err))" }
-      if let counters = source["counters"]?.object, !counters.members.isEmpty {
+    for (i, source) in s.sources.enumerated() {
+      var text = source.uri + "  " + source.state.word
+      if let err = source.lastError { text += " (\(err))" }
+      if !source.counters.isEmpty {
         text +=
           "\n" + String(repeating: " ", count: 11)
-          + counters.members.map { "\($0.key) \(Int($0.value.number ?? 0))" }.joined(separator: ", ")
+          + source.counters.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
       }
       row(i == 0 ? "Sources:" : "", text)
     }
-    if let a = s["acquisition"], !a.isNull {
-      row(
-        "Receiver:",
-        describe(acquisition: a, offset: offset, zone: s["timezone"]?["abbreviation"]?.string ?? ""))
+    if let a = s.acquisition {
+      row("Receiver:", describe(acquisition: a, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
     }
-    if let server = s["server"] {
-      row("Clients:", "\(Int(server["sessions"]?.number ?? 0)) connected")
-    }
-    if let problem = s["daemon"]?["stateProblem"]?.string { row("State:", Style.yellow(problem)) }
+    row("Clients:", "\(s.server.sessions) connected")
+    if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
+  }
+
+  /// The position row, with the reason when it is not a fresh fix and the remedy in
+  /// degraded mode.
+  static func position(_ p: ResolvedPositionView, _ row: (String, String) -> Void) {
+    guard let position = p.position else {
+      row("Position:", Style.red("none") + " — " + (p.reason ?? "no position"))
+      if let remedy = p.remedy { row("To fix:", remedy) }
+      return
+    }
+    var text = "\(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
+    if let acc = position.accuracy { text += " ±\(Int(acc.value.rounded())) m" }
+    let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
+    var detail = [tierText]
+    if let age = p.age { detail.append("\(TimeFormat.duration(age)) old") }
+    if let name = position.name { detail.append("\"\(name)\"") }
+    text += "  (" + detail.joined(separator: ", ") + ")"
+    row("Position:", text)
+    if p.tier != .fix, let reason = p.reason { row("", reason) }
+  }
+
+  /// The time zone row, and how near a border is when it is near.
+  static func zone(_ z: ZoneStatusView, _ row: (String, String) -> Void) {
+    var text = z.zone.id
+    var extra: [String] = []
+    if let abbr = z.zone.abbreviation { extra.append(abbr) }
+    if let off = z.zone.offset { extra.append("UTC" + TimeFormat.utcOffset(seconds: off)) }
+    extra.append("from \(z.zone.origin.word)")
+    text += " (" + extra.joined(separator: ", ") + ")"
+    row("Time zone:", text)
+    if let d = z.borderDistance?.value {
+      row(
+        "",
+        d < 1000
+          ? "a zone border is \(Int(d)) m away" : "a zone border is \((d / 100).rounded() / 10) km away")
+    }
+  }
+
+  static func modeName(_ mode: FixMode) -> String {
+    switch mode {
+    case .threeD: return "3D"
+    case .twoD: return "2D"
+    case .noFix: return "no fix"
+    }
   }
 }
 
 extension StatusCommand {
   /// "idle (on-demand): settled ±4 m at 08:00; next refresh 08:15" or "acquiring since
   /// 08:00 (manual, start), gives up at 08:01": times on the wall clock of `offset`.
-  static func describe(acquisition a: JSON, offset: Int, zone: String) -> String {
+  static func describe(acquisition a: AcquisitionView, offset: Int, zone: String) -> String {
     let suffix = zone.isEmpty ? "" : " \(zone)"
-    func clock(_ key: String, _ o: JSON? = nil) -> String? {
-      localClock((o ?? a)[key]?.string, offset: offset).map { $0 + suffix }
-    }
-    let policy = a["policy"]?.string ?? "?"
-    let reasons = (a["reasons"]?.array ?? []).compactMap(\.string).joined(separator: ", ")
+    func clock(_ t: Instant?) -> String? { localClock(t, offset: offset).map { $0 + suffix } }
+    let reasons = a.reasons.map(\.word).joined(separator: ", ")
     var parts: [String]
-    if a["phase"]?.string == "acquiring" {
+    switch a.phase {
+    case .acquiring:
       var head = "acquiring"
-      if let since = clock("since") { head += " since \(since)" }
+      if let since = clock(a.since) { head += " since \(since)" }
       if !reasons.isEmpty { head += " (\(reasons))" }
       parts = [head]
-      parts.append(clock("deadline").map { "gives up at \($0)" } ?? "held open (\(policy))")
-    } else {
-      parts = ["idle (\(policy)), receivers released"]
-      if let next = clock("nextRefresh") { parts.append("next refresh \(next)") }
+      parts.append(clock(a.deadline).map { "gives up at \($0)" } ?? "held open (\(a.policy.word))")
+    case .idle, .settled:
+      parts = ["idle (\(a.policy.word)), receivers released"]
+      if let next = clock(a.nextRefresh) { parts.append("next refresh \(next)") }
     }
-    if let o = a["lastOutcome"], !o.isNull {
-      var text = o["result"]?.string == "settled" ? "last settled" : "last timed out"
-      if let m = o["accuracy"]?.number { text += " ±\(Int(m.rounded())) m" }
-      if let at = clock("at", o) { text += " at \(at)" }
+    switch a.lastOutcome {
+    case .settled(let at, let accuracy)?:
+      var text = "last settled"
+      if let m = accuracy { text += " ±\(Int(m.value.rounded())) m" }
+      if let at = clock(at) { text += " at \(at)" }
       parts.append(text)
+    case .timedOut(let at)?:
+      parts.append("last timed out" + (clock(at).map { " at \($0)" } ?? ""))
+    case nil:
+      break
     }
-    if let n = a["pendingLocates"]?.number, n > 0 { parts.append("\(Int(n)) locate request(s) waiting") }
+    if a.pendingLocates > 0 { parts.append("\(a.pendingLocates) locate request(s) waiting") }
     return parts.joined(separator: "; ")
   }
 }

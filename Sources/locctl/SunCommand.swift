@@ -14,7 +14,7 @@ enum SunCommand: LocctlCommand {
   /// Most days one call prints (ten years).
   static let maximumDays = 3660
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard
       let options = parseOptions(
         arguments, valued: ["at", "date", "days", "tz", "height", "event"], flags: ["json"], command: name)

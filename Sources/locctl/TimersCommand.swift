@@ -1,4 +1,5 @@
 import LocCore
+import LocProtocol
 import LocSystem
 
 /// `locctl timers [--json]`, `locctl timers show NAME [--json]`,
@@ -15,60 +16,35 @@ enum TimersCommand: LocctlCommand {
            locctl timers remove NAME
     """
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard let options = parseOptions(arguments, valued: ["unit", "missed"], flags: ["json"], command: name)
     else {
       return ExitStatus.usage
     }
+    let json = options.flag("json")
     let words = options.positionals
     switch words.first {
     case nil:
       guard options.value("unit") == nil, options.value("missed") == nil else { return badUsage() }
-      return withDaemon { client throws(ControlClient.Failure) in
-        let result = try client.call("list-timers")
-        if options.flag("json") {
-          print(result.serialized)
-        } else {
-          print(renderList(result), terminator: "")
-        }
+      return withDaemon(socket) { client throws(ControlClient.Failure) in
+        let result = try client.call(.listTimers)
+        print(json ? result.json.serialized + "\n" : renderList(result), terminator: "")
         return ExitStatus.ok
       }
     case "show"?:
       guard words.count == 2 else { return badUsage() }
-      return withDaemon { client throws(ControlClient.Failure) in
-        let result = try client.call("show-timer", ["name": .string(words[1])])
-        let timer = result["timer"] ?? .null
-        print(
-          options.flag("json") ? timer.serialized : renderOne(timer),
-          terminator: options.flag("json") ? "\n" : "")
+      return withDaemon(socket) { client throws(ControlClient.Failure) in
+        let timer = try client.call(.showTimer(words[1])).timer
+        print(json ? timer.json.serialized + "\n" : renderOne(timer), terminator: "")
         return ExitStatus.ok
       }
     case "add"?:
       guard words.count >= 3 else { return badUsage() }
-      let rule = words[2...].joined(separator: " ")
-      do { _ = try TimerRule(parsing: rule) } catch {
-        printError("locctl timers add: \(error)")
-        return ExitStatus.usage
-      }
-      var params: JSONObject = ["name": .string(words[1]), "rule": .string(rule)]
-      if let unit = options.value("unit") { params["unit"] = .string(unit) }
-      if let missed = options.value("missed") {
-        guard MissedEventPolicy(rawValue: missed) != nil else {
-          printError("locctl timers add: --missed must be skip, once or all")
-          return ExitStatus.usage
-        }
-        params["missed"] = .string(missed)
-      }
-      return withDaemon { client throws(ControlClient.Failure) in
-        let result = try client.call("add-timer", params)
-        let timer = result["timer"] ?? .null
-        print(options.flag("json") ? timer.serialized + "\n" : renderOne(timer), terminator: "")
-        return ExitStatus.ok
-      }
+      return add(name: words[1], rule: words[2...].joined(separator: " "), options, socket: socket)
     case "remove"?:
       guard words.count == 2 else { return badUsage() }
-      return withDaemon { client throws(ControlClient.Failure) in
-        _ = try client.call("remove-timer", ["name": .string(words[1])])
+      return withDaemon(socket) { client throws(ControlClient.Failure) in
+        _ = try client.call(.removeTimer(words[1]))
         print("timer \(words[1]) removed")
         return ExitStatus.ok
       }
@@ -77,40 +53,55 @@ enum TimersCommand: LocctlCommand {
     }
   }
 
+  static func add(name: String, rule text: String, _ options: CommandLineOptions, socket: String) -> Int32 {
+    let rule: TimerRule
+    do { rule = try TimerRule(parsing: text) } catch {
+      printError("locctl timers add: \(error)")
+      return ExitStatus.usage
+    }
+    var missed = MissedEventPolicy.skip
+    if let word = options.value("missed") {
+      guard let policy = MissedEventPolicy(rawValue: word) else {
+        printError("locctl timers add: --missed must be skip, once or all")
+        return ExitStatus.usage
+      }
+      missed = policy
+    }
+    return withDaemon(socket) { client throws(ControlClient.Failure) in
+      let call = Call.addTimer(name, rule: rule, unit: options.value("unit"), missed: missed)
+      let timer = try client.call(call).timer
+      print(options.flag("json") ? timer.json.serialized + "\n" : renderOne(timer), terminator: "")
+      return ExitStatus.ok
+    }
+  }
+
   static func badUsage() -> Int32 {
     printError(usage)
     return ExitStatus.usage
   }
 
-  /// `2026-06-21 21:22:03 CEST` from a timer's `nextLocal` and `abbreviation`, or "-".
-  static func deadline(_ t: JSON) -> String {
-    guard let local = t["nextLocal"]?.string, local.count >= 19 else { return "-" }
-    let chars = Array(local)
-    let text = String(chars[0..<10]) + " " + String(chars[11..<19])
-    return text + (t["abbreviation"]?.string.map { " " + $0 } ?? "")
+  /// `2026-06-21 21:22:03 CEST` from a timer's next local deadline and abbreviation, or "-".
+  static func deadline(_ t: TimerView) -> String {
+    guard let local = t.nextLocal?.local else { return "-" }
+    let clock = TimeFormat.clock(
+      secondOfDay: local.hour * 3600 + local.minute * 60 + local.second, seconds: true)
+    return "\(local.date) \(clock)" + (t.abbreviation.map { " " + $0 } ?? "")
   }
 
-  static func action(_ t: JSON) -> String {
-    let a = t["action"] ?? .null
-    switch a["type"]?.string {
-    case "unit"?: return "unit " + (a["unit"]?.string ?? "?")
-    case "command"?: return "command " + (a["path"]?.string ?? "?")
-    default: return "event"
+  static func action(_ t: TimerView) -> String {
+    switch t.action {
+    case .unit(let unit): return "unit " + unit
+    case .command(let path, _): return "command " + path
+    case .event: return "event"
     }
   }
 
-  static func renderList(_ result: JSON) -> String {
-    let timers = result["timers"]?.array ?? []
+  static func renderList(_ result: TimerListResult) -> String {
     var out = ""
-    if timers.isEmpty {
+    if result.timers.isEmpty {
       out += "no timers (add one with 'locctl timers add NAME RULE', or a file in /etc/locd/timers.d)\n"
     } else {
-      let rows = timers.map { t in
-        [
-          t["name"]?.string ?? "?", deadline(t), t["rule"]?.string ?? "?", action(t),
-          t["reason"]?.string ?? "",
-        ]
-      }
+      let rows = result.timers.map { t in [t.name, deadline(t), t.rule, action(t), t.reason] }
       let headers = ["NAME", "NEXT (LOCAL)", "RULE", "ACTION", "WHY"]
       var widths = headers.map(\.count)
       for r in rows { for i in 0..<4 { widths[i] = max(widths[i], r[i].count) } }
@@ -120,24 +111,24 @@ enum TimersCommand: LocctlCommand {
       out += Style.bold(line(headers).dropLast() + "") + "\n"
       for r in rows { out += line(r) }
     }
-    for p in result["problems"]?.array ?? [] {
-      out += Style.yellow("problem: ") + (p.string ?? "") + "\n"
+    for p in result.problems {
+      out += Style.yellow("problem: ") + p + "\n"
     }
     return out
   }
 
-  static func renderOne(_ t: JSON) -> String {
+  static func renderOne(_ t: TimerView) -> String {
     var out = ""
     func row(_ label: String, _ value: String) { out += Style.bold(label.padded(11)) + value + "\n" }
-    row("Timer:", t["name"]?.string ?? "?")
-    row("Rule:", t["rule"]?.string ?? "?")
+    row("Timer:", t.name)
+    row("Rule:", t.rule)
     row("Action:", action(t))
-    row("Missed:", t["missed"]?.string ?? "?")
-    row("From:", t["file"]?.string ?? "added at run time")
-    row("Next:", deadline(t) + (t["next"]?.string.map { "  (\($0))" } ?? ""))
-    row("Why:", t["reason"]?.string ?? "")
-    row("Zone:", t["timezone"]?.string ?? "?")
-    row("Last fired:", t["lastFired"]?.string ?? "never")
+    row("Missed:", t.missed.rawValue)
+    row("From:", t.file ?? "added at run time")
+    row("Next:", deadline(t) + (t.next.map { "  (\($0.iso8601()))" } ?? ""))
+    row("Why:", t.reason)
+    row("Zone:", t.timezone)
+    row("Last fired:", t.lastFired?.iso8601(fractionDigits: 3) ?? "never")
     return out
   }
 }

@@ -13,7 +13,7 @@ enum TzCommand: LocctlCommand {
   static let name = "tz"
   static let summary = "the time zone at LAT LON, with its offset now (offline); '-' reads lines"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard
       let options = parseOptions(
         arguments, valued: ["time"], flags: ["json", "version", "check"], command: name)

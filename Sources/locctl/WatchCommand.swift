@@ -1,4 +1,5 @@
 import LocCore
+import LocProtocol
 import LocSystem
 
 #if canImport(Glibc)
@@ -10,72 +11,74 @@ enum WatchCommand: LocctlCommand {
   static let name = "watch"
   static let summary = "stream events (location, changes, timers, sources) until Ctrl-C"
 
-  static func run(_ arguments: [String]) -> Int32 {
+  static func run(_ arguments: [String], socket: String) -> Int32 {
     guard let options = parseOptions(arguments, valued: ["events"], flags: ["json"], command: name) else {
       return ExitStatus.usage
     }
-    let events: JSON =
-      options.value("events").map { .array($0.split(separator: ",").map { .string(String($0)) }) }
-      ?? .string("all")
+    var kinds = Set(EventKind.allCases)
+    if let list = options.value("events") {
+      kinds = []
+      for word in list.split(separator: ",") {
+        guard let kind = EventKind(rawValue: String(word)) else {
+          let known = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
+          printError("locctl watch: unknown event kind '\(word)'; known: \(known)")
+          return ExitStatus.usage
+        }
+        kinds.insert(kind)
+      }
+    }
     // Line-buffered output so a pipe (tests, `| grep`) sees each event at once.
     StandardStreams.lineBufferOutput()
-    return withDaemon { client throws(ControlClient.Failure) in
-      _ = try client.call("subscribe", ["events": events])
+    return withDaemon(socket) { client throws(ControlClient.Failure) in
+      _ = try client.call(.subscribe(kinds))
       while true {
-        let message = try client.readMessage()
-        guard message["type"]?.string == "event" else {
-          if message["type"]?.string == "error" {
-            printError("locctl watch: \(message["error"]?["message"]?.string ?? "error")")
-          }
-          continue
-        }
+        let event = try client.nextEvent()
+        // Kinds of a newer daemon are left out, as the protocol asks of clients.
+        guard event.data.kind != nil else { continue }
         if options.flag("json") {
-          print(message.serialized)
+          print(ServerMessage.event(event).line)
         } else {
-          print(render(message))
+          print(render(event))
         }
       }
     }
   }
 
-  static func render(_ m: JSON) -> String {
-    let name = m["event"]?.string ?? "?"
-    let time = m["time"]?.string ?? ""
-    let d = m["data"] ?? .null
-    var text: String
-    switch name {
-    case "location":
-      let p = d["position"] ?? .null
-      if let lat = p["lat"]?.number, let lon = p["lon"]?.number {
-        text = "\(p["tier"]?.string ?? "?") \(lat), \(lon)"
-        if let a = p["accuracy"]?.number { text += " ±\(Int(a.rounded())) m" }
+  static func render(_ e: EventMessage) -> String {
+    let text: String
+    switch e.data {
+    case .location(let l):
+      let p = l.position
+      if let position = p.position {
+        var t =
+          "\(p.tier.rawValue) \(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
+        if let a = position.accuracy { t += " ±\(Int(a.value.rounded())) m" }
+        text = t
       } else {
-        text = "none: \(p["reason"]?.string ?? "")"
+        text = "none: \(p.reason ?? "")"
       }
-    case "significant-change":
-      text = "moved"
-      if let m = d["distance"]?.number { text += " \(Int(m)) m" }
-    case "timer-fired":
-      text =
-        "\(d["name"]?.string ?? "?") (\(d["rule"]?.string ?? "?")) deadline \(d["deadlineLocal"]?.string ?? "?")"
-      if let missed = d["missed"]?.number, missed > 0 { text += ", late, for \(Int(missed)) missed" }
-    case "timezone-changed":
-      text = "\(d["from"]?["id"]?.string ?? "none") -> \(d["to"]?["id"]?.string ?? "?")"
-      if let o = d["to"]?["offset"]?.number { text += " (UTC\(TimeFormat.utcOffset(seconds: Int(o))))" }
-      text += " [\(d["reason"]?.string ?? "?")]"
-    case "solar-regenerated":
-      let today = d["after"]?[0] ?? .null
-      text =
-        "\(d["reason"]?.string ?? "?"), \(d["timezone"]?.string ?? "?"), \(today["date"]?.string ?? "no position")"
-      if let sunset = today["sunset"]?.string { text += " sunset \(sunset)" }
-    case "acquisition":
-      text = "\(d["from"]?.string ?? "?") -> \(d["to"]?.string ?? "?") (\(d["reason"]?.string ?? "?"))"
-    case "source-status":
-      text = "\(d["uri"]?.string ?? "?") \(d["state"]?.string ?? "?")"
-      if let e = d["lastError"]?.string { text += " (\(e))" }
-    default:
-      text = d.serialized
+    case .significantChange(let c):
+      text = "moved" + (c.distance.map { " \(Int($0.value)) m" } ?? "")
+    case .timerFired(let f):
+      var t = "\(f.name) (\(f.rule)) deadline \(f.deadlineLocal)"
+      if f.missed > 0 { t += ", late, for \(f.missed) missed" }
+      text = t
+    case .timezoneChanged(let z):
+      var t = "\(z.from?.id ?? "none") -> \(z.to.id)"
+      if let o = z.to.offset { t += " (UTC\(TimeFormat.utcOffset(seconds: o)))" }
+      text = t + " [\(z.reason.word)]"
+    case .solarRegenerated(let r):
+      let today = r.after.first
+      var t = "\(r.reason.word), \(r.timezone), \(today.map { "\($0.date)" } ?? "no position")"
+      if case .at(let sunset)? = today?[.sunset] { t += " sunset \(sunset.iso8601())" }
+      text = t
+    case .acquisition(let a):
+      text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
+    case .sourceStatus(let s):
+      text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .other(_, let data):
+      text = data.serialized
     }
-    return "\(time) \(Style.bold(name)) \(text)"
+    return "\(e.time.iso8601(fractionDigits: 6)) \(Style.bold(e.data.name)) \(text)"
   }
 }

@@ -1,3 +1,4 @@
+import LocCore
 import LocSystem
 
 #if canImport(Glibc)
@@ -21,20 +22,23 @@ func usage() -> String {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-// Global option: --socket PATH (also LOCD_SOCKET in the environment).
+// The global option --socket PATH; without it $LOCD_SOCKET, else the daemon's default
+// (docs/man/locctl.1). The path reaches the client as a value.
+var socket: String? = nil
 if let first = arguments.first, first == "--socket" || first.hasPrefix("--socket=") {
   if first == "--socket" {
     guard arguments.count >= 2 else {
       printError("locctl: option --socket needs a value")
       exit(ExitStatus.usage)
     }
-    setenv("LOCD_SOCKET", arguments[1], 1)
+    socket = arguments[1]
     arguments.removeFirst(2)
   } else {
-    setenv("LOCD_SOCKET", String(first.dropFirst("--socket=".count)), 1)
+    socket = String(first.dropFirst("--socket=".count))
     arguments.removeFirst()
   }
 }
+if socket == nil, let value = getenv("LOCD_SOCKET"), value.pointee != 0 { socket = String(cString: value) }
 guard let name = arguments.first, name != "--help", name != "-h", name != "help" else {
   print(usage(), terminator: "")
   exit(arguments.isEmpty ? ExitStatus.usage : ExitStatus.ok)
@@ -43,4 +47,4 @@ guard let command = allCommands.first(where: { $0.name == name }) else {
   printError("locctl: unknown command '\(name)'; see 'locctl --help'")
   exit(ExitStatus.usage)
 }
-exit(command.run(Array(arguments.dropFirst())))
+exit(command.run(Array(arguments.dropFirst()), socket: socket ?? DaemonConfig().socketPath))

@@ -38,15 +38,21 @@ import Testing
       sourceProblem: "receivers idle between refreshes")
     let answer = LocateAnswer(
       position: cached, wanted: 50, waited: .seconds(30), note: "no fresh fix within 50 m came in 30 s")
-    let json = try JSON.parse(ServerMessage.reply(.number(4), WireEncoding.encode(.located(answer))))
-    let r = json["result"]
-    #expect(r?["provenance"]?.string == "cached")
-    #expect(r?["accuracyMet"] == JSON.bool(false))
-    #expect(r?["waited"]?.number == 30)
-    #expect(r?["wanted"]?.number == 50)
-    #expect(r?["note"]?.string == "no fresh fix within 50 m came in 30 s")
-    #expect(r?["position"]?["age"]?.number == 600)
-    #expect(r?["position"]?["lat"]?.number == 59.9139123, "full precision, like location events")
+    let message = try ServerMessage.decode(
+      ServerMessage.reply(.number(4), .located(answer)).lineBytes.dropLast())
+    guard case .reply(.number(4), let result) = message else {
+      Issue.record("expected the reply to request 4, got \(message)")
+      return
+    }
+    let r = try Call.locate().result(result)
+    #expect(r.provenance == .cached)
+    #expect(r.accuracyMet == false)
+    #expect(r.waited == .seconds(30))
+    #expect(r.wanted == 50)
+    #expect(r.note == "no fresh fix within 50 m came in 30 s")
+    #expect(r.position.age == .seconds(600))
+    #expect(
+      r.position.position?.coordinate.latitude.value == 59.9139123, "full precision, like location events")
     let fresh = LocateAnswer(
       position: PositionResolver.resolve(
         fix: p, lastKnown: nil, manual: nil, freshFor: .seconds(10), now: t, sourceProblem: nil),
@@ -60,21 +66,27 @@ import Testing
     _ = a.trigger(.manual, at: t)
     let report = a.report(pendingLocates: 1)
     let change = AcquisitionChange(transition: a.lastTransition!, report: report)
-    let json = try JSON.parse(ServerMessage.event(.acquisition(change), at: t))
-    #expect(json["event"]?.string == "acquisition")
-    let d = json["data"]
-    #expect(
-      d?["from"]?.string == "idle" && d?["to"]?.string == "acquiring" && d?["reason"]?.string == "manual")
-    let o = d?["acquisition"]
-    #expect(o?["policy"]?.string == "on-demand")
-    #expect(o?["phase"]?.string == "acquiring")
-    #expect(o?["receivers"]?.string == "active")
-    #expect(o?["deadline"]?.string == "2026-06-01T08:01:00Z")
-    #expect(o?["reasons"] == .array([.string("manual")]))
-    #expect(o?["pendingLocates"]?.number == 1)
-    #expect(o?["lastOutcome"] == .null)
-    #expect(o?["nextRefresh"] == .null)
-    #expect(
-      o?["refreshInterval"]?.number == 900 && o?["timeout"]?.number == 60 && o?["accuracy"]?.number == 50)
+    let message = try ServerMessage.decode(
+      ServerMessage.event(EventMessage(.acquisition(change), at: t)).lineBytes.dropLast())
+    guard case .event(let e) = message, case .acquisition(let d) = e.data else {
+      Issue.record("expected an acquisition event, got \(message)")
+      return
+    }
+    #expect(e.data.name == "acquisition")
+    #expect(d.from == .known(.idle) && d.to == .known(.acquiring) && d.reason == "manual")
+    let o = d.acquisition
+    #expect(o.policy == .known(.onDemand))
+    #expect(o.phase == .acquiring)
+    #expect(o.receiversActive)
+    #expect(o.deadline == Instant(iso8601: "2026-06-01T08:01:00Z"))
+    #expect(o.reasons == [.known(.manual)])
+    #expect(o.pendingLocates == 1)
+    #expect(o.lastOutcome == nil)
+    #expect(o.nextRefresh == nil)
+    #expect(o.refreshInterval == .seconds(900) && o.timeout == .seconds(60) && o.accuracy == 50)
+    // The words on the wire, as docs/PROTOCOL.md lists them.
+    let data = try #require(e.data.json.object)
+    #expect(data["from"] == .string("idle") && data["to"] == .string("acquiring"))
+    #expect(o.json["receivers"] == .string("active") && o.json["policy"] == .string("on-demand"))
   }
 }

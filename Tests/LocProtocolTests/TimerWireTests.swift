@@ -48,12 +48,19 @@ import Testing
       occurrence: TimerOccurrence(date: CivilDate(year: 2026, month: 6, day: 21)!, instant: deadline),
       firedAt: deadline.adding(.milliseconds(2)), missed: 0)
     let local = LocalDateTime(date: CivilDate(year: 2026, month: 6, day: 21)!, hour: 22)!
-    let line = ServerMessage.event(
-      .timerFired(firing, zone: "Europe/Madrid", local: local), at: firing.firedAt)
-    let json = try JSON.parse(line)
-    #expect(json["event"]?.string == "timer-fired")
-    #expect(json["data"]?["deadlineLocal"]?.string == "2026-06-21T22:00:00+02:00")
-    #expect(json["data"]?["late"]?.number == 0.002)
-    #expect(json["data"]?["missed"]?.number == 0)
+    let message = ServerMessage.event(
+      EventMessage(.timerFired(firing, zone: "Europe/Madrid", local: local), at: firing.firedAt))
+    guard case .event(let e) = try ServerMessage.decode(message.lineBytes.dropLast()),
+      case .timerFired(let d) = e.data
+    else {
+      Issue.record("expected a timer-fired event: \(message.line)")
+      return
+    }
+    #expect(e.data.name == "timer-fired")
+    // 22:00 in Madrid in June is CEST, UTC+2: 20:00Z, as the deadline says.
+    #expect(d.deadlineLocal.description == "2026-06-21T22:00:00+02:00")
+    #expect(d.deadlineLocal.instant == deadline)
+    #expect(d.late == .milliseconds(2))
+    #expect(d.missed == 0)
   }
 }

@@ -5,8 +5,10 @@ import LocProtocol
   import Glibc
 #endif
 
-/// A blocking client of locd's socket, for locctl and benchmarks: connects, checks the
-/// greeting's protocol version, says hello, then exchanges requests and reads events.
+/// A blocking client of locd's socket, for locctl and benchmarks: connects to the socket it
+/// is given, checks the greeting's protocol version, says hello, then makes typed calls
+/// (`Call`) and reads events. Every read has a deadline, so a daemon that stops answering
+/// costs a clear error, never a hang.
 public final class ControlClient {
   /// Why talking to locd failed.
   public enum Failure: Error, CustomStringConvertible {
@@ -15,7 +17,11 @@ public final class ControlClient {
     /// The socket exists but this user may not connect.
     case permissionDenied(path: String)
     /// The daemon answered with an error.
-    case daemon(code: String, message: String)
+    case daemon(ErrorReply)
+    /// The daemon speaks another major version of the protocol.
+    case versionMismatch(VersionMismatch)
+    /// The daemon did not answer within the time allowed.
+    case timedOut(path: String, after: Duration)
     /// The connection broke or the daemon said something unexpected.
     case protocolError(String)
 
@@ -26,88 +32,126 @@ public final class ControlClient {
           "locd is not running (\(path): \(String(cString: strerror(e.code)))); start it with 'systemctl start locd'"
       case .permissionDenied(let path):
         return "permission denied on \(path): you need to be root or in the socket's group (usually 'locd')"
-      case .daemon(let code, let message): return "\(message) (\(code))"
+      case .daemon(let reply): return reply.description
+      case .versionMismatch(let m): return m.description
+      case .timedOut(let path, let after):
+        return
+          "locd did not answer on \(path) within \(TimeFormat.duration(after)); is it stuck? see 'systemctl status locd'"
       case .protocolError(let why): return "protocol error: \(why)"
       }
     }
   }
 
+  /// The socket this client talks to.
+  public let path: String
+  /// How long a reply may take unless a call says otherwise.
+  public var timeout: Duration
+  /// The session's access level, as the daemon reported it at hello.
+  public private(set) var access = AccessLevel.none
+  /// The server's greeting.
+  public let greeting: Greeting
+
   let socket: FileDescriptor
   var buffer: [UInt8] = []
-  var nextID = 1
-  /// The session's access level as the daemon reported it at hello.
-  public private(set) var access = "none"
-  /// The server's greeting.
-  public private(set) var greeting: JSON = .null
+  var nextID: Int64 = 1
 
-  /// The socket path: `$LOCD_SOCKET`, else /run/locd/locd.sock.
-  public static var defaultPath: String {
-    if let p = getenv("LOCD_SOCKET"), p.pointee != 0 { return String(cString: p) }
-    return DaemonConfig().socketPath
-  }
-
-  /// Connects and completes the handshake.
-  public init(path: String = ControlClient.defaultPath, app: String = "locctl") throws(Failure) {
+  /// Connects to `path` and completes the handshake as `app`; each reply (the greeting
+  /// included) may take up to `timeout`.
+  public init(path: String, app: String? = "locctl", timeout: Duration = .seconds(10)) throws(Failure) {
+    self.path = path
+    self.timeout = timeout
     do {
       socket = try UnixSocket.connect(path: path)
     } catch {
       if error.code == EACCES || error.code == EPERM { throw .permissionDenied(path: path) }
       throw .notRunning(path: path, error)
     }
-    greeting = try readMessage()
-    guard greeting["type"]?.string == "hello", let major = greeting["protocol"]?["major"]?.number else {
-      if greeting["type"]?.string == "error" {
-        throw .daemon(
-          code: greeting["error"]?["code"]?.string ?? "?",
-          message: greeting["error"]?["message"]?.string ?? "")
-      }
-      throw .protocolError("no greeting from the daemon")
+    // A failure from here on closes the socket with the partly made client.
+    switch try ControlClient.read(socket, &buffer, path: path, timeout: timeout) {
+    case .greeting(let g): greeting = g
+    case .error(_, let reply): throw .daemon(reply)
+    default: throw .protocolError("no greeting from the daemon")
     }
-    guard Int(major) == ProtocolVersion.major else {
-      throw .protocolError(
-        "the daemon speaks protocol \(Int(major)), this locctl speaks \(ProtocolVersion.major)")
-    }
-    let result = try call("hello", ["protocol": .int(ProtocolVersion.major), "app": .string(app)])
-    access = result["access"]?.string ?? "none"
+    if case .failure(let mismatch) = greeting.check() { throw .versionMismatch(mismatch) }
+    access = try call(.hello(app: app)).access
   }
 
-  /// Sends a request and returns its result, skipping events that arrive meanwhile.
-  public func call(_ method: String, _ params: JSONObject = [:]) throws(Failure) -> JSON {
-    let id = nextID
+  /// Sends `call` and decodes its result; events that arrive meanwhile are skipped. The
+  /// reply may take `timeout` (nil: the client's).
+  public func call<R>(_ call: Call<R>, timeout: Duration? = nil) throws(Failure) -> R {
+    let id = RequestID.number(nextID)
     nextID += 1
-    try send(["id": .int(id), "method": .string(method), "params": .object(params)])
+    try send(call.request.line(id: id))
+    let deadline = ContinuousClock.now.advanced(by: timeout ?? self.timeout)
     while true {
-      let message = try readMessage()
-      guard
-        message["id"]?.number == Double(id)
-          || (message["type"]?.string == "error" && message["id"]?.isNull == true)
-      else { continue }
-      if message["type"]?.string == "error" {
-        throw .daemon(
-          code: message["error"]?["code"]?.string ?? "?", message: message["error"]?["message"]?.string ?? "")
+      switch try readMessage(until: deadline) {
+      case .reply(let replyID, let result) where replyID == id:
+        do { return try call.result(result) } catch { throw .protocolError("a reply locd sent: \(error)") }
+      case .error(let errorID, let reply) where errorID == id || errorID == nil:
+        throw .daemon(reply)
+      default:
+        continue
       }
-      return message["result"] ?? .null
     }
   }
 
-  /// Sends one request object.
-  public func send(_ request: JSONObject) throws(Failure) {
-    let line = JSON.object(request).serialized + "\n"
-    do { try socket.writeAll(Array(line.utf8)) } catch { throw .protocolError("\(error)") }
+  /// The next pushed event, waiting at most `timeout` (nil: as long as it takes). An error
+  /// the daemon sends without a request (e.g. `slow-consumer`) is thrown.
+  public func nextEvent(timeout: Duration? = nil) throws(Failure) -> EventMessage {
+    let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
+    while true {
+      switch try readMessage(until: deadline) {
+      case .event(let e): return e
+      case .error(nil, let reply): throw .daemon(reply)
+      default: continue
+      }
+    }
   }
 
-  /// Reads the next message (blocking).
-  public func readMessage() throws(Failure) -> JSON {
+  /// Sends one request line.
+  func send(_ line: String) throws(Failure) {
+    do { try socket.writeAll(Array((line + "\n").utf8)) } catch { throw .protocolError("\(error)") }
+  }
+
+  /// The next message, waiting until `deadline` (nil: forever).
+  func readMessage(until deadline: ContinuousClock.Instant?) throws(Failure) -> ServerMessage {
+    try ControlClient.read(socket, &buffer, path: path, timeout: deadline.map { $0 - ContinuousClock.now })
+  }
+
+  /// Reads the next line from `socket` (with `buffer` holding what came after the last one)
+  /// and decodes it, waiting at most `timeout` in poll(2) (nil: forever).
+  static func read(
+    _ socket: borrowing FileDescriptor, _ buffer: inout [UInt8], path: String, timeout: Duration?
+  ) throws(Failure) -> ServerMessage {
+    let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
     while true {
       if let newline = buffer.firstIndex(of: 0x0A) {
-        let line = buffer[..<newline]
         defer { buffer.removeSubrange(...newline) }
-        do { return try JSON.parse(line, maxDepth: 64) } catch {
+        do { return try ServerMessage.decode(buffer[..<newline]) } catch {
           throw .protocolError("bad line from the daemon: \(error)")
         }
       }
+      var p = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
+      var wait: Int32 = -1
+      if let deadline {
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw .timedOut(path: path, after: timeout ?? .zero) }
+        let (s, atto) = left.components
+        wait = Int32(clamping: s * 1000 + atto / 1_000_000_000_000_000 + 1)
+      }
+      // EINTR is not retried with the same wait: the loop works out what is left.
+      do { if try Syscall.once("poll", { poll(&p, 1, wait) }) == 0 { continue } } catch {
+        if error.code == EINTR { continue }
+        throw .protocolError(error.description)
+      }
       var chunk = [UInt8](repeating: 0, count: 65536)
-      let n = chunk.withUnsafeMutableBytes { raw in (try? socket.read(into: raw)) ?? 0 }
+      let outcome = chunk.withUnsafeMutableBytes { raw in
+        Result { () throws(Errno) in try socket.read(into: raw) }
+      }
+      let n: Int
+      do { n = try outcome.get() } catch {
+        throw .protocolError("the connection to the daemon broke: \(error)")
+      }
       if n == 0 { throw .protocolError("the daemon closed the connection") }
       buffer.append(contentsOf: chunk[0..<n])
     }

@@ -114,10 +114,10 @@ public final class ControlServer {
       guard clients.count < limits.maxClients else {
         bump { $0.refusedTooMany += 1 }
         let line =
-          ServerMessage.error(
+          ServerMessage.failure(
             nil,
             RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")
-          ) + "\n"
+          ).line + "\n"
         // Best effort, and closed at once either way.
         _ = try? socket.send(Array(line.utf8))
         continue
@@ -128,7 +128,7 @@ public final class ControlServer {
       do {
         let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
         clients[id] = client
-        client.send(ServerMessage.hello(serverVersion: serverVersion))
+        client.send(ServerMessage.greeting(Greeting(serverVersion: serverVersion)).line)
       } catch {
         handlers.log(.warning, "client setup: \(error), dropping it")
       }
@@ -194,7 +194,8 @@ final class ClientConnection {
     let timer = try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
       guard let self, !self.handshaken else { return }
       self.server.bump { $0.droppedHandshake += 1 }
-      self.send(ServerMessage.error(nil, RequestError(.handshakeTimeout, "no hello within the time allowed")))
+      self.send(
+        ServerMessage.failure(nil, RequestError(.handshakeTimeout, "no hello within the time allowed")).line)
       self.flush()
       self.server.drop(self, reason: "no hello in time")
     }
@@ -260,10 +261,11 @@ final class ClientConnection {
     pending.removeAll()
     discarding = true
     send(
-      ServerMessage.error(
+      ServerMessage.failure(
         nil,
         RequestError(
-          .requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")))
+          .requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")
+      ).line)
   }
 
   func handle(_ line: [UInt8]) {
@@ -274,44 +276,35 @@ final class ClientConnection {
       case .unknownMethod: server.bump { $0.unknownMethods += 1 }
       default: server.bump { $0.invalidRequests += 1 }
       }
-      send(ServerMessage.error(failure.id, failure.error))
+      send(ServerMessage.failure(failure.id, failure.error).line)
     case .success((let requestID, .hello(let major, let app))):
       guard major == ProtocolVersion.major else {
         send(
-          ServerMessage.error(
+          ServerMessage.failure(
             requestID,
-            RequestError(
-              .unsupportedVersion,
-              "locd speaks protocol \(ProtocolVersion.major).\(ProtocolVersion.minor), not \(major)")))
+            RequestError(.unsupportedVersion, "locd speaks protocol \(ProtocolVersion.current), not \(major)")
+          ).line)
         return
       }
       guard !handshaken else {
         server.bump { $0.invalidRequests += 1 }
-        send(ServerMessage.error(requestID, RequestError(.invalidRequest, "hello was already done")))
+        send(ServerMessage.failure(requestID, RequestError(.invalidRequest, "hello was already done")).line)
         return
       }
       handshaken = true
       handshakeTimer?.cancel()
       handshakeTimer = nil
       let access = server.handlers.access(peer)
-      let accessName: String
-      switch access {
-      case .none: accessName = "none"
-      case .read: accessName = "read"
-      case .admin: accessName = "admin"
-      }
-      let result: JSONObject = [
-        "session": .number(Double(id.raw)), "access": .string(accessName),
-        "protocol": .object(["major": .int(ProtocolVersion.major), "minor": .int(ProtocolVersion.minor)]),
-      ]
-      send(ServerMessage.reply(requestID, .object(result)))
+      let result = HelloResult(session: id.raw, access: access)
+      send(ServerMessage.reply(id: requestID, result: result.json).line)
       server.handlers.opened(id, peer, access, app)
     case .success((let requestID, .request(let request))):
       guard handshaken else {
         server.bump { $0.beforeHandshake += 1 }
         send(
-          ServerMessage.error(
-            requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")))
+          ServerMessage.failure(
+            requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")
+          ).line)
         return
       }
       server.handlers.request(id, requestID, request)
@@ -340,11 +333,11 @@ final class ClientConnection {
       server.bump { $0.droppedSlow += 1 }
       // Best effort: say why before closing; the socket buffer may well be full.
       let reason =
-        ServerMessage.error(
+        ServerMessage.failure(
           nil,
           RequestError(
-            .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed"))
-        + "\n"
+            .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")
+        ).line + "\n"
       _ = try? watch.descriptor.send(Array(reason.utf8))
       server.drop(
         self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)

@@ -264,16 +264,15 @@ public final class Daemon {
     for effect in effects {
       switch effect {
       case .reply(let session, let id, let result):
-        let line: String
+        let message: ServerMessage
         switch complete(result) {
-        case .success(let response): line = ServerMessage.reply(id, WireEncoding.encode(response))
-        case .failure(let error): line = ServerMessage.error(id, error)
+        case .success(let response): message = .reply(id, response)
+        case .failure(let error): message = .failure(id, error)
         }
-        server?.send(line, to: session)
+        server?.send(bytes: message.lineBytes, to: session)
       case .push(let sessions, let notice, let at):
         // One line for every recipient.
-        var line = Array(ServerMessage.event(notice, at: at).utf8)
-        line.append(0x0A)
+        let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
         for session in sessions { server?.send(bytes: line, to: session) }
       case .arm(let which, let at):
         arm(which, at: at)

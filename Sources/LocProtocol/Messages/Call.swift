@@ -1,0 +1,84 @@
+import LocCore
+
+/// A request together with the type of its reply's `result`: what a client sends and what
+/// it decodes the answer into (docs/PROTOCOL.md, "Methods"). `ControlClient` and the client
+/// library take these, so no client reads a result member by its name.
+public struct Call<Result: WireCodable>: Sendable, Hashable {
+  /// The request.
+  public var request: WireRequest
+
+  /// A call of `request` whose result is a `Result`; the static members below pair each
+  /// method with its result type.
+  init(_ request: WireRequest) { self.request = request }
+
+  /// Decodes the reply's `result`.
+  public func result(_ json: JSON) throws(WireDecodingError) -> Result {
+    try Result(json: json, path: WirePath().member("result"))
+  }
+}
+
+extension Call where Result == HelloResult {
+  /// `hello`: the major version the client speaks and its app id.
+  public static func hello(protocolMajor: Int = ProtocolVersion.major, app: String?) -> Call {
+    Call(.hello(protocolMajor: protocolMajor, app: app))
+  }
+}
+
+extension Call where Result == StatusView {
+  /// `status`.
+  public static var status: Call { Call(.request(.status)) }
+}
+
+extension Call where Result == SubscriptionsResult {
+  /// `subscribe` to `events` (every kind: `"all"`).
+  public static func subscribe(_ events: Set<EventKind>) -> Call { Call(.request(.subscribe(events))) }
+  /// `unsubscribe` from `events`.
+  public static func unsubscribe(_ events: Set<EventKind>) -> Call { Call(.request(.unsubscribe(events))) }
+}
+
+extension Call where Result == ManualLocationResult {
+  /// `set-location` (admin).
+  public static func setLocation(_ coordinate: Coordinate, name: String? = nil, accuracy: Meters? = nil)
+    -> Call
+  {
+    Call(.request(.setLocation(coordinate, name: name, accuracy: accuracy)))
+  }
+  /// `clear-location` (admin).
+  public static var clearLocation: Call { Call(.request(.clearLocation)) }
+}
+
+extension Call where Result == EmptyResult {
+  /// `reload` (admin).
+  public static var reload: Call { Call(.request(.reload)) }
+  /// `remove-timer` (admin).
+  public static func removeTimer(_ name: String) -> Call { Call(.request(.removeTimer(name))) }
+}
+
+extension Call where Result == TimerListResult {
+  /// `list-timers`.
+  public static var listTimers: Call { Call(.request(.listTimers)) }
+}
+
+extension Call where Result == TimerResult {
+  /// `show-timer`.
+  public static func showTimer(_ name: String) -> Call { Call(.request(.showTimer(name))) }
+  /// `add-timer` (admin): a runtime timer that pushes `timer-fired` and optionally starts a unit.
+  public static func addTimer(
+    _ name: String, rule: TimerRule, unit: String? = nil, missed: MissedEventPolicy = .skip
+  ) -> Call {
+    let action = unit.map(TimerAction.startUnit) ?? .event
+    return Call(.request(.addTimer(TimerDefinition(name: name, rule: rule, action: action, missed: missed))))
+  }
+}
+
+extension Call where Result == LocateView {
+  /// `locate`: nil takes the daemon's configured `Timeout=` and `Accuracy=`.
+  public static func locate(timeout: Duration? = nil, accuracy: Meters? = nil) -> Call {
+    Call(.request(.locate(timeout: timeout, accuracy: accuracy)))
+  }
+}
+
+extension Call where Result == AcquisitionResult {
+  /// `refresh`.
+  public static var refresh: Call { Call(.request(.refresh)) }
+}

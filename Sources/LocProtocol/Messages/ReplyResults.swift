@@ -1,0 +1,178 @@
+import LocCore
+
+// The `result` objects of the replies whose result is not a view of its own
+// (docs/PROTOCOL.md, "Methods"); `status` answers with `StatusView`, `locate` with
+// `LocateView`.
+
+/// The answer to `hello`: the session's number, its access level and the server's version.
+public struct HelloResult: WireCodable {
+  /// The session's number, unique for the daemon's lifetime.
+  public var session: UInt64
+  /// What the session may do.
+  public var access: AccessLevel
+  /// The protocol version the server speaks.
+  public var version: ProtocolVersion
+
+  /// A result.
+  public init(session: UInt64, access: AccessLevel, version: ProtocolVersion = .current) {
+    self.session = session
+    self.access = access
+    self.version = version
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    let n = try o.int("session")
+    guard n >= 0 else { throw o.error("session", "must not be negative") }
+    session = UInt64(n)
+    access = try o.word("access", AccessLevel.Name.self).level
+    version = try ProtocolVersion(o.object("protocol"))
+  }
+
+  public var json: JSON {
+    .object([
+      "session": .number(Double(session)), "access": .string(AccessLevel.Name(access).rawValue),
+      "protocol": version.json,
+    ])
+  }
+}
+
+extension AccessLevel {
+  /// The access level's name on the wire: `none`, `read`, `admin`.
+  public enum Name: String, Sendable, Hashable, CaseIterable {
+    case none, read, admin
+
+    /// The name of `level`.
+    public init(_ level: AccessLevel) {
+      switch level {
+      case .none: self = .none
+      case .read: self = .read
+      case .admin: self = .admin
+      }
+    }
+
+    /// The level it names.
+    public var level: AccessLevel {
+      switch self {
+      case .none: return .none
+      case .read: return .read
+      case .admin: return .admin
+      }
+    }
+  }
+}
+
+/// `{}`: the answer to `reload` and `remove-timer`.
+public struct EmptyResult: WireCodable {
+  /// The empty result.
+  public init() {}
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    _ = try WireObject(json, path: path)
+  }
+
+  public var json: JSON { .object([:]) }
+}
+
+/// The answer to `subscribe` and `unsubscribe`: the session's kinds now.
+public struct SubscriptionsResult: WireCodable {
+  /// The kinds subscribed to (kinds this build does not know are left out).
+  public var events: Set<EventKind>
+
+  /// A result.
+  public init(events: Set<EventKind>) { self.events = events }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    events = Set(try o.strings("events").compactMap(EventKind.init(rawValue:)))
+  }
+
+  public var json: JSON { .object(["events": .array(events.sorted().map { .string($0.rawValue) })]) }
+}
+
+/// The answer to `set-location` and `clear-location`: the manual location in effect, full precision.
+public struct ManualLocationResult: WireCodable {
+  /// The manual location, nil after clearing.
+  public var manual: PositionView?
+
+  /// A result.
+  public init(manual: PositionView?) { self.manual = manual }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    manual = try WireObject(json, path: path).optionalDecode("manual")
+  }
+
+  public var json: JSON { .object(["manual": manual?.json ?? .null]) }
+}
+
+/// The answer to `list-timers`: every timer, and the timer files that could not be used.
+public struct TimerListResult: WireCodable {
+  /// The timers.
+  public var timers: [TimerView]
+  /// Problems of timer files, each `file:line: message`.
+  public var problems: [String]
+
+  /// A result.
+  public init(timers: [TimerView], problems: [String]) {
+    self.timers = timers
+    self.problems = problems
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    timers = try o.array("timers")
+    problems = try o.strings("problems")
+  }
+
+  public var json: JSON {
+    .object(["timers": .array(timers.map(\.json)), "problems": .array(problems.map { .string($0) })])
+  }
+}
+
+/// The answer to `show-timer` and `add-timer`.
+public struct TimerResult: WireCodable {
+  /// The timer.
+  public var timer: TimerView
+
+  /// A result.
+  public init(timer: TimerView) { self.timer = timer }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    timer = try WireObject(json, path: path).decode("timer")
+  }
+
+  public var json: JSON { .object(["timer": timer.json]) }
+}
+
+/// The answer to `refresh`: the acquisition object after the request.
+public struct AcquisitionResult: WireCodable {
+  /// The acquisition state.
+  public var acquisition: AcquisitionView
+
+  /// A result.
+  public init(acquisition: AcquisitionView) { self.acquisition = acquisition }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    acquisition = try WireObject(json, path: path).decode("acquisition")
+  }
+
+  public var json: JSON { .object(["acquisition": acquisition.json]) }
+}
+
+extension Response {
+  /// The reply's `result` object for this response, through its view.
+  public var result: JSON {
+    switch self {
+    case .status(let report): return StatusView(report).json
+    case .subscriptions(let kinds): return SubscriptionsResult(events: kinds).json
+    case .manualLocation(let p):
+      return ManualLocationResult(manual: p.map { PositionView($0, rounded: false) }).json
+    case .done: return EmptyResult().json
+    case .timers(let list, let problems):
+      return TimerListResult(timers: list.map(TimerView.init), problems: problems).json
+    case .timer(let status): return TimerResult(timer: TimerView(status)).json
+    case .located(let answer): return LocateView(answer).json
+    case .acquisition(let report): return AcquisitionResult(acquisition: AcquisitionView(report)).json
+    }
+  }
+}

@@ -1,0 +1,126 @@
+import LocCore
+
+/// The position object (docs/PROTOCOL.md, "position"): where, how accurate, when and from
+/// which source. Coordinates are full precision in events and `locate`, rounded to what the
+/// accuracy justifies in `status`.
+public struct PositionView: WireCodable {
+  /// Where (`lat`, `lon`).
+  public var coordinate: Coordinate
+  /// Horizontal accuracy, to 0.1 m.
+  public var accuracy: Meters?
+  /// Altitude above mean sea level, to 0.1 m.
+  public var altitude: Meters?
+  /// The fix's UTC time (for a manual location: when it was set), to the millisecond.
+  public var time: Instant
+  /// A source URI, `manual` or `state-file`.
+  public var source: String
+  /// The name given with `set-location` (the member is absent otherwise).
+  public var name: String?
+
+  /// A view from its parts, as they are on the wire.
+  public init(
+    coordinate: Coordinate, accuracy: Meters?, altitude: Meters?, time: Instant, source: String,
+    name: String? = nil
+  ) {
+    self.coordinate = coordinate
+    self.accuracy = accuracy
+    self.altitude = altitude
+    self.time = time
+    self.source = source
+    self.name = name
+  }
+
+  /// The wire form of `p`; `rounded` keeps only the decimals its accuracy justifies, else 7.
+  public init(_ p: Position, rounded: Bool) {
+    let decimals = rounded ? WireFormat.decimalsFor(accuracy: p.accuracy) : 7
+    coordinate =
+      Coordinate(
+        lat: WireFormat.round(p.coordinate.latitude.value, decimals),
+        lon: WireFormat.round(p.coordinate.longitude.value, decimals)) ?? p.coordinate
+    accuracy = p.accuracy.map(WireFormat.tenths)
+    altitude = p.altitude.map(WireFormat.tenths)
+    time = WireFormat.truncate(p.time, 3)
+    source = p.source
+    name = p.name
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    try self.init(o)
+  }
+
+  init(_ o: WireObject) throws(WireDecodingError) {
+    coordinate = try o.coordinate()
+    accuracy = try o.optionalMeters("accuracy")
+    altitude = try o.optionalMeters("altitude")
+    time = try o.instant("time")
+    source = try o.string("source")
+    name = try o.optionalString("name")
+  }
+
+  public var json: JSON { .object(members) }
+
+  var members: JSONObject {
+    var o: JSONObject = [
+      "lat": .number(coordinate.latitude.value), "lon": .number(coordinate.longitude.value),
+      "accuracy": WireFormat.meters(accuracy), "altitude": WireFormat.meters(altitude),
+      "time": WireFormat.time(time, 3), "source": .string(source),
+    ]
+    if let name { o["name"] = .string(name) }
+    return o
+  }
+}
+
+/// The resolver's answer (the position object with `tier`, `age`, `reason`, `remedy`):
+/// always there; in degraded mode (`tier` none) without a position but with the reason and
+/// what to do.
+public struct ResolvedPositionView: WireCodable {
+  /// Which rung of the fallback ladder answered.
+  public var tier: PositionTier
+  /// The position; nil only for tier `none` (`lat` and `lon` are null then).
+  public var position: PositionView?
+  /// Time since locd received it, to 0.1 s.
+  public var age: Duration?
+  /// Why it is not a fresh fix.
+  public var reason: String?
+  /// In degraded mode: what to do.
+  public var remedy: String?
+
+  /// A view from its parts, as they are on the wire.
+  public init(
+    tier: PositionTier, position: PositionView?, age: Duration?, reason: String?, remedy: String?
+  ) {
+    self.tier = tier
+    self.position = position
+    self.age = age
+    self.reason = reason
+    self.remedy = remedy
+  }
+
+  /// The wire form of `r`; `rounded` as for `PositionView`.
+  public init(_ r: ResolvedPosition, rounded: Bool) {
+    tier = r.tier
+    position = r.position.map { PositionView($0, rounded: rounded) }
+    age = r.age.map { WireFormat.seconds($0, 1) }
+    reason = r.reason
+    remedy = r.remedy
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    tier = try o.word("tier")
+    position = o.value("lat") == nil ? nil : try PositionView(o)
+    age = try o.optionalSeconds("age")
+    reason = try o.optionalString("reason")
+    remedy = try o.optionalString("remedy")
+  }
+
+  public var json: JSON {
+    var o = position?.members ?? ["lat": .null, "lon": .null, "accuracy": .null]
+    o["tier"] = .string(tier.rawValue)
+    o["age"] = WireFormat.seconds(age)
+    o["reason"] = .optional(reason)
+    o["remedy"] = .optional(remedy)
+    return .object(o)
+  }
+}

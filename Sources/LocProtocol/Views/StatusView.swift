@@ -1,0 +1,192 @@
+import LocCore
+
+/// The status object behind `locctl status --json` (docs/PROTOCOL.md, "status").
+/// Coordinates are rounded to what the position's accuracy justifies.
+public struct StatusView: WireCodable {
+  /// The resolver's answer, rounded.
+  public var position: ResolvedPositionView
+  /// The latest accepted fix's quality, if a fix came in this run.
+  public var fix: FixSummaryView?
+  /// The time zone in effect.
+  public var timezone: ZoneStatusView
+  /// Today's sunrise and sunset; nil without a position (every member is null then).
+  public var sun: SunView?
+  /// Every source.
+  public var sources: [SourceView]
+  /// The socket server: clients connected and its counters.
+  public var server: ServerView
+  /// When the daemon started (to the second) and any state file problem.
+  public var daemon: DaemonView
+  /// The line systemd shows as STATUS=; never contains coordinates.
+  public var summary: String
+  /// Timers defined and the one that fires next.
+  public var timers: TimersSummaryView
+  /// Fixes dropped by acceptance, by reason.
+  public var rejectedFixes: [Counter]
+  /// When fixes are wanted (null from a daemon before protocol 1.1).
+  public var acquisition: AcquisitionView?
+
+  /// The wire form of `r`.
+  public init(_ r: StatusReport) {
+    position = ResolvedPositionView(r.position, rounded: true)
+    fix = r.fix.map(FixSummaryView.init)
+    timezone = ZoneStatusView(r.timeZone)
+    sun = r.sun.map(SunView.init)
+    sources = r.sources.map(SourceView.init)
+    server = ServerView(sessions: r.sessions, counters: r.server)
+    daemon = DaemonView(startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem)
+    summary = r.summary
+    timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
+    rejectedFixes = r.rejectedFixes
+    acquisition = r.acquisition.map(AcquisitionView.init)
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    position = try o.decode("position")
+    fix = try o.optionalDecode("fix")
+    timezone = try o.decode("timezone")
+    let sunObject = try o.object("sun")
+    sun = sunObject.value("date") == nil ? nil : try SunView(sunObject)
+    sources = try o.array("sources")
+    server = try o.decode("server")
+    daemon = try o.decode("daemon")
+    summary = try o.string("summary")
+    timers = try o.decode("timers")
+    rejectedFixes = try o.counters("rejectedFixes")
+    acquisition = try o.optionalDecode("acquisition")
+  }
+
+  public var json: JSON {
+    .object([
+      "position": position.json, "fix": fix?.json ?? .null, "timezone": timezone.json,
+      "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
+      "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
+      "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
+    ])
+  }
+}
+
+/// Today's sunrise and sunset in `status` (`sun`), local day of the zone in effect.
+public struct SunView: WireCodable {
+  /// The local date.
+  public var date: CivilDate
+  /// Sunrise, to the second; nil on polar days and nights (see `note`).
+  public var sunrise: Instant?
+  /// Sunset, to the second; nil on polar days and nights.
+  public var sunset: Instant?
+  /// Why one is missing.
+  public var note: String?
+
+  /// The wire form of `s`.
+  public init(_ s: SunReport) {
+    date = s.date
+    sunrise = s.sunrise.map { WireFormat.truncate($0, 0) }
+    sunset = s.sunset.map { WireFormat.truncate($0, 0) }
+    note = s.note
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    try self.init(WireObject(json, path: path))
+  }
+
+  init(_ o: WireObject) throws(WireDecodingError) {
+    date = try o.date("date")
+    sunrise = try o.optionalInstant("sunrise")
+    sunset = try o.optionalInstant("sunset")
+    note = try o.optionalString("note")
+  }
+
+  /// The object without a position: every member null.
+  static let absent: JSON = .object(["date": .null, "sunrise": .null, "sunset": .null, "note": .null])
+
+  public var json: JSON {
+    .object([
+      "date": .string(date.description), "sunrise": WireFormat.time(sunrise, 0),
+      "sunset": WireFormat.time(sunset, 0), "note": .optional(note),
+    ])
+  }
+}
+
+/// The socket server in `status` (`server`): sessions after hello, then the counters.
+public struct ServerView: WireCodable {
+  /// Clients connected (after hello).
+  public var sessions: Int
+  /// Connection-level counters.
+  public var counters: ServerCounters
+
+  /// A view.
+  public init(sessions: Int, counters: ServerCounters) {
+    self.sessions = sessions
+    self.counters = counters
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    sessions = try o.int("sessions")
+    var c = ServerCounters()
+    c.accepted = try o.int("accepted")
+    c.refusedTooMany = try o.int("refusedTooMany")
+    c.droppedSlow = try o.int("droppedSlow")
+    c.droppedHandshake = try o.int("droppedHandshake")
+    c.invalidJSON = try o.int("invalidJSON")
+    c.invalidRequests = try o.int("invalidRequests")
+    c.tooLarge = try o.int("tooLarge")
+    c.unknownMethods = try o.int("unknownMethods")
+    c.beforeHandshake = try o.int("beforeHandshake")
+    c.permissionDenied = try o.int("permissionDenied")
+    counters = c
+  }
+
+  public var json: JSON {
+    var o: JSONObject = ["sessions": .int(sessions)]
+    for c in counters.all { o[c.name] = .int(c.value) }
+    return .object(o)
+  }
+}
+
+/// The daemon in `status` (`daemon`).
+public struct DaemonView: WireCodable {
+  /// When it started, to the second.
+  public var startedAt: Instant
+  /// A problem with the state file found at start, if any.
+  public var stateProblem: String?
+
+  /// A view.
+  public init(startedAt: Instant, stateProblem: String?) {
+    self.startedAt = startedAt
+    self.stateProblem = stateProblem
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    startedAt = try o.instant("startedAt")
+    stateProblem = try o.optionalString("stateProblem")
+  }
+
+  public var json: JSON {
+    .object(["startedAt": WireFormat.time(startedAt, 0), "stateProblem": .optional(stateProblem)])
+  }
+}
+
+/// Timers in `status` (`timers`): how many, and the next to fire.
+public struct TimersSummaryView: WireCodable {
+  /// Timers defined.
+  public var count: Int
+  /// The timer that fires next, if any.
+  public var next: TimerView?
+
+  /// A view.
+  public init(count: Int, next: TimerView?) {
+    self.count = count
+    self.next = next
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    count = try o.int("count")
+    next = try o.optionalDecode("next")
+  }
+
+  public var json: JSON { .object(["count": .int(count), "next": next?.json ?? .null]) }
+}

@@ -1,0 +1,89 @@
+import LocCore
+
+/// A message or a part of one with exactly one JSON form on locd's socket
+/// (docs/PROTOCOL.md): the daemon encodes from it and clients decode into it, so
+/// `try T(json: x.json) == x` for every value whose times and numbers carry the wire's
+/// precision (what the conversions from the core's reports produce).
+public protocol WireCodable: Hashable, Sendable {
+  /// The JSON form, as docs/PROTOCOL.md documents it.
+  var json: JSON { get }
+  /// Decodes the JSON form; errors name `path`, where the value sits in its message.
+  init(json: JSON, path: WirePath) throws(WireDecodingError)
+}
+
+extension WireCodable {
+  /// Decodes a JSON value that is the whole message part.
+  public init(json: JSON) throws(WireDecodingError) {
+    try self.init(json: json, path: WirePath())
+  }
+}
+
+/// Where a value sits in a message, for error messages: `result.position.lat`, `data.after[1]`.
+public struct WirePath: Hashable, Sendable, CustomStringConvertible {
+  /// The path's text; empty at the top.
+  public private(set) var text: String
+
+  /// The top of a message.
+  public init() { text = "" }
+
+  /// The member `key` below this path.
+  public func member(_ key: String) -> WirePath {
+    var p = self
+    p.text = text.isEmpty ? key : text + "." + key
+    return p
+  }
+
+  /// The element `index` below this path.
+  public func element(_ index: Int) -> WirePath {
+    var p = self
+    p.text = text + "[\(index)]"
+    return p
+  }
+
+  public var description: String { text.isEmpty ? "the message" : text }
+}
+
+/// Why a message could not be decoded: where, and what was wrong.
+public struct WireDecodingError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Where the problem is.
+  public var path: WirePath
+  /// What is wrong, e.g. "expected a number, got \"x\"".
+  public var reason: String
+
+  /// An error at `path`.
+  public init(_ path: WirePath, _ reason: String) {
+    self.path = path
+    self.reason = reason
+  }
+
+  public var description: String { "\(path): \(reason)" }
+}
+
+/// A string enumeration that later minor versions of the protocol may extend
+/// (docs/PROTOCOL.md, "Versions"): a value this side knows, or the word it does not.
+public enum OpenEnum<Known>: Hashable, Sendable
+where Known: RawRepresentable & Hashable & Sendable, Known.RawValue == String {
+  /// A value this build knows.
+  case known(Known)
+  /// A word from a newer peer.
+  case other(String)
+
+  /// The case for `word`.
+  public init(_ word: String) {
+    if let known = Known(rawValue: word) { self = .known(known) } else { self = .other(word) }
+  }
+
+  /// The word on the wire.
+  public var word: String {
+    switch self {
+    case .known(let k): return k.rawValue
+    case .other(let w): return w
+    }
+  }
+
+  /// The known value, if this is one.
+  public var known: Known? {
+    if case .known(let k) = self { return k }
+    return nil
+  }
+}

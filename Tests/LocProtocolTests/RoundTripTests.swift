@@ -1,0 +1,152 @@
+import LocProtocol
+import Testing
+
+@testable import LocCore
+
+/// Every message on the socket, encoded and decoded again, comes back equal: what the
+/// daemon encodes from a view is what a client decodes into the same view.
+@Suite struct RoundTripTests {
+  typealias S = WireSamples
+
+  /// Through the bytes a client reads: one line, parsed, decoded.
+  func viaLine(_ message: ServerMessage) throws -> ServerMessage {
+    let bytes = message.lineBytes
+    #expect(bytes.last == 0x0A && bytes.dropLast().firstIndex(of: 0x0A) == nil, "one line")
+    return try ServerMessage.decode(bytes.dropLast())
+  }
+
+  func roundTrip<T: WireCodable>(_ value: T) throws -> T {
+    try T(json: JSON.parse(value.json.serialized))
+  }
+
+  @Test func everyRequestDecodesToWhatWasEncoded() throws {
+    let requests: [WireRequest] = [
+      .hello(protocolMajor: 1, app: "org.example.Maps"), .hello(protocolMajor: 7, app: nil),
+      .request(.status), .request(.subscribe(Set(EventKind.allCases))), .request(.subscribe([.location])),
+      .request(.unsubscribe([.timerFired, .acquisition])),
+      .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
+      .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
+      .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
+      .request(.removeTimer("a.b@c-d_1")),
+      .request(
+        .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),
+      .request(
+        .addTimer(
+          TimerDefinition(
+            name: "wake", rule: try TimerRule(parsing: "07:30 Sat,Sun"), action: .startUnit("wake.service"),
+            missed: .all))),
+      .request(.locate(timeout: nil, accuracy: nil)),
+      .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
+      .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+    ]
+    #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
+    for (n, request) in requests.enumerated() {
+      for id in [RequestID.number(Int64(n)), .string("req-\(n)")] {
+        let decoded = try WireRequest.decode(Array(request.line(id: id).utf8)).get()
+        #expect(decoded.0 == id)
+        #expect(decoded.1 == request, "\(request.line(id: id))")
+      }
+    }
+  }
+
+  @Test func greetingAndHello() throws {
+    let greeting = ServerMessage.greeting(Greeting(serverVersion: "0.1.0"))
+    #expect(try viaLine(greeting) == greeting)
+    for access in [AccessLevel.none, .read, .admin] {
+      let result = HelloResult(session: 42, access: access)
+      #expect(try roundTrip(result) == result)
+    }
+  }
+
+  @Test func everyResponse() throws {
+    let responses: [Response] = [
+      .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
+      .manualLocation(S.manual), .manualLocation(nil), .done,
+      .timers(
+        [
+          try S.timer(),
+          try S.timer(
+            file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
+        ], problems: ["a.timer:3: bad rule"]),
+      .timer(try S.timer(action: .event)),
+      .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
+      .located(
+        LocateAnswer(
+          position: S.degraded, wanted: 10, waited: .seconds(30),
+          note: "no fresh fix within 10 m came in 30 s")),
+      .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+    ]
+    for (n, response) in responses.enumerated() {
+      let message = ServerMessage.reply(.number(Int64(n)), response)
+      let back = try viaLine(message)
+      #expect(back == message)
+      guard case .reply(_, let result) = back else {
+        Issue.record("not a reply: \(back)")
+        continue
+      }
+      // The typed result a client decodes into, equal to the view the daemon encoded from.
+      switch response {
+      case .status(let r): #expect(try Call.status.result(result) == StatusView(r))
+      case .subscriptions(let k): #expect(try Call.subscribe(k).result(result).events == k)
+      case .manualLocation(let p):
+        #expect(try Call.clearLocation.result(result).manual == p.map { PositionView($0, rounded: false) })
+      case .done: #expect(try Call.reload.result(result) == EmptyResult())
+      case .timers(let list, let problems):
+        #expect(
+          try Call.listTimers.result(result)
+            == TimerListResult(timers: list.map(TimerView.init), problems: problems))
+      case .timer(let t): #expect(try Call.showTimer("x").result(result).timer == TimerView(t))
+      case .located(let a): #expect(try Call.locate().result(result) == LocateView(a))
+      case .acquisition(let a): #expect(try Call.refresh.result(result).acquisition == AcquisitionView(a))
+      }
+    }
+  }
+
+  @Test func errors() throws {
+    for code in ErrorCode.allCases {
+      let message = ServerMessage.failure(.string("x"), RequestError(code, "what went wrong: \"\(code)\""))
+      #expect(try viaLine(message) == message)
+    }
+    let anonymous = ServerMessage.failure(nil, RequestError(.invalidJSON, "not valid JSON"))
+    #expect(try viaLine(anonymous) == anonymous)
+  }
+
+  @Test func everyEvent() throws {
+    let a = S.acquisition()
+    var acquisition = Acquisition(policy: Acquisition.Policy())
+    _ = acquisition.trigger(.oneShot, at: S.t)
+    let notices: [Notice] = [
+      .location(S.fresh, fix: S.fix), .location(S.degraded, fix: nil), .location(S.fresh, fix: S.noFix),
+      .significantChange(from: S.manual, to: S.position, distance: 1234.56),
+      .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source),
+      .sourceStatus(SourceSnapshot(id: SourceID(1), uri: "serial:/dev/ttyACM0", state: .idle)),
+      .timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start)),
+      .timezoneChanged(
+        ZoneChange(
+          from: ZoneReport(id: "Etc/UTC", origin: .system, offsetSeconds: nil, abbreviation: nil),
+          to: S.zone,
+          reason: .significantChange)),
+      .solarRegenerated(
+        SolarRegeneration(reason: .localMidnight, zone: "Europe/Oslo", before: [], after: S.solarDays())),
+      .timerFired(
+        try S.firing(), zone: "Europe/Madrid",
+        local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
+      .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
+    ]
+    #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
+    for notice in notices {
+      let message = ServerMessage.event(EventMessage(notice, at: S.t))
+      #expect(try viaLine(message) == message, "\(message.line)")
+    }
+  }
+
+  /// Unknown event kinds (from a newer minor version) survive as `.other`.
+  @Test func eventOfANewerKind() throws {
+    let line = #"{"type":"event","event":"visit","time":"2026-06-21T19:57:21.316544Z","data":{"place":1}}"#
+    let message = try ServerMessage.decode(Array(line.utf8))
+    #expect(
+      message
+        == .event(EventMessage(time: S.t, data: .other(name: "visit", data: .object(["place": .int(1)])))))
+    #expect(message.line == line)
+  }
+}

@@ -1,0 +1,115 @@
+import LocProtocol
+
+@testable import LocCore
+
+/// Core reports with awkward values (times to the microsecond, coordinates with many
+/// decimals, missing values) for the wire tests: what the engine hands the daemon.
+enum WireSamples {
+  static let t = Instant(iso8601: "2026-06-21T19:57:21.316544Z")!
+  static let oslo = Coordinate(lat: 59.913_912_345_6, lon: 10.752_245_678_9)!
+
+  static let position = Position(
+    coordinate: oslo, accuracy: 4.23, altitude: 23.456, time: t, receivedAt: t.adding(seconds: 0.25),
+    source: "gpsd://127.0.0.1:2947")
+  static let manual = Position(
+    coordinate: Coordinate(lat: -33.8688, lon: 151.2093)!, accuracy: nil, time: t, receivedAt: t,
+    source: "manual", name: "Sydney \"office\"")
+
+  static let fresh = ResolvedPosition(tier: .fix, position: position, age: .milliseconds(1_234))
+  static let degraded = PositionResolver.resolve(
+    fix: nil, lastKnown: nil, manual: nil, freshFor: .seconds(10), now: t, sourceProblem: "no source")
+
+  static let fix = Fix(
+    time: t, coordinate: oslo, mode: .threeD, quality: .dgps, altitudeMSL: 23.456, speed: 1.234,
+    course: 271.5, horizontalAccuracy: 4.23, satellitesUsed: 9, satellitesInView: 14, hdop: 0.87)
+  static let noFix = Fix(time: t, coordinate: nil, mode: .noFix)
+
+  static let source = SourceSnapshot(
+    id: SourceID(0), uri: "nmea+tcp://gps.local:10110", state: .reconnecting(retryAt: t.adding(seconds: 2.5)),
+    counters: [Counter("sentences", 1200), Counter("fixes", 120), Counter("badChecksums", 3)],
+    lastError: "connect: Connection refused")
+
+  static let zone: ZoneReport = {
+    var z = ZoneReport(
+      id: "Europe/Oslo", origin: .position, offsetSeconds: 7200, abbreviation: "CEST",
+      reason: "Europe/Oslo from the position")
+    z.borderDistance = 850.4
+    return z
+  }()
+
+  /// Oslo's summer time as a fixed zone (POSIX TZ string), for today's sun.
+  static let cest = ZoneRules(name: "Europe/Oslo", posix: "CEST-2")!
+
+  static func acquisition() -> AcquisitionReport {
+    var a = Acquisition(policy: Acquisition.Policy())
+    _ = a.trigger(.manual, at: t)
+    _ = a.trigger(.start, at: t.adding(seconds: 1.5))
+    return a.report(pendingLocates: 2)
+  }
+
+  static func settledAcquisition() -> AcquisitionReport {
+    var a = Acquisition(policy: Acquisition.Policy())
+    _ = a.trigger(.refresh, at: t)
+    for i in 0..<3 { _ = a.fix(oslo, accuracy: 4.26, at: t.adding(seconds: Double(i) + 0.4)) }
+    return a.report(pendingLocates: 0)
+  }
+
+  static func timer(file: String? = nil, action: TimerAction = .startUnit("night-mode.service")) throws
+    -> TimerStatus
+  {
+    let rule = try TimerRule(parsing: "sunset-30m Mon-Fri")
+    let definition = TimerDefinition(
+      name: "lamp", rule: rule, action: action, missed: .once, origin: file.map { .file($0) } ?? .runtime)
+    let next = TimerOccurrence(
+      date: CivilDate(year: 2026, month: 6, day: 22)!, instant: t.adding(seconds: 86_000.7),
+      eventInstant: t.adding(seconds: 87_800.7), note: nil)
+    return TimerStatus(
+      definition: definition, next: next,
+      nextLocal: LocalDateTime(
+        microsecondsSinceLocalEpoch: next.instant.microsecondsSinceEpoch + 7_200_000_000),
+      nextOffsetSeconds: 7200, nextAbbreviation: "CEST", reason: "sunset on 2026-06-22, 30m earlier",
+      lastFiredAt: t.adding(seconds: -86_400), zone: "Europe/Oslo")
+  }
+
+  static func status() throws -> StatusReport {
+    var server = ServerCounters()
+    server.accepted = 10
+    server.invalidJSON = 2
+    server.permissionDenied = 1
+    return StatusReport(
+      position: fresh,
+      fix: FixSummary(
+        mode: .threeD, quality: .gps, satellitesUsed: 9, satellitesInView: 12, accuracy: 4.26, hdop: 0.9,
+        time: t),
+      sources: [source], timeZone: zone,
+      sun: SunReport(today: oslo, in: cest, at: t),
+      server: server, sessions: 2, startedAt: t.adding(seconds: -3600.9), stateProblem: nil,
+      summary: "3D fix, 9 sats, ±4 m, Europe/Oslo", timers: 3, nextTimer: try timer(),
+      rejectedFixes: [Counter("no-fix", 0), Counter("implausible-jump", 1)], acquisition: acquisition())
+  }
+
+  /// Today in Tromsø in December (polar night: no sunrise or sunset) and in Oslo in June.
+  static func solarDays() -> [SolarDaySummary] {
+    func day(_ c: Coordinate, _ date: CivilDate, offset: Int64) -> SolarDaySummary {
+      let start = Instant(microsecondsSinceEpoch: Int64(date.daysSinceEpoch) * 86_400_000_000 - offset)
+      let end = start.adding(seconds: 86_400)
+      return SolarDaySummary(SolarCalculator(coordinate: c).day(date, interval: start..<end))
+    }
+    return [
+      day(
+        Coordinate(lat: 69.6492, lon: 18.9553)!, CivilDate(year: 2026, month: 12, day: 21)!,
+        offset: 3_600_000_000),
+      day(oslo, CivilDate(year: 2026, month: 6, day: 21)!, offset: 7_200_000_000),
+    ]
+  }
+
+  static func firing() throws -> TimerFiring {
+    TimerFiring(
+      name: "dusk", rule: try TimerRule(parsing: "civil_dusk"),
+      action: .command(argv: ["/usr/local/bin/dim", "--level", "3"], user: "alice"),
+      occurrence: TimerOccurrence(
+        date: CivilDate(year: 2026, month: 6, day: 21)!, instant: t, eventInstant: t.adding(seconds: -0.0004),
+        note: "22:00 happened twice; the first"),
+      firedAt: t.adding(seconds: 0.0123456), missed: 2)
+  }
+}
