@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// On-demand acquisition against real peers: gpsd (via gpsfake) sees its watch released
@@ -9,10 +10,9 @@ import Testing
 /// No test here subscribes to `location`: that would hold acquisition open.
 @Suite struct AcquisitionEndToEndTests {
   /// Whether status says attempt `attempts` ended settled and acquisition is idle.
-  static func settled(_ s: JSON, attempts: Int) -> Bool {
-    let a = s["acquisition"] ?? .null
-    return a["phase"]?.string == "idle" && a["attempts"]?.number == Double(attempts)
-      && a["lastOutcome"]?["result"]?.string == "settled"
+  static func settled(_ s: StatusView, attempts: Int) -> Bool {
+    guard let a = s.acquisition, case .settled? = a.lastOutcome else { return false }
+    return a.phase == .idle && a.attempts == attempts
   }
 
   static func occurrences(of text: String, in log: String) -> Int {
@@ -52,8 +52,8 @@ import Testing
     var c = s.counters()
     #expect(c["watching"] == 0, "gpsd confirmed the watch is off")
     #expect(c["watchEnables"] == 1)
-    #expect(s.sourceState() == "connected", "the connection stays; only the reports stop")
-    #expect(s["acquisition"]?["receivers"]?.string == "released")
+    #expect(s.sourceState() == .known(.connected), "the connection stays; only the reports stop")
+    #expect(s.acquisition?.receiversActive == false, "receivers released")
     // gpsd's own view: it got the command and, with no watcher left, released the receiver.
     try Self.waitUntil("gpsd to release the device") {
       fake.log.contains(#"?WATCH={"enable":false}"#) && fake.log.contains("released")
@@ -66,8 +66,8 @@ import Testing
     // `locctl refresh`: watched again until the next good fix, then released again.
     let refreshed = try daemon.locctl(["refresh", "--json"])
     #expect(refreshed.status == 0, "\(refreshed.stderr)")
-    let reply = try JSON.parse(refreshed.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    #expect(reply["acquisition"]?["reasons"] == .array([.string("manual")]))
+    let reply = try decodeOutput(refreshed.stdout, as: AcquisitionResult.self)
+    #expect(reply.acquisition.reasons == [.known(.manual)])
     s = try daemon.waitForStatus(timeout: 20) {
       Self.settled($0, attempts: 2) && $0.counters()["watchDisables"] == 2
     }
@@ -76,13 +76,13 @@ import Testing
 
     // A one-shot request once the fix is no longer fresh (FreshFor=1s): answered with a
     // fresh fix, and the watch is released again after it.
-    _ = try daemon.waitForStatus { $0["position"]?["tier"]?.string == "cached" }
+    _ = try daemon.waitForStatus { $0.position.tier == .cached }
     let located = try daemon.locctl(["locate", "--timeout", "20", "--json"])
     #expect(located.status == 0, "\(located.stderr)")
-    let answer = try JSON.parse(located.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    #expect(answer["provenance"]?.string == "fresh")
-    #expect(answer["accuracyMet"] == JSON.bool(true))
-    #expect((answer["position"]?["accuracy"]?.number ?? 99) <= 50)
+    let answer = try decodeOutput(located.stdout, as: LocateView.self)
+    #expect(answer.provenance == .fresh)
+    #expect(answer.accuracyMet)
+    #expect((answer.position.position?.accuracy?.value ?? 99) <= 50)
     s = try daemon.waitForStatus(timeout: 20) {
       Self.settled($0, attempts: 3) && $0.counters()["watchDisables"] == 3
     }
@@ -120,14 +120,14 @@ import Testing
     let daemon = try LocdProcess(arguments: ["--source", "serial:\(device.path)?baud=4800"], directory: dir)
     _ = try daemon.waitForCounters { $0["opens"] == 1 }
     try device.write(Self.stableEpochs(3))
-    var s = try daemon.waitForStatus { Self.settled($0, attempts: 1) && $0.sourceState() == "idle" }
+    var s = try daemon.waitForStatus { Self.settled($0, attempts: 1) && $0.sourceState() == .known(.idle) }
     #expect(s.counters()["disconnects"] == 0, "closed on purpose, not lost")
     #expect(daemon.log.contains("device closed while acquisition is idle"))
     _ = try daemon.locctl(["refresh"])
-    s = try daemon.waitForStatus { $0.sourceState() == "connected" && $0.counters()["opens"] == 2 }
-    #expect(s["acquisition"]?["phase"]?.string == "acquiring")
+    s = try daemon.waitForStatus { $0.sourceState() == .known(.connected) && $0.counters()["opens"] == 2 }
+    #expect(s.acquisition?.phase == .acquiring)
     try device.write(Self.stableEpochs(3))
-    _ = try daemon.waitForStatus { Self.settled($0, attempts: 2) && $0.sourceState() == "idle" }
+    _ = try daemon.waitForStatus { Self.settled($0, attempts: 2) && $0.sourceState() == .known(.idle) }
   }
 
   @Test func aPushSourceIgnoresItsInputWhileIdle() throws {
@@ -145,7 +145,7 @@ import Testing
     #expect(c["connects"] == 1, "the connection stays up")
     // Wanted again: decoded again.
     _ = try daemon.locctl(["refresh"])
-    _ = try daemon.waitForStatus { $0["acquisition"]?["phase"]?.string == "acquiring" }
+    _ = try daemon.waitForStatus { $0.acquisition?.phase == .acquiring }
     try writeAll(peer, Self.stableEpochs(3))
     c = try daemon.waitForCounters { $0["fixes"] == (fixes ?? 0) + 3 }
     #expect(c["idleLines"] == 10)
@@ -159,8 +159,8 @@ import Testing
     let s = try daemon.waitForStatus { Self.settled($0, attempts: 1) }
     let fixes = s.counters()["fixes"] ?? 0
     let after = try daemon.waitForStatus { ($0.counters()["fixes"] ?? 0) >= fixes + 5 }
-    #expect(after["acquisition"]?["phase"]?.string == "idle")
-    #expect(after.sourceState() == "connected")
+    #expect(after.acquisition?.phase == .idle)
+    #expect(after.sourceState() == .known(.connected))
   }
 
   @Test func locateWithoutAnyFixAnswersWithTheReason() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// Hostile and broken clients: each gets its error code and a counter, and the daemon
@@ -9,46 +10,48 @@ import Testing
   @Test func brokenRequestsGetStableErrorCodes() throws {
     let daemon = try LocdProcess()
     let client = try RawClient(path: daemon.socketPath)
-    let greeting = try client.readJSON()
-    #expect(greeting["type"]?.string == "hello")
-    #expect(greeting["protocol"]?["major"]?.number == 1)
-    func expectError(_ line: String, _ code: String, id: JSON? = nil) throws {
+    guard case .greeting(let greeting) = try client.readMessage() else {
+      Issue.record("no greeting")
+      return
+    }
+    #expect(greeting.version.major == 1)
+    /// Sends `line` and expects an error `code`, for request `id` (`.some(nil)`: no id).
+    func expectError(_ line: String, _ code: ErrorCode, id: RequestID?? = .none) throws {
       try client.send(line + "\n")
-      let reply = try client.readJSON()
-      #expect(reply["type"]?.string == "error", "\(line) -> \(reply.serialized)")
-      #expect(reply["error"]?["code"]?.string == code, "\(line) -> \(reply.serialized)")
-      if let id { #expect(reply["id"] == id) }
+      let (errorID, reply) = try client.error()
+      #expect(reply.code == .known(code), "\(line) -> \(reply)")
+      if let id { #expect(errorID == id, "\(line)") }
     }
     // Before the handshake, a valid request is refused.
-    try expectError(#"{"id":1,"method":"status"}"#, "handshake-required", id: .number(1))
+    try expectError(#"{"id":1,"method":"status"}"#, .handshakeRequired, id: .number(1))
     try expectError(
-      #"{"id":2,"method":"hello","params":{"protocol":2}}"#, "unsupported-version", id: .number(2))
-    try client.send(#"{"id":3,"method":"hello","params":{"protocol":1}}"# + "\n")
-    #expect(try client.readJSON()["result"]?["access"]?.string == "admin")
-    try expectError("this is not json", "invalid-json", id: .null)
-    try expectError(#"{"id":4,"method":"status""#, "invalid-json")
-    try expectError(#"[1,2,3]"#, "invalid-request")
-    try expectError(#"{"method":"status"}"#, "invalid-request")
-    try expectError(#"{"id":5}"#, "invalid-request", id: .number(5))
-    try expectError(#"{"id":6,"method":"teleport"}"#, "unknown-method", id: .number(6))
+      #"{"id":2,"method":"hello","params":{"protocol":2}}"#, .unsupportedVersion, id: .number(2))
+    try client.send(.hello(app: nil), id: .number(3))
+    #expect(try client.reply(to: .number(3), .hello(app: nil)).access == .admin)
+    try expectError("this is not json", .invalidJSON, id: .some(nil))
+    try expectError(#"{"id":4,"method":"status""#, .invalidJSON)
+    try expectError(#"[1,2,3]"#, .invalidRequest)
+    try expectError(#"{"method":"status"}"#, .invalidRequest)
+    try expectError(#"{"id":5}"#, .invalidRequest, id: .number(5))
+    try expectError(#"{"id":6,"method":"teleport"}"#, .unknownMethod, id: .number(6))
     try expectError(
-      #"{"id":"x","method":"set-location","params":{"lat":91,"lon":0}}"#, "invalid-params", id: .string("x"))
-    try expectError(#"{"id":7,"method":"subscribe","params":{"events":["weather"]}}"#, "invalid-params")
-    try expectError(String(repeating: "[", count: 5000), "invalid-json")
-    try expectError(#"{"id":8,"method":"hello","params":{"protocol":1}}"#, "invalid-request")
+      #"{"id":"x","method":"set-location","params":{"lat":91,"lon":0}}"#, .invalidParams, id: .string("x"))
+    try expectError(#"{"id":7,"method":"subscribe","params":{"events":["weather"]}}"#, .invalidParams)
+    try expectError(String(repeating: "[", count: 5000), .invalidJSON)
+    try expectError(#"{"id":8,"method":"hello","params":{"protocol":1}}"#, .invalidRequest)
     // Binary junk with a NUL and invalid UTF-8 inside a string.
     try client.send([0x00, 0xFF, 0xFE, 0x0A])
-    #expect(try client.readJSON()["error"]?["code"]?.string == "invalid-json")
+    #expect(try client.error().reply.code == .known(.invalidJSON))
     try client.send([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xC3, 0x28, 0x22, 0x7D, 0x0A])
-    #expect(try client.readJSON()["error"]?["code"]?.string == "invalid-json")
+    #expect(try client.error().reply.code == .known(.invalidJSON))
     // Still serving, on the same connection and to others.
-    try client.send(#"{"id":9,"method":"status"}"# + "\n")
-    #expect(try client.readJSON()["id"]?.number == 9)
+    try client.send(.status, id: .number(9))
+    _ = try client.reply(to: .number(9), .status)
     let s = try daemon.status()
-    #expect(s["server"]?["invalidJSON"]?.number == 5)
-    #expect(s["server"]?["invalidRequests"]?.number == 6)  // incl. invalid-params and a second hello
-    #expect(s["server"]?["unknownMethods"]?.number == 1)
-    #expect(s["server"]?["beforeHandshake"]?.number == 1)
+    #expect(s.server.counters.invalidJSON == 5)
+    #expect(s.server.counters.invalidRequests == 6)  // incl. invalid-params and a second hello
+    #expect(s.server.counters.unknownMethods == 1)
+    #expect(s.server.counters.beforeHandshake == 1)
   }
 
   @Test func aOneMebibyteLineIsRefusedAndTheConnectionGoesOn() throws {
@@ -59,18 +62,17 @@ import Testing
     big += [UInt8](repeating: 0x61, count: 1 << 20)
     big += Array("\"}}\n".utf8)
     try client.send(big)
-    let reply = try client.readJSON()
-    #expect(reply["error"]?["code"]?.string == "request-too-large")
+    #expect(try client.error().reply.code == .known(.requestTooLarge))
     // Exactly one error for the whole line, then normal service.
-    try client.send(#"{"id":2,"method":"status"}"# + "\n")
-    #expect(try client.readJSON()["id"]?.number == 2)
+    try client.send(.status, id: .number(2))
+    _ = try client.reply(to: .number(2), .status)
     // A huge line without any newline, then the peer vanishes: nothing is kept.
     let other = try RawClient(path: daemon.socketPath)
     try other.handshake()
     try other.send([UInt8](repeating: 0x20, count: 4 << 20))
-    #expect(try other.readJSON()["error"]?["code"]?.string == "request-too-large")
+    #expect(try other.error().reply.code == .known(.requestTooLarge))
     let s = try daemon.status()
-    #expect(s["server"]?["tooLarge"]?.number == 2)
+    #expect(s.server.counters.tooLarge == 2)
     let rss = residentKiB(daemon.pid)
     #expect(rss < 64 * 1024, "locd grew to \(rss) KiB")
   }
@@ -85,7 +87,7 @@ import Testing
     var clients: [RawClient] = []
     for _ in 0..<1000 { clients.append(try RawClient(path: daemon.socketPath)) }
     // All handshake and ask at once, then all answers are read.
-    for c in clients { _ = try c.readJSON() }
+    for c in clients { _ = try c.readMessage() }
     for (i, c) in clients.enumerated() {
       try c.send(
         #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n" + #"{"id":\#(i + 1),"method":"status"}"#
@@ -93,16 +95,13 @@ import Testing
     }
     var answered = 0
     for (i, c) in clients.enumerated() {
-      _ = try c.readJSON()
-      let status = try c.readJSON()
-      if status["id"]?.number == Double(i + 1), status["result"]?["position"]?["tier"]?.string == "manual" {
-        answered += 1
-      }
+      _ = try c.reply(to: .number(0), .hello(app: nil))
+      if try c.reply(to: .number(Int64(i + 1)), .status).position.tier == .manual { answered += 1 }
     }
     #expect(answered == 1000)
-    #expect(try daemon.status()["server"]?["sessions"]?.number == 1001)
+    #expect(try daemon.status().server.sessions == 1001)
     clients.removeAll()
-    _ = try daemon.waitForStatus { $0["server"]?["sessions"]?.number == 1 }
+    _ = try daemon.waitForStatus { $0.server.sessions == 1 }
   }
 
   @Test func tooManyClientsAreTurnedAwayWithAReason() throws {
@@ -110,17 +109,16 @@ import Testing
     var clients: [RawClient] = []
     for _ in 0..<3 {
       let c = try RawClient(path: daemon.socketPath)
-      _ = try c.readJSON()
+      _ = try c.readMessage()
       clients.append(c)
     }
     let extra = try RawClient(path: daemon.socketPath)
-    let refused = try extra.readJSON()
-    #expect(refused["error"]?["code"]?.string == "too-many-clients")
+    #expect(try extra.error().reply.code == .known(.tooManyClients))
     #expect(try extra.readLine() == nil)
     clients.removeFirst()
     // A slot is free again: the next client (locctl) is served, and the refusal was counted.
-    let s = try daemon.waitForStatus { ($0["server"]?["refusedTooMany"]?.number ?? 0) >= 1 }
-    #expect(s["server"]?["sessions"]?.number == 1)
+    let s = try daemon.waitForStatus { $0.server.counters.refusedTooMany >= 1 }
+    #expect(s.server.sessions == 1)
   }
 
   @Test func aClientThatNeverReadsIsDroppedAndOthersAreUnaffected() throws {
@@ -135,16 +133,15 @@ import Testing
     // produces far more than the socket buffer plus the queue limit.
     try stuck.send(#"{"id":1,"method":"subscribe","params":{"events":"all"}}"# + "\n")
     try reader.send(#"{"id":1,"method":"subscribe","params":{"events":["source-status"]}}"# + "\n")
-    _ = try reader.readJSON()
-    let s = try daemon.waitForStatus(timeout: 20) { $0["server"]?["droppedSlow"]?.number == 1 }
-    #expect(s["server"]?["sessions"]?.number == 2)  // the reader and this status client
+    _ = try reader.readMessage()
+    let s = try daemon.waitForStatus(timeout: 20) { $0.server.counters.droppedSlow == 1 }
+    #expect(s.server.sessions == 2)  // the reader and this status client
     #expect(daemon.log.contains("not reading (queue over 65536 bytes)"))
     // The reader still gets answers.
-    try reader.send(#"{"id":2,"method":"status"}"# + "\n")
+    try reader.send(.status, id: .number(2))
     var gotReply = false
     for _ in 0..<100 where !gotReply {
-      let m = try reader.readJSON()
-      gotReply = m["id"]?.number == 2 && m["type"]?.string == "reply"
+      if case .reply(.number(2), _) = try reader.readMessage() { gotReply = true }
     }
     #expect(gotReply)
   }
@@ -152,10 +149,9 @@ import Testing
   @Test func aClientThatNeverSaysHelloIsDropped() throws {
     let daemon = try LocdProcess(config: "[Limits]\nHandshakeTimeout=300ms\n")
     let silent = try RawClient(path: daemon.socketPath)
-    _ = try silent.readJSON()
-    let bye = try silent.readJSON(timeout: 5)
-    #expect(bye["error"]?["code"]?.string == "handshake-timeout")
+    _ = try silent.readMessage()
+    #expect(try silent.error(timeout: 5).reply.code == .known(.handshakeTimeout))
     #expect(try silent.readLine() == nil)
-    #expect(try daemon.status()["server"]?["droppedHandshake"]?.number == 1)
+    #expect(try daemon.status().server.counters.droppedHandshake == 1)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// gpsfake(1) from gpsd-clients: plays a log into a real gpsd on a private port, looping.
@@ -88,15 +89,18 @@ final class GpsFake {
     return result
   }
 
-  static func same(_ a: JSON, _ b: JSON) -> Bool {
-    func close(_ key: String) -> Bool {
-      switch (a[key]?.number, b[key]?.number) {
+  /// Whether gpsd's TPV `a` and locd's fix `b` agree on mode, position, altitude and speed.
+  static func same(_ a: JSON, _ b: FixView) -> Bool {
+    func close(_ key: String, _ y: Double?) -> Bool {
+      switch (a[key]?.number, y) {
       case (nil, nil): return true
       case (let x?, let y?): return abs(x - y) < 1e-9
       default: return false
       }
     }
-    return a["mode"] == b["mode"] && close("lat") && close("lon") && close("altMSL") && close("speed")
+    return a["mode"] == .int(b.mode.rawValue) && close("lat", b.coordinate?.latitude.value)
+      && close("lon", b.coordinate?.longitude.value) && close("altMSL", b.altitudeMSL?.value)
+      && close("speed", b.speed?.value)
   }
 
   @Test func reportsTheFixesGpsdReports() throws {
@@ -118,7 +122,7 @@ final class GpsFake {
     let fixes = try watcher.wait(timeout: 15) { $0.count >= 25 }
     // A run of gpsd's reports is over once a report with a later time follows it: wait until
     // gpspipe has written that much for every fix locd sent, rather than for a fixed time.
-    let times = Set(fixes.dropFirst().compactMap { $0["time"]?.string })
+    let times = Set(fixes.dropFirst().map { $0.time.iso8601(fractionDigits: 3) })
     var gpsd: [String: [JSON]] = [:]
     let deadline = Date().addingTimeInterval(15)
     repeat {
@@ -128,13 +132,12 @@ final class GpsFake {
     } while Date() < deadline
     // The first fix may come from a cycle locd joined half way.
     for fix in fixes.dropFirst() {
-      let time = fix["time"]?.string ?? ""
-      let candidates = gpsd[time] ?? []
+      let candidates = gpsd[fix.time.iso8601(fractionDigits: 3)] ?? []
       #expect(
         candidates.contains { Self.same($0, fix) },
-        "\(fix.serialized) not among gpsd's \(candidates.map(\.serialized))")
+        "\(fix.json.serialized) not among gpsd's \(candidates.map(\.serialized))")
     }
-    #expect(Set(fixes.compactMap { $0["lat"]?.number }).count > 5, "the position changes")
+    #expect(Set(fixes.compactMap { $0.coordinate?.latitude.value }).count > 5, "the position changes")
     let c = try daemon.status().counters()
     #expect(c["watching"] == 1)
     #expect(c["devices"] == 1)
@@ -152,7 +155,7 @@ final class GpsFake {
 
     fake.killGpsd()  // mid-stream, without a word
     var c = try daemon.waitForCounters { $0["disconnects"] == 1 }
-    #expect(try daemon.status().sourceState() == "reconnecting")
+    #expect(try daemon.status().sourceState() == .known(.reconnecting))
     #expect(c["watching"] == 0)
     // Two attempts fail (after 1 s, then 2 s more) while nobody listens.
     c = try daemon.waitForCounters { $0["reconnectAttempts"] ?? 0 >= 2 }
@@ -163,9 +166,9 @@ final class GpsFake {
     defer { fake.stop() }
     c = try daemon.waitForCounters(timeout: 15) { $0["connects"] == 2 && $0["watching"] == 1 }
     #expect(c["reconnectAttempts"] ?? 0 >= 3)
-    let fixes = try watcher.wait(timeout: 15) { $0.contains { ($0["lat"]?.number ?? 0) > 55 } }
-    #expect(fixes.contains { ($0["lat"]?.number ?? 0) < 0 }, "Brisbane before")
-    #expect(try daemon.status().sourceState() == "connected")
+    let fixes = try watcher.wait(timeout: 15) { $0.contains { ($0.coordinate?.latitude.value ?? 0) > 55 } }
+    #expect(fixes.contains { ($0.coordinate?.latitude.value ?? 0) < 0 }, "Brisbane before")
+    #expect(try daemon.status().sourceState() == .known(.connected))
     #expect(
       daemon.log.components(separatedBy: "reconnecting (backoff").count - 1 == 1, "one log line per outage")
     #expect(daemon.log.contains("connected to 127.0.0.1:\(port) again after"))
@@ -183,10 +186,11 @@ final class GpsFake {
     var byTime: [String: JSON] = [:]
     for fix in decoded { byTime[fix["time"]?.string ?? ""] = fix }
     for fix in fixes {
-      let expected = byTime[fix["time"]?.string ?? ""]
+      let expected = try #require(byTime[fix.time.iso8601(fractionDigits: 3)], "\(fix.json.serialized)")
       #expect(
-        expected != nil && expected!["lat"] == fix["lat"] && expected!["lon"] == fix["lon"],
-        "\(fix.serialized)")
+        expected["lat"]?.number == fix.coordinate?.latitude.value
+          && expected["lon"]?.number == fix.coordinate?.longitude.value,
+        "\(fix.json.serialized)")
     }
     let c = try daemon.status().counters()
     #expect(c["sentences"] ?? 0 > 60)

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import LocSystem
 
 /// A real `locd` started from the build directory on a temporary socket and state
@@ -73,23 +74,24 @@ final class LocdProcess {
     try run(Binaries.locctl, ["--socket", socketPath] + arguments, environment: environment)
   }
 
-  /// `locctl status --json`, parsed.
-  func status() throws -> JSON {
+  /// `locctl status --json`, decoded into the status view.
+  func status() throws -> StatusView {
     let r = try locctl(["status", "--json"])
     guard r.status == 0 else { throw HarnessError("status failed: \(r.stderr)") }
-    return try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    return try decodeOutput(r.stdout)
   }
 
   /// Polls `status` until `condition` holds (10 s at most).
-  func waitForStatus(timeout: Double = 10, _ condition: (JSON) -> Bool) throws -> JSON {
+  func waitForStatus(timeout: Double = 10, _ condition: (StatusView) -> Bool) throws -> StatusView {
     let deadline = Date().addingTimeInterval(timeout)
-    var last = JSON.null
+    var last: StatusView?
     while Date() < deadline {
-      last = try status()
-      if condition(last) { return last }
+      let s = try status()
+      if condition(s) { return s }
+      last = s
       usleep(50_000)
     }
-    throw HarnessError("condition not met; last status: \(last.serialized)")
+    throw HarnessError("condition not met; last status: \(last?.json.serialized ?? "none")")
   }
 
   /// Sends `signal` and waits for exit; returns the exit status.
@@ -149,16 +151,60 @@ final class RawClient {
     }
   }
 
-  /// The next line parsed as JSON.
-  func readJSON(timeout: Double = 5) throws -> JSON {
+  /// The next line decoded as a server message.
+  func readMessage(timeout: Double = 5) throws -> ServerMessage {
     guard let line = try readLine(timeout: timeout) else { throw HarnessError("connection closed") }
-    return try JSON.parse(line)
+    return try ServerMessage.decode(Array(line.utf8))
+  }
+
+  /// The next message, which must be the answer to request `id`: its result decoded as
+  /// `call` promises, or the daemon's error thrown.
+  func reply<R>(to id: RequestID, _ call: Call<R>, timeout: Double = 5) throws -> R {
+    switch try readMessage(timeout: timeout) {
+    case .reply(id, let result): return try call.result(result)
+    case .error(let errorID, let reply) where errorID == id || errorID == nil: throw reply
+    case let other: throw HarnessError("expected the answer to \(id), got \(other.line)")
+    }
+  }
+
+  /// The next message, which must be an error; its id and body.
+  func error(timeout: Double = 5) throws -> (id: RequestID?, reply: ErrorReply) {
+    let message = try readMessage(timeout: timeout)
+    guard case .error(let id, let reply) = message else {
+      throw HarnessError("expected an error, got \(message.line)")
+    }
+    return (id, reply)
+  }
+
+  /// Sends `call` as request `id`.
+  func send<R>(_ call: Call<R>, id: RequestID) throws {
+    try send(call.request.line(id: id) + "\n")
   }
 
   /// Reads the greeting and says hello; returns the hello reply.
-  @discardableResult func handshake() throws -> JSON {
-    _ = try readJSON()
-    try send(#"{"id":0,"method":"hello","params":{"protocol":1,"app":"test"}}"# + "\n")
-    return try readJSON()
+  @discardableResult func handshake() throws -> HelloResult {
+    guard case .greeting = try readMessage() else { throw HarnessError("no greeting") }
+    try send(.hello(app: "test"), id: .number(0))
+    return try reply(to: .number(0), .hello(app: "test"))
+  }
+}
+
+/// A view decoded from what `locctl ... --json` printed.
+func decodeOutput<T: WireCodable>(_ stdout: String, as _: T.Type = T.self) throws -> T {
+  try T(json: JSON.parse(stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
+}
+
+extension StatusView {
+  /// `sources[index].counters`, as numbers by name (empty without that source).
+  func counters(source index: Int = 0) -> [String: Int] {
+    guard index < sources.count else { return [:] }
+    var out: [String: Int] = [:]
+    for c in sources[index].counters { out[c.name] = c.value }
+    return out
+  }
+
+  /// `sources[index].state`.
+  func sourceState(_ index: Int = 0) -> OpenEnum<SourceView.State>? {
+    index < sources.count ? sources[index].state : nil
   }
 }

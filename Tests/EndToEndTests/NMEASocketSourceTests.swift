@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// `nmea+tcp://`, `nmea+tcp-listen://` and `nmea+udp://` against real sockets into the
@@ -30,16 +31,19 @@ import Testing
     // counted every fix, the rejections are final too.
     _ = try daemon.waitForCounters { $0["fixes"] == expected.count }
     let status = try daemon.status()
-    let rejected = status["rejectedFixes"]?.object?.members.reduce(0) { $0 + Int($1.value.number ?? 0) } ?? 0
+    let rejected = status.rejectedFixes.reduce(0) { $0 + $1.value }
     let got = try watcher.wait { $0.count >= expected.count - rejected }
     #expect(got.count == expected.count - rejected)
     let byTime = Dictionary(expected.map { ($0["time"]?.string ?? "", $0) }, uniquingKeysWith: { a, _ in a })
     for a in got {
-      let b = try #require(byTime[a["time"]?.string ?? ""], "\(a.serialized) was not decoded offline")
-      #expect(a["lat"] == b["lat"] && a["lon"] == b["lon"], "\(a.serialized) vs \(b.serialized)")
-      #expect(a["mode"] == b["mode"])
+      let b = try #require(
+        byTime[a.time.iso8601(fractionDigits: 3)], "\(a.json.serialized) was not decoded offline")
+      #expect(
+        a.coordinate?.latitude.value == b["lat"]?.number && a.coordinate?.longitude.value == b["lon"]?.number,
+        "\(a.json.serialized) vs \(b.serialized)")
+      #expect(b["mode"] == .int(a.mode.rawValue))
     }
-    #expect(Set(got.compactMap { $0["lat"]?.number }).count > 50, "the position changes")
+    #expect(Set(got.compactMap { $0.coordinate?.latitude.value }).count > 50, "the position changes")
 
     // The peer hangs up in the middle of a sentence: only that half line is lost.
     try writeAll(peer, "$GPGGA,235959.00,4134.5")
@@ -47,14 +51,14 @@ import Testing
     var c = try daemon.waitForCounters { $0["disconnects"] == 1 }
     #expect(c["unterminatedLines"] == 1)
     #expect(c["badChecksums"] == 1, "the half line has no checksum")
-    #expect(try daemon.status().sourceState() == "reconnecting")
+    #expect(try daemon.status().sourceState() == .known(.reconnecting))
     // locd comes back (first backoff step, 1 s) and goes on with the new stream.
     peer = try server.accept()
     try writeAll(peer, epochs(3))
     try watcher.wait { $0.count >= got.count + 3 }
     c = try daemon.waitForCounters { $0["connects"] == 2 }
     #expect(c["reconnectAttempts"] == 1)
-    #expect(try daemon.status().sourceState() == "connected")
+    #expect(try daemon.status().sourceState() == .known(.connected))
     #expect(
       daemon.log.components(separatedBy: "reconnecting (backoff").count - 1 == 1, "one log line per outage")
     close(peer)
@@ -89,7 +93,7 @@ import Testing
     var c = try daemon.waitForCounters(source: 0) { $0["fixes"] == 3 }
     #expect(c["connects"] == 1)
 
-    _ = try daemon.waitForStatus { $0.sourceState(1) == "connected" }
+    _ = try daemon.waitForStatus { $0.sourceState(1) == .known(.connected) }
     let lines = sentences(epochs(5, endingSecondsAgo: 5))
     // One RMC without its CR LF, then a whole cycle, then two cycles in one datagram.
     try sendDatagram("::1", udpPort, Array(lines[0].utf8.dropLast(2)))
@@ -105,8 +109,8 @@ import Testing
   @Test func listenerOnLoopbackServesFourPeersAndRefusesTheFifth() throws {
     let port = freePort()
     let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://:\(port)"])
-    let status = try daemon.waitForStatus { $0.sourceState() == "connected" }
-    #expect(status["sources"]?.array?.first?["uri"]?.string == "nmea+tcp-listen://127.0.0.1:\(port)")
+    let status = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
+    #expect(status.sources.first?.uri == "nmea+tcp-listen://127.0.0.1:\(port)")
     let peers = try (0..<4).map { _ in try connectTCP("127.0.0.1", port) }
     try daemon.waitForCounters { $0["peers"] == 4 }
     let fifth = try connectTCP("127.0.0.1", port)
@@ -141,7 +145,7 @@ import Testing
   static func listening() throws -> (LocdProcess, Int32) {
     let port = freePort()
     let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://127.0.0.1:\(port)"])
-    _ = try daemon.waitForStatus { $0.sourceState() == "connected" }
+    _ = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
     let peer = try connectTCP("127.0.0.1", port)
     try daemon.waitForCounters { $0["peers"] == 1 }
     return (daemon, peer)
@@ -221,13 +225,13 @@ import Testing
     #expect(c["timeWentBackwards"] == 1)
     // locd does not take the older fixes as its position.
     let last = ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: now - 27))
-    let fixes = try watcher.wait { $0.last?["time"]?.string == last }
-    let times = fixes.compactMap { $0["time"]?.string }
+    let fixes = try watcher.wait { $0.last?.time.iso8601(fractionDigits: 3) == last }
+    let times = fixes.map { $0.time.iso8601(fractionDigits: 3) }
     let expected = [-30.0, -29, -28, -27].map {
       ISO8601DateFormatter.withMilliseconds.string(from: Date(timeIntervalSince1970: now + $0))
     }
     #expect(times.suffix(4) == expected[...])
-    #expect(try daemon.status()["fix"]?["time"]?.string == last)
+    #expect(try daemon.status().fix?.time.iso8601(fractionDigits: 3) == last)
   }
 
   @Test func silentForALongTime() throws {
@@ -238,7 +242,7 @@ import Testing
     // Nothing for over 10 s: one silence, counted and logged; the peer is kept.
     var c = try daemon.waitForCounters(timeout: 15) { $0["silences"] == 1 }
     #expect(c["peers"] == 1)
-    #expect(try daemon.status().sourceState() == "connected")
+    #expect(try daemon.status().sourceState() == .known(.connected))
     #expect(daemon.log.contains("sent nothing for 10 s"))
     try writeAll(peer, epochs(2, endingSecondsAgo: 1, firstIndex: 2))
     c = try daemon.waitForCounters { $0["fixes"] == 4 }

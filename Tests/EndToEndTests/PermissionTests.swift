@@ -43,8 +43,8 @@ struct PermissionTests {
       #expect(!r.stdout.contains("59.9") && !r.stderr.contains("59.9"))
       #expect(!r.stdout.contains("10.75") && !r.stderr.contains("10.75"))
     }
-    #expect(try daemon.status()["position"]?["lat"]?.number == 59.9139)
-    #expect(try daemon.status()["server"]?["permissionDenied"]?.number == 6)
+    #expect(try daemon.status().position.position?.coordinate.latitude.value == 59.9139)
+    #expect(try daemon.status().server.counters.permissionDenied == 6)
   }
 
   @Test func theReadGroupReadsAndTheAdminGroupWrites() throws {
@@ -59,6 +59,6 @@ struct PermissionTests {
     #expect(denied.status == 4)
     let admin = try locctlAs(groups: [50], daemon, ["set-location", "1", "2", "--name", "by staff"])
     #expect(admin.status == 0, "\(admin.stderr)")
-    #expect(try daemon.status()["position"]?["name"]?.string == "by staff")
+    #expect(try daemon.status().position.position?.name == "by staff")
   }
 }

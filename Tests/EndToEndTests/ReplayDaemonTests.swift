@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// The built locd on a replay of a real receiver's log, queried with the built locctl.
@@ -10,19 +11,19 @@ import Testing
   @Test func statusReportsTheLogsPositionAndARestartServesItCachedAtOnce() throws {
     let dir = LocdProcess.makeDirectory()
     var daemon = try LocdProcess(arguments: ["--source", Self.dunedin], directory: dir)
-    let s = try daemon.waitForStatus { $0["position"]?["tier"]?.string == "fix" }
+    let s = try daemon.waitForStatus { $0.position.tier == .fix }
     // The u-blox ZED-F9P log was recorded at 45.8776 S 170.5001 E (see PROVENANCE.md).
-    let lat = try #require(s["position"]?["lat"]?.number)
-    let lon = try #require(s["position"]?["lon"]?.number)
+    let lat = try #require(s.position.position?.coordinate.latitude.value)
+    let lon = try #require(s.position.position?.coordinate.longitude.value)
     #expect(abs(lat - -45.8776) < 0.001 && abs(lon - 170.5001) < 0.001)
-    #expect(s["fix"]?["mode"]?.number == 3)
-    #expect((s["fix"]?["satellitesUsed"]?.number ?? 0) > 4)
-    #expect(s["sources"]?[0]?["state"]?.string == "connected")
-    #expect((s["sources"]?[0]?["counters"]?["sentences"]?.number ?? 0) > 10)
-    #expect(s["sun"]?["sunrise"]?.string?.hasSuffix("Z") == true)
+    #expect(s.fix?.mode == .threeD)
+    #expect((s.fix?.satellitesUsed ?? 0) > 4)
+    #expect(s.sourceState() == .known(.connected))
+    #expect((s.counters()["sentences"] ?? 0) > 10)
+    #expect(s.sun?.sunrise != nil)
     // The zone comes from the position, through the boundary data.
-    #expect(s["timezone"]?["id"]?.string == "Pacific/Auckland")
-    #expect(s["timezone"]?["origin"]?.string == "position")
+    #expect(s.timezone.zone.id == "Pacific/Auckland")
+    #expect(s.timezone.zone.origin == .known(.position))
     // Privacy: no coordinates in the log above debug level.
     #expect(!daemon.log.split(separator: "\n").contains { !$0.hasPrefix("<7>") && $0.contains("45.87") })
     #expect(daemon.stop() == 0)
@@ -30,11 +31,11 @@ import Testing
     // Restart with no working source: the last known position answers at once, stale.
     daemon = try LocdProcess(arguments: ["--source", "replay:/nonexistent.log"], directory: dir)
     let cached = try daemon.status()
-    #expect(cached["position"]?["tier"]?.string == "cached")
-    #expect(abs((cached["position"]?["lat"]?.number ?? 0) - -45.8776) < 0.001)
-    #expect((cached["position"]?["age"]?.number ?? -1) >= 0)
-    #expect(cached["position"]?["reason"]?.string?.contains("nonexistent.log") == true)
-    #expect(cached["sources"]?[0]?["state"]?.string == "failed")
+    #expect(cached.position.tier == .cached)
+    #expect(abs((cached.position.position?.coordinate.latitude.value ?? 0) - -45.8776) < 0.001)
+    #expect((cached.position.age ?? .seconds(-1)) >= .zero)
+    #expect(cached.position.reason?.contains("nonexistent.log") == true)
+    #expect(cached.sourceState() == .known(.failed))
   }
 
   @Test func watchStreamsEventsAsJSONLines() throws {
@@ -50,11 +51,16 @@ import Testing
       close(fds[0])
     }
     var text = ""
-    var events: [JSON] = []
+    var events: [EventMessage] = []
+    // `location` events that come from a fix.
+    func fixes() -> [(EventMessage, LocationEvent, FixView)] {
+      events.compactMap { e in
+        guard case .location(let l) = e.data, let fix = l.fix else { return nil }
+        return (e, l, fix)
+      }
+    }
     let deadline = Date().addingTimeInterval(15)
-    while Date() < deadline,
-      events.filter({ $0["event"]?.string == "location" && $0["data"]?["fix"]?.isNull == false }).count < 3
-    {
+    while Date() < deadline, fixes().count < 3 {
       var p = pollfd(fd: fds[0], events: Int16(POLLIN), revents: 0)
       guard poll(&p, 1, 500) > 0 else { continue }
       var buffer = [UInt8](repeating: 0, count: 65536)
@@ -62,19 +68,24 @@ import Testing
       guard n > 0 else { break }
       text += String(decoding: buffer[0..<n], as: UTF8.self)
       while let nl = text.firstIndex(of: "\n") {
-        events.append(try JSON.parse(String(text[..<nl])))
+        // Each line is a whole event message, as the protocol defines it.
+        guard case .event(let e) = try ServerMessage.decode(Array(text[..<nl].utf8)) else {
+          throw HarnessError("not an event: \(text[..<nl])")
+        }
+        events.append(e)
         text = String(text[text.index(after: nl)...])
       }
     }
-    let fixes = events.filter { $0["event"]?.string == "location" && $0["data"]?["fix"]?.isNull == false }
-    #expect(fixes.count >= 3)
-    for e in fixes {
-      #expect(e["type"]?.string == "event")
-      #expect(e["time"]?.string.flatMap { Instant(iso8601: $0) } != nil)
-      #expect(e["data"]?["fix"]?["time"]?.string?.hasPrefix("2019-04-12T") == true)
-      #expect(e["data"]?["position"]?["tier"]?.string == "fix")
+    let located = fixes()
+    #expect(located.count >= 3)
+    // The log was recorded on 2019-04-12 (PROVENANCE.md); events are stamped now.
+    let recorded = try #require(CivilDate(year: 2019, month: 4, day: 12))
+    for (e, l, fix) in located {
+      #expect(e.time.utcDate > recorded)
+      #expect(fix.time.utcDate == recorded)
+      #expect(l.position.tier == .fix)
     }
-    let times = fixes.compactMap { $0["data"]?["fix"]?["time"]?.string }
+    let times = located.map(\.2.time)
     #expect(Set(times).count == times.count)
   }
 }

@@ -23,7 +23,7 @@ import Testing
     let daemon = try LocdProcess(arguments: ["--source", "serial:\(link)?baud=4800"], directory: dir)
     var c = try daemon.waitForCounters { $0["opens"] == 1 }
     #expect(c["baud"] == 4800)
-    #expect(try daemon.status().sourceState() == "connected")
+    #expect(try daemon.status().sourceState() == .known(.connected))
     var t = device.settings
     #expect(cfgetispeed(&t) == speed_t(B4800))
     #expect(t.c_lflag & tcflag_t(ICANON | ECHO) == 0, "raw: no line editing, no echo")
@@ -37,7 +37,7 @@ import Testing
     // Unplugged: locd closes the device and keeps trying to open it.
     device.unplug()
     c = try daemon.waitForCounters { $0["disconnects"] == 1 }
-    #expect(try daemon.status().sourceState() == "reconnecting")
+    #expect(try daemon.status().sourceState() == .known(.reconnecting))
     // A hung-up pty reads as end of file; a pulled USB adapter as EIO. Either is an unplug.
     #expect(
       daemon.log.contains("end of file; opening again")
@@ -47,7 +47,7 @@ import Testing
     device = try FakeSerialDevice()
     try Self.relink(link, to: device.path)
     c = try daemon.waitForCounters { $0["opens"] == 2 }
-    #expect(try daemon.status().sourceState() == "connected")
+    #expect(try daemon.status().sourceState() == .known(.connected))
     try device.write(epochs(2, endingSecondsAgo: 1, firstIndex: 3))
     c = try daemon.waitForCounters { $0["fixes"] == 5 }
     #expect(c["badChecksums"] == 0)
@@ -60,15 +60,15 @@ import Testing
     let link = dir + "/gps0"
     let daemon = try LocdProcess(arguments: ["--source", "serial:\(link)?baud=auto"], directory: dir)
     // Not plugged in yet: waited for.
-    _ = try daemon.waitForStatus { $0.sourceState() == "reconnecting" }
+    _ = try daemon.waitForStatus { $0.sourceState() == .known(.reconnecting) }
     #expect(
-      try daemon.status()["sources"]?.array?.first?["lastError"]?.string?.contains("No such file") == true)
+      try daemon.status().sources.first?.lastError?.contains("No such file") == true)
 
     let device = try FakeSerialDevice()
     try Self.relink(link, to: device.path)
     var c = try daemon.waitForCounters { $0["opens"] == 1 }
     #expect(c["baud"] == 9600)
-    #expect(try daemon.status().sourceState() == "starting")
+    #expect(try daemon.status().sourceState() == .known(.starting))
     // At the first speed the receiver looks like noise (as at a wrong baud rate): the hunt
     // moves on to the next, 4800, where its sentences come through.
     var generator = SplitMix64(seed: 9600)
@@ -80,7 +80,7 @@ import Testing
       usleep(100_000)
     }
     try device.write(epochs(3))
-    _ = try daemon.waitForStatus { $0.sourceState() == "connected" }
+    _ = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
     c = try daemon.waitForCounters { $0["fixes"] == 3 }
     #expect(c["baud"] == 4800)
     #expect(c["baudProbes"] == 2)

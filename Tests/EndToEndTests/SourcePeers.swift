@@ -2,6 +2,7 @@ import CLocShim
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import LocSystem
 
 // Peers for the live sources: TCP servers and clients, UDP senders, a pseudo-terminal posing
@@ -207,15 +208,15 @@ final class FixWatcher {
   }
 
   /// `data.fix` of every location event so far, once per fix time, in order.
-  var fixes: [JSON] {
+  var fixes: [FixView] {
     let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    var seen = Set<String>()
-    var out: [JSON] = []
+    var seen = Set<Instant>()
+    var out: [FixView] = []
     for line in text.split(separator: "\n") {
-      guard let event = try? JSON.parse(String(line)), event["event"]?.string == "location",
-        let fix = event["data"]?["fix"], let time = fix["time"]?.string
+      guard case .event(let event)? = try? ServerMessage.decode(Array(line.utf8)),
+        case .location(let location) = event.data, let fix = location.fix
       else { continue }
-      if seen.insert(time).inserted { out.append(fix) }
+      if seen.insert(fix.time).inserted { out.append(fix) }
     }
     return out
   }
@@ -230,7 +231,7 @@ final class FixWatcher {
   }
 
   /// Waits until `condition` holds for the fixes (`timeout` seconds at most).
-  @discardableResult func wait(timeout: Double = 10, _ condition: ([JSON]) -> Bool) throws -> [JSON] {
+  @discardableResult func wait(timeout: Double = 10, _ condition: ([FixView]) -> Bool) throws -> [FixView] {
     let deadline = Date().addingTimeInterval(timeout)
     while true {
       let f = fixes
@@ -248,23 +249,6 @@ func residentKiB(_ pid: pid_t) -> Int {
     return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
   }
   return 0
-}
-
-extension JSON {
-  /// `sources[index].counters` of a status report, as numbers by name.
-  func counters(source index: Int = 0) -> [String: Int] {
-    guard let list = self["sources"]?.array, index < list.count, let object = list[index]["counters"]?.object
-    else { return [:] }
-    var out: [String: Int] = [:]
-    for (k, v) in object.members { out[k] = Int(v.number ?? -1) }
-    return out
-  }
-
-  /// `sources[index].state`.
-  func sourceState(_ index: Int = 0) -> String? {
-    guard let list = self["sources"]?.array, index < list.count else { return nil }
-    return list[index]["state"]?.string
-  }
 }
 
 extension LocdProcess {

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import LocSystem
 import Synchronization
 import Testing
@@ -68,7 +69,11 @@ final class NotifySocket: Sendable {
     #expect(ready.contains(where: { $0.contains("READY=1") && $0.contains("STATUS=") }))
     // READY=1 comes only once the socket answers.
     let client = try RawClient(path: daemon.socketPath)
-    #expect(try client.readJSON()["type"]?.string == "hello")
+    guard case .greeting(let greeting) = try client.readMessage() else {
+      Issue.record("no greeting")
+      return
+    }
+    #expect(greeting.version == .current)
     let pings = notify.receive(until: { $0.contains("WATCHDOG=1") }, timeout: 3)
     #expect(pings.contains(where: { $0.contains("WATCHDOG=1") }))
     #expect(try daemon.locctl(["set-location", "48.8566", "2.3522"]).status == 0)
@@ -132,8 +137,8 @@ final class NotifySocket: Sendable {
     // The first connection makes systemd-socket-activate exec locd with the socket as fd 3.
     let r = try run(Binaries.locctl, ["--socket", socketPath, "status", "--json"])
     #expect(r.status == 0, "\(r.stderr)")
-    let status = try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    #expect(status["position"]?["tier"]?.string == "none")
+    let status = try decodeOutput(r.stdout, as: StatusView.self)
+    #expect(status.position.tier == .none)
     #expect(try run(Binaries.locctl, ["--socket", socketPath, "set-location", "1", "1"]).status == 0)
   }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// A synthetic NMEA drive (RMC + GGA at 1 Hz, checksums computed): `points` are
@@ -74,9 +75,21 @@ func badajozToElvasDrive() -> String {
     return (child, path)
   }
 
-  func events(_ path: String) -> [JSON] {
+  /// The events `locctl watch --json` wrote so far.
+  func events(_ path: String) -> [EventMessage] {
     let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-    return text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    return text.split(separator: "\n").compactMap {
+      guard case .event(let e)? = try? ServerMessage.decode(Array($0.utf8)) else { return nil }
+      return e
+    }
+  }
+
+  /// The `timer-fired` events, with their time.
+  func firings(_ path: String) -> [(time: Instant, data: TimerFiredEvent)] {
+    events(path).compactMap {
+      guard case .timerFired(let f) = $0.data else { return nil }
+      return ($0.time, f)
+    }
   }
 
   @Test(.enabled(if: getuid() == 0, "needs root: its Command= timer must come from a root-owned timers.d"))
@@ -108,58 +121,55 @@ func badajozToElvasDrive() -> String {
       directory: dir, config: "[Position]\nTimeZone=Europe/Madrid\n")
     let (watcher, watchFile) = try watch(daemon)
     defer { kill(watcher.pid, SIGTERM); watcher.wait(timeout: 5) }
-    _ = try daemon.waitForStatus(timeout: 30) { s in
-      s["sources"]?[0]?["state"]?.string == "finished"
-    }
+    _ = try daemon.waitForStatus(timeout: 30) { $0.sourceState() == .known(.finished) }
     let list = try daemon.locctl(["timers", "--json"])
     #expect(list.status == 0, "\(list.stderr)")
-    let listed = try JSON.parse(list.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    let names = (listed["timers"]?.array ?? []).compactMap { $0["name"]?.string }
-    #expect(names == ["dusk", "early", "ten"])
+    let listed = try decodeOutput(list.stdout, as: TimerListResult.self)
+    #expect(listed.timers.map(\.name) == ["dusk", "early", "ten"])
     // Every deadline has moved on to the next simulated day.
-    for t in listed["timers"]?.array ?? [] {
-      #expect(t["date"]?.string == "2026-06-22", "\(t.serialized)")
+    for t in listed.timers {
+      #expect(t.date == CivilDate(year: 2026, month: 6, day: 22), "\(t.json.serialized)")
     }
     // Wait for the watcher to have written the last firing.
-    var fired: [JSON] = []
+    var fired: [(time: Instant, data: TimerFiredEvent)] = []
     for _ in 0..<100 {
-      fired = events(watchFile).filter { $0["event"]?.string == "timer-fired" }
+      fired = firings(watchFile)
       if fired.count >= 3 { break }
       usleep(50_000)
     }
     // The drive crosses into Portugal (real boundary data) before every deadline, so the wall
     // times are Lisbon's, an hour later in UTC than Madrid's would have been.
-    #expect(fired.compactMap { $0["data"]?["name"]?.string } == ["dusk", "early", "ten"])
+    #expect(fired.map(\.data.name) == ["dusk", "early", "ten"])
     // Event times are simulated: the deadlines themselves.
-    let ten = fired.first { $0["data"]?["name"]?.string == "ten" }
-    #expect(ten?["time"]?.string == "2026-06-21T21:00:00.000000Z")  // 22:00 WEST
-    #expect(ten?["data"]?["deadlineLocal"]?.string == "2026-06-21T22:00:00+01:00")
-    #expect(ten?["data"]?["timezone"]?.string == "Europe/Lisbon")
-    let early = fired.first { $0["data"]?["name"]?.string == "early" }
-    #expect(early?["time"]?.string == "2026-06-21T20:50:00.000000Z")
+    let ten = fired.first { $0.data.name == "ten" }
+    #expect(ten?.time == Instant(iso8601: "2026-06-21T21:00:00Z"))  // 22:00 WEST
+    #expect(ten?.data.deadlineLocal.description == "2026-06-21T22:00:00+01:00")
+    #expect(ten?.data.timezone == "Europe/Lisbon")
+    let early = fired.first { $0.data.name == "early" }
+    #expect(early?.time == Instant(iso8601: "2026-06-21T20:50:00Z"))
     // One change of zone, Madrid to Lisbon, a few seconds after the border (7.034°W, reached
     // at about 19:43:39 simulated), once the hysteresis is satisfied; no flapping.
-    let crossings = events(watchFile).filter {
-      $0["event"]?.string == "timezone-changed"
-        && $0["data"]?["from"]?["id"]?.string != $0["data"]?["to"]?["id"]?.string
+    let crossings: [(time: Instant, data: TimezoneChangedEvent)] = events(watchFile).compactMap {
+      guard case .timezoneChanged(let z) = $0.data, z.from?.id != z.to.id else { return nil }
+      return ($0.time, z)
     }
     #expect(crossings.count == 1)
-    #expect(crossings.first?["data"]?["from"]?["id"]?.string == "Europe/Madrid")
-    #expect(crossings.first?["data"]?["to"]?["id"]?.string == "Europe/Lisbon")
-    #expect(crossings.first?["data"]?["to"]?["offset"]?.number == 3600)
-    let crossed = crossings.first?["time"]?.string.flatMap { Instant(iso8601: $0) }
+    #expect(crossings.first?.data.from?.id == "Europe/Madrid")
+    #expect(crossings.first?.data.to.id == "Europe/Lisbon")
+    #expect(crossings.first?.data.to.offset == 3600)
+    let crossed = crossings.first?.time
     #expect(
       crossed.map {
         $0 > Instant(iso8601: "2026-06-21T19:43:35Z")! && $0 < Instant(iso8601: "2026-06-21T19:44:00Z")!
       }
         == true, "\(crossings)")
-    let dusk = fired.first { $0["data"]?["name"]?.string == "dusk" }
-    let sunset = dusk?["data"]?["deadline"]?.string.flatMap { Instant(iso8601: $0) }
+    let dusk = fired.first { $0.data.name == "dusk" }
+    let sunset = dusk?.data.deadline
     #expect(
       sunset.map {
         $0 > Instant(iso8601: "2026-06-21T19:55:00Z")! && $0 < Instant(iso8601: "2026-06-21T19:59:00Z")!
-      } == true, "\(dusk?.serialized ?? "none")")
-    #expect(dusk?["data"]?["missed"]?.number == 0)
+      } == true, "\(dusk?.data.json.serialized ?? "none")")
+    #expect(dusk?.data.missed == 0)
     // The command ran without a shell of ours, as nobody, with the LOCD_ variables.
     var env = ""
     for _ in 0..<100 {
@@ -178,10 +188,10 @@ func badajozToElvasDrive() -> String {
     let all = events(watchFile)
     #expect(
       all.contains {
-        $0["event"]?.string == "significant-change"
-          && $0["time"]?.string?.hasPrefix("2026-06-21T19:4") == true
+        $0.data.kind == .significantChange && $0.time >= Instant(iso8601: "2026-06-21T19:40:00Z")!
+          && $0.time < Instant(iso8601: "2026-06-21T19:50:00Z")!
       })
-    #expect(all.contains { $0["event"]?.string == "solar-regenerated" })
+    #expect(all.contains { $0.data.kind == .solarRegenerated })
     #expect(daemon.stop() == 0)
     var st = stat()
     #expect(stat(dir + "/state/timers.json", &st) == 0 && st.st_mode & 0o777 == 0o600)
@@ -198,11 +208,11 @@ func badajozToElvasDrive() -> String {
       "timers", "add", "lamp", "sunset-30m", "Mon-Fri", "--missed", "once", "--json",
     ])
     #expect(add.status == 0, "\(add.stderr)")
-    let added = try JSON.parse(add.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    #expect(added["rule"]?.string == "sunset-30m Mon-Fri")
-    #expect(added["missed"]?.string == "once")
-    #expect(added["next"]?.string != nil)
-    #expect(added["reason"]?.string?.contains("30m earlier") == true)
+    let added = try decodeOutput(add.stdout, as: TimerView.self)
+    #expect(added.rule == "sunset-30m Mon-Fri")
+    #expect(added.missed == .once)
+    #expect(added.next != nil)
+    #expect(added.reason.contains("30m earlier"))
     let again = try daemon.locctl(["timers", "add", "lamp", "07:30"])
     #expect(again.status == 1 && again.stderr.contains("exists"))
     let bad = try daemon.locctl(["timers", "add", "x", "sunsett"])
@@ -230,9 +240,9 @@ func badajozToElvasDrive() -> String {
     chmod(timers + "/open.timer", 0o666)
     let daemon = try LocdProcess(arguments: ["--timers-dir", timers], directory: dir)
     let list = try daemon.locctl(["timers", "--json"])
-    let json = try JSON.parse(list.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    #expect((json["timers"]?.array ?? []).compactMap { $0["name"]?.string } == ["ok"])
-    let problems = (json["problems"]?.array ?? []).compactMap(\.string)
+    let listed = try decodeOutput(list.stdout, as: TimerListResult.self)
+    #expect(listed.timers.map(\.name) == ["ok"])
+    let problems = listed.problems
     #expect(
       problems.contains { $0.contains("open.timer") && $0.contains("writable by group or others") },
       "\(problems)")

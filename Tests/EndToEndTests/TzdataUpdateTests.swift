@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// Time-zone data in a running daemon: read from $TZDIR at start, read again when the
@@ -29,13 +30,13 @@ import Testing
     let daemon = try LocdProcess(
       environment: ["TZDIR": zones], directory: dir, config: "[Position]\nTimeZone=Europe/Oslo\n")
     let before = try daemon.status()
-    #expect(before["timezone"]?["id"]?.string == "Europe/Oslo")
-    #expect([3600, 7200].contains(before["timezone"]?["offset"]?.number ?? 0))
+    #expect(before.timezone.zone.id == "Europe/Oslo")
+    #expect([3600, 7200].contains(before.timezone.zone.offset ?? 0))
     // The update gives Oslo other rules (Tokyo's: +9 h all year, so the expectation holds
     // whatever the date the test runs on).
     try replace(zones + "/Europe/Oslo", withZone: "Asia/Tokyo")
-    let after = try daemon.waitForStatus { $0["timezone"]?["offset"]?.number == 32_400 }
-    #expect(after["timezone"]?["abbreviation"]?.string == "JST")
+    let after = try daemon.waitForStatus { $0.timezone.zone.offset == 32_400 }
+    #expect(after.timezone.zone.abbreviation == "JST")
     #expect(daemon.log.contains("time-zone data read again"))
     #expect(daemon.log.contains("time zone now Europe/Oslo (UTC+09:00), was Europe/Oslo"))
   }
@@ -46,8 +47,8 @@ import Testing
     let daemon = try LocdProcess(
       environment: ["TZDIR": zones], directory: dir, config: "[Position]\nTimeZone=Europe/Oslo\n")
     let s = try daemon.status()
-    #expect(s["timezone"]?["offset"] == .null)
-    #expect(s["timezone"]?["reason"]?.string == "unknown time zone 'Europe/Oslo'; planning in UTC")
+    #expect(s.timezone.zone.offset == nil)
+    #expect(s.timezone.reason == "unknown time zone 'Europe/Oslo'; planning in UTC")
     // A reload plans again but does not say it again.
     #expect(try daemon.locctl(["reload"]).status == 0)
     let said =
@@ -57,8 +58,8 @@ import Testing
     try FileManager.default.copyItem(
       atPath: "/usr/share/zoneinfo/Europe/Oslo", toPath: zones + "/Europe/Oslo")
     _ = try daemon.locctl(["reload"])
-    let fixed = try daemon.waitForStatus { $0["timezone"]?["offset"] != .null }
-    #expect([3600, 7200].contains(fixed["timezone"]?["offset"]?.number ?? 0))
-    #expect(fixed["timezone"]?["reason"] == .null)
+    let fixed = try daemon.waitForStatus { $0.timezone.zone.offset != nil }
+    #expect([3600, 7200].contains(fixed.timezone.zone.offset ?? 0))
+    #expect(fixed.timezone.reason == nil)
   }
 }
