@@ -9,6 +9,8 @@
 #   btsnoop      beacon decoding from btsnoop captures (fuzz/FuzzBTSnoop.swift, fuzz/corpus-btsnoop)
 #   advertising  HCI advertising reports, AD structures, beacon frames (fuzz/FuzzAdvertising.swift,
 #                fuzz/corpus-advertising)
+#   wire         the socket protocol: WireRequest.decode and ServerMessage.decode
+#                (fuzz/FuzzWireRequest.swift, fuzz/corpus-wire)
 # Usage: fuzz/run.sh [TARGET...]
 #   FUZZ_TARGETS  which targets when none is named (default: every one fuzz/Main.swift lists)
 #   FUZZ_SECONDS  how long to fuzz each target (default 600)
@@ -86,12 +88,18 @@ for path in files:
 PY
 }
 
+# Seeds: the request and message lines of PROTOCOL.md's examples, one per file.
+seed_wire() {
+  grep -h '^{"' docs/PROTOCOL.md | split -l 1 -a 3 - "$1/doc-"
+}
+
 fuzz_one() {
   name=$1
   case "$name" in
     nmea) corpus=fuzz/corpus; max_len=4096 ;;
     json) corpus=fuzz/corpus-json; max_len=65536 ;;
     advertising) corpus=fuzz/corpus-advertising; max_len=2048 ;;
+    wire) corpus=fuzz/corpus-wire; max_len=8192 ;;
     *) corpus=fuzz/corpus-$name; max_len=4096 ;;
   esac
   echo "$all" | grep -qx "$name" || { echo "fuzz: unknown target $name (fuzz/Main.swift: $(echo $all))"; exit 2; }
@@ -105,6 +113,7 @@ fuzz_one() {
     timerrule) seed_timerrule "$work/seed" ;;
     json) seed_json "$work/seed" ;;
     btsnoop | advertising) seed_beacons "$name" "$work/seed" ;;
+    wire) seed_wire "$work/seed" ;;
   esac
 
   echo "fuzz: $name for $seconds s from $(ls "$corpus" | wc -l) corpus inputs and $(ls "$work/seed" | wc -l) seeds"

@@ -1,0 +1,24 @@
+// One fuzz target (fuzz/Main.swift lists them; fuzz/run.sh builds and runs them): the socket
+// protocol's decoders. Any bytes a client can send reach `WireRequest.decode` before the
+// handshake, so it must never trap, and every request it accepts must survive a client's
+// encoding unchanged: `decode(line(id)) == (id, request)`. The same bytes also go through
+// `ServerMessage.decode`, the client's side, which must not trap either.
+
+func fuzzWireRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
+  let bytes = UnsafeBufferPointer(start: data, count: size)
+
+  if case .success((let id, let request)) = WireRequest.decode(bytes) {
+    let line = request.line(id: id)
+    switch WireRequest.decode(Array(line.utf8)) {
+    case .success((let id2, let request2)) where id2 == id && request2 == request:
+      break
+    case .success((let id2, let request2)):
+      fatalError("re-encoded request differs: \(id) \(request) -> \(line) -> \(id2) \(request2)")
+    case .failure(let failure):
+      fatalError("re-encoded request refused: \(id) \(request) -> \(line): \(failure.error.message)")
+    }
+  }
+
+  _ = try? ServerMessage.decode(bytes)
+  return 0
+}
