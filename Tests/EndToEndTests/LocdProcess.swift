@@ -20,7 +20,7 @@ final class LocdProcess {
   static func makeDirectory() -> String {
     var template = Array("/tmp/locd-e2e-XXXXXX".utf8CString)
     guard mkdtemp(&template) != nil else { fatalError("mkdtemp failed") }
-    let dir = String(cString: template)
+    let dir = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     chmod(dir, 0o755)
     return dir
   }

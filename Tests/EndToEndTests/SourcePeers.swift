@@ -126,7 +126,7 @@ final class FakeSerialDevice {
     var name = [CChar](repeating: 0, count: 128)
     master = locshim_openpty(&name, name.count)
     guard master >= 0 else { throw HarnessError("openpty: \(String(cString: strerror(errno)))") }
-    path = String(cString: name)
+    path = String(decoding: name.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
   }
 
   deinit { unplug() }

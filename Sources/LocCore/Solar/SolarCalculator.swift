@@ -160,42 +160,7 @@ public struct SolarCalculator: Sendable {
     }
     guard t1 - t0 <= SolarCalculator.longestScan else { return scanInDays(interval, events) }
     let track = SolarTrack(from: interval.lowerBound, to: interval.upperBound)
-
-    // Meridian transits from an hour before to an hour after the interval, alternating lower
-    // (hour angle pi) and upper (0); the altitude is monotonic between its extrema, which lie
-    // within seconds of the transits (minutes near the poles).
-    var marks: [Mark] = []
-    marks.reserveCapacity(8)
-    marks.append(Mark(t: t0, sine: state(track, t0).sinAltitude, isBound: true, noon: nil))
-    let margin: Int64 = 3_600_000_000
-    let startState = track.hourAngle(at: t0 - margin, longitude: longitude)
-    var h = startState.angle.truncatingRemainder(dividingBy: 2 * .pi)
-    if h < 0 { h += 2 * .pi }
-    var upper = h >= .pi
-    var target: Double = upper ? 2 * .pi : .pi
-    var t = (t0 - margin) + Int64((target - h) / startState.rate * 1_000_000)
-    var lastBound = t0
-    while t < t1 + margin {
-      // Newton on the hour angle (it is nearly linear in time: two steps reach microseconds).
-      for _ in 0..<2 {
-        let s = track.hourAngle(at: t, longitude: longitude)
-        t -= Int64(SolarTrack.wrap(s.angle - target) / s.rate * 1_000_000)
-      }
-      let noon: Int64? = upper && t >= t0 && t < t1 ? t : nil
-      if t > t0 - margin / 2, t < t1 + margin / 2 {
-        let extremum = altitudeExtremum(track, near: t)
-        // Extrema follow their transits in time; keep the order even in a pathological case.
-        let isBound = extremum.t > lastBound && extremum.t < t1
-        if isBound { lastBound = extremum.t }
-        if isBound || noon != nil {
-          marks.append(Mark(t: extremum.t, sine: extremum.sinAltitude, isBound: isBound, noon: noon))
-        }
-      }
-      upper.toggle()
-      target += .pi
-      t += Int64(Double.pi / SolarTrack.siderealRate * 1_000_000)
-    }
-    marks.append(Mark(t: t1, sine: state(track, t1).sinAltitude, isBound: true, noon: nil))
+    let marks = self.marks(track, from: t0, to: t1)
     var lowest = marks[0].sine
     var highest = marks[0].sine
     for mark in marks where mark.isBound {
@@ -238,6 +203,48 @@ public struct SolarCalculator: Sendable {
       entries.append(entry)
     }
     return entries
+  }
+
+  /// The instants that cut `t0..<t1` into pieces where the Sun's altitude is monotonic: the
+  /// ends and the altitude's extrema next to each meridian transit, with upper transits kept
+  /// for solar noon.
+  private func marks(_ track: SolarTrack, from t0: Int64, to t1: Int64) -> [Mark] {
+    // Meridian transits from an hour before to an hour after the interval, alternating lower
+    // (hour angle pi) and upper (0); the altitude is monotonic between its extrema, which lie
+    // within seconds of the transits (minutes near the poles).
+    var marks: [Mark] = []
+    marks.reserveCapacity(8)
+    marks.append(Mark(t: t0, sine: state(track, t0).sinAltitude, isBound: true, noon: nil))
+    let margin: Int64 = 3_600_000_000
+    let startState = track.hourAngle(at: t0 - margin, longitude: longitude)
+    var h = startState.angle.truncatingRemainder(dividingBy: 2 * .pi)
+    if h < 0 { h += 2 * .pi }
+    var upper = h >= .pi
+    var target: Double = upper ? 2 * .pi : .pi
+    var t = (t0 - margin) + Int64((target - h) / startState.rate * 1_000_000)
+    var lastBound = t0
+    while t < t1 + margin {
+      // Newton on the hour angle (it is nearly linear in time: two steps reach microseconds).
+      for _ in 0..<2 {
+        let s = track.hourAngle(at: t, longitude: longitude)
+        t -= Int64(SolarTrack.wrap(s.angle - target) / s.rate * 1_000_000)
+      }
+      let noon: Int64? = upper && t >= t0 && t < t1 ? t : nil
+      if t > t0 - margin / 2, t < t1 + margin / 2 {
+        let extremum = altitudeExtremum(track, near: t)
+        // Extrema follow their transits in time; keep the order even in a pathological case.
+        let isBound = extremum.t > lastBound && extremum.t < t1
+        if isBound { lastBound = extremum.t }
+        if isBound || noon != nil {
+          marks.append(Mark(t: extremum.t, sine: extremum.sinAltitude, isBound: isBound, noon: noon))
+        }
+      }
+      upper.toggle()
+      target += .pi
+      t += Int64(Double.pi / SolarTrack.siderealRate * 1_000_000)
+    }
+    marks.append(Mark(t: t1, sine: state(track, t1).sinAltitude, isBound: true, noon: nil))
+    return marks
   }
 
   /// `scan` for an interval longer than `longestScan`: day by day, merged. An event missing
