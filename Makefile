@@ -59,8 +59,22 @@ fuzz:
 	@scripts/deps.sh build
 	fuzz/run.sh
 
+MAN_PAGES := docs/man/locctl.1 docs/man/locd.8 docs/man/locd.conf.5
+
+# Every page must render without a single warning: groff -ww on its default device (which
+# reports stray control bytes such as a form feed written for "\f"), again on a terminal
+# 80 columns wide (lines that cannot break), and lexgrog must find the NAME line whatis uses.
 docs:
-	@for m in docs/man/*.[0-9]; do man -l -Tutf8 "$$m" >/dev/null || exit 1; done; echo "docs: man pages render"
+	@fail=0; for m in $(MAN_PAGES); do \
+	  if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$$m"; then \
+	    printf '%s\n' "$$m: control characters (a literal form feed where \\f was meant?):"; \
+	    LC_ALL=C grep -nP '[\x00-\x08\x0b-\x1f\x7f]' "$$m" | cat -v; fail=1; fi; \
+	  w=$$( { groff -k -t -man -ww -z "$$m"; groff -k -t -man -ww -z -Tutf8 -rLL=78n "$$m"; } 2>&1); \
+	  if [ -n "$$w" ]; then echo "$$w"; fail=1; fi; \
+	  lexgrog "$$m" >/dev/null || { echo "$$m: lexgrog finds no NAME line"; fail=1; }; \
+	done; \
+	if [ $$fail -ne 0 ]; then echo "docs: man pages have problems (above)"; exit 1; fi; \
+	echo "docs: $(words $(MAN_PAGES)) man pages render without warnings"
 
 tzdata:
 	scripts/tzdata/generate.sh
