@@ -2,9 +2,12 @@
 PREFIX ?= /usr/local
 DESTDIR ?=
 SYSCONFDIR ?= /etc
-SYSTEMDDIR ?= /usr/lib/systemd/system
-SYSUSERSDIR ?= /usr/lib/sysusers.d
-TMPFILESDIR ?= /usr/lib/tmpfiles.d
+# One prefix rule: everything under PREFIX except the configuration. systemd reads units
+# and sysusers.d entries under both /usr/lib and /usr/local/lib (`systemd-analyze
+# unit-paths`, `systemd-sysusers --cat-config`); for any other PREFIX set SYSTEMDDIR=
+# /etc/systemd/system and SYSUSERSDIR=/etc/sysusers.d.
+SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
@@ -26,9 +29,11 @@ deps-test:
 build: deps
 	$(SWIFT) build -c $(CONFIG)
 
+# Release binaries carry the Swift runtime (static standard library; locd uses no
+# Foundation), so they run without the toolchain: only libsystemd0, libstdc++6 and libc6.
 release:
 	@scripts/deps.sh build
-	$(SWIFT) build -c release
+	$(SWIFT) build -c release --static-swift-stdlib
 
 # The run ends with a summary that names every skipped test and why (scripts/test-summary.sh).
 test: deps-test lint
@@ -82,36 +87,57 @@ tzdata:
 # INSTALL_FROM: where the binaries come from; the tests install a debug build with
 # `make install-files INSTALL_FROM=.build/debug DESTDIR=...` without rebuilding.
 INSTALL_FROM ?= .build/release
+# `install -s` drops the debug information (the unstripped binaries stay in INSTALL_FROM);
+# debian/rules sets it empty so dh_strip can move it into the locd-dbgsym package.
+INSTALL_STRIP ?= -s
+BINDIR := $(PREFIX)/bin
+DATADIR := $(PREFIX)/share/locd
+MANDIR := $(PREFIX)/share/man
+DOCDIR := $(PREFIX)/share/doc/locd
+DATA_FILES := $(wildcard data/*)
+# The licence, the notices (the ODbL one for the boundary data), the changes, and the
+# guides the man pages point to.
+DOC_FILES := LICENSE NOTICE NEWS $(wildcard docs/*.md)
+UNIT_PATHS := /etc/systemd/system /usr/local/lib/systemd/system /usr/lib/systemd/system /lib/systemd/system
 
 install: release install-files
 
 install-files:
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/locd
-	install -m 0755 $(INSTALL_FROM)/locd $(DESTDIR)$(PREFIX)/bin/locd
-	install -m 0755 $(INSTALL_FROM)/locctl $(DESTDIR)$(PREFIX)/bin/locctl
-	@if ls data/* >/dev/null 2>&1; then install -m 0644 data/* $(DESTDIR)$(PREFIX)/share/locd/; fi
-	install -d $(DESTDIR)$(SYSCONFDIR)/locd/timers.d
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/locd
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/locd $(INSTALL_FROM)/locctl $(DESTDIR)$(BINDIR)/
+	install -m 0644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/
+	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf ]; then \
-	  install -m 0644 conf/locd.conf $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf; fi
-	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(SYSUSERSDIR) $(DESTDIR)$(TMPFILESDIR)
-	sed 's|@BINDIR@|$(PREFIX)/bin|g' systemd/locd.service.in > $(DESTDIR)$(SYSTEMDDIR)/locd.service
+	  echo "install -m 0644 conf/locd.conf $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf"; \
+	  install -m 0644 conf/locd.conf $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf; \
+	else echo "install: kept $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf"; fi
+	install -d $(DESTDIR)$(SYSTEMDDIR) $(DESTDIR)$(SYSUSERSDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/locd.service.in > $(DESTDIR)$(SYSTEMDDIR)/locd.service
+	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/locd.service
 	install -m 0644 systemd/locd.socket $(DESTDIR)$(SYSTEMDDIR)/locd.socket
 	install -m 0644 systemd/locd.sysusers $(DESTDIR)$(SYSUSERSDIR)/locd.conf
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/man/man5 $(DESTDIR)$(PREFIX)/share/man/man8
-	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(PREFIX)/share/man/man1/locctl.1
-	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(PREFIX)/share/man/man5/locd.conf.5
-	install -m 0644 docs/man/locd.8 $(DESTDIR)$(PREFIX)/share/man/man8/locd.8
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
+	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(MANDIR)/man5/locd.conf.5
+	install -m 0644 docs/man/locd.8 $(DESTDIR)$(MANDIR)/man8/locd.8
+	@case " $(UNIT_PATHS) " in *" $(SYSTEMDDIR) "*) ;; *) \
+	  echo "install: note: systemd does not look for units in $(SYSTEMDDIR); set SYSTEMDDIR=/etc/systemd/system";; esac
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/locd.conf; fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 
+# Removes every file install-files puts, and the directories only locd uses; keeps the
+# configuration, the state (/var/lib/locd) and the locd user.
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/locd $(DESTDIR)$(PREFIX)/bin/locctl
-	rm -rf $(DESTDIR)$(PREFIX)/share/locd
+	rm -f $(DESTDIR)$(BINDIR)/locd $(DESTDIR)$(BINDIR)/locctl
+	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(DATA_FILES)))
+	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/locd.service $(DESTDIR)$(SYSTEMDDIR)/locd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/locd.conf
-	rm -f $(DESTDIR)$(PREFIX)/share/man/man1/locctl.1 $(DESTDIR)$(PREFIX)/share/man/man5/locd.conf.5 \
-	  $(DESTDIR)$(PREFIX)/share/man/man8/locd.8
-	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration) and /var/lib/locd (state)"
+	rm -f $(DESTDIR)$(MANDIR)/man1/locctl.1 $(DESTDIR)$(MANDIR)/man5/locd.conf.5 \
+	  $(DESTDIR)$(MANDIR)/man8/locd.8
+	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration), /var/lib/locd (state) and the locd user"
 
 clean:
 	rm -rf .build $(RUN_DIR)
