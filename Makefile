@@ -70,6 +70,7 @@ MAN_PAGES := docs/man/locctl.1 docs/man/locd.8 docs/man/locd.conf.5
 # reports stray control bytes such as a form feed written for "\f"), again on a terminal
 # 80 columns wide (lines that cannot break), and lexgrog must find the NAME line whatis uses.
 docs:
+	@scripts/deps.sh docs
 	@fail=0; for m in $(MAN_PAGES); do \
 	  if LC_ALL=C grep -qP '[\x00-\x08\x0b-\x1f\x7f]' "$$m"; then \
 	    printf '%s\n' "$$m: control characters (a literal form feed where \\f was meant?):"; \
@@ -138,6 +139,16 @@ uninstall:
 	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration), /var/lib/locd (state) and the locd user"
+
+# A Debian package of this tree (debian/), moved to dist/ from the parent directory where
+# dpkg-buildpackage writes it: the programs, units, man pages, documentation and data.
+.PHONY: deb
+deb:
+	@scripts/deps.sh deb
+	dpkg-buildpackage -us -uc -b
+	@v=$$(dpkg-parsechangelog -S Version); mkdir -p dist; \
+	  mv ../locd_$${v}_*.deb ../locd-dbgsym_$${v}_*.*deb ../locd_$${v}_*.buildinfo ../locd_$${v}_*.changes dist/; \
+	  ls -l dist/locd*_$${v}_*
 
 clean:
 	rm -rf .build $(RUN_DIR)

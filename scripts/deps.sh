@@ -1,11 +1,16 @@
 #!/bin/sh
 # Installs the Debian packages that building, running and testing locd need, if missing.
-# Usage: scripts/deps.sh [build|test|bench]
+# Usage: scripts/deps.sh [build|test|bench|docs|deb]
 set -eu
 what=${1:-build}
 pkgs="libsystemd-dev pkg-config tzdata"
 case "$what" in
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv" ;;
+  # make docs: groff and lexgrog check the man pages.
+  docs) pkgs="groff-base man-db" ;;
+  # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the
+  # compilers build-essential stands for; no fakeroot (Rules-Requires-Root: no).
+  deb) pkgs="$pkgs dpkg-dev debhelper build-essential" ;;
 esac
 missing=""
 for p in $pkgs; do
