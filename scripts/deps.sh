@@ -5,7 +5,8 @@ set -eu
 what=${1:-build}
 pkgs="libsystemd-dev pkg-config tzdata"
 case "$what" in
-  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv" ;;
+  # groff-base and man-db: the install tests run make docs.
+  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the
