@@ -31,9 +31,12 @@ build: deps
 
 # Release binaries carry the Swift runtime (static standard library; locd uses no
 # Foundation), so they run without the toolchain: only libsystemd0, libstdc++6 and libc6.
+# make bench builds the same way: it measures what ships, and switching flags would
+# recompile every module.
+RELEASE_FLAGS := -c release --static-swift-stdlib
 release:
 	@scripts/deps.sh build
-	$(SWIFT) build -c release --static-swift-stdlib
+	$(SWIFT) build $(RELEASE_FLAGS)
 
 # The run ends with a summary that names every skipped test and why (scripts/test-summary.sh).
 test: deps-test lint
@@ -51,7 +54,7 @@ run: build
 
 bench:
 	@scripts/deps.sh bench
-	$(SWIFT) build -c release
+	$(SWIFT) build $(RELEASE_FLAGS)
 	@bench/run.sh
 
 lint:
