@@ -37,7 +37,7 @@ extension DaemonBenchmark {
       let before = contextSwitches(run.pid)
       sleep(UInt32(window))
       let wakeups = contextSwitches(run.pid) - before
-      let watching = (try? ControlClient(path: run.socket, app: "locbench"))
+      let watching = (try? ControlClient(path: run.socket, client: "locbench"))
         .flatMap { try? $0.call(.status) }?.sources.first?.counter("watching")
       if policy == "on-demand" {
         print(
@@ -65,7 +65,7 @@ extension DaemonBenchmark {
   static func waitUntilSettled(_ run: DaemonRun, policy: String) -> Double? {
     let end = monotonicSeconds() + 30
     while monotonicSeconds() < end {
-      if let client = try? ControlClient(path: run.socket, app: "locbench"),
+      if let client = try? ControlClient(path: run.socket, client: "locbench"),
         let s = try? client.call(.status)
       {
         if policy == "on-demand", let a = s.acquisition, a.phase == .idle, case .settled? = a.lastOutcome {

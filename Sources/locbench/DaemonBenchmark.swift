@@ -85,7 +85,7 @@ enum DaemonBenchmark: Benchmark {
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
     defer { run.stop() }
-    guard let client = try? ControlClient(path: run.socket, app: "locbench") else {
+    guard let client = try? ControlClient(path: run.socket, client: "locbench") else {
       print("daemon: cannot connect")
       return
     }

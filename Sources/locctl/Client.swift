@@ -10,7 +10,7 @@ import LocSystem
 /// exit status.
 func withDaemon(_ socket: String, _ body: (ControlClient) throws(ControlClient.Failure) -> Int32) -> Int32 {
   do {
-    let client = try ControlClient(path: socket, app: "locctl")
+    let client = try ControlClient(path: socket, client: "locctl")
     return try body(client)
   } catch {
     printError("locctl: \(error)")

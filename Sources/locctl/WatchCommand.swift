@@ -76,6 +76,13 @@ enum WatchCommand: LocctlCommand {
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
       text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .authorization(let a):
+      text = "\(a.app) \(a.status.word), \(a.accuracy.word)" + (a.provisional ? ", provisional" : "")
+    case .agentPrompt(.ask(let p)):
+      text =
+        "\(p.prompt) \(p.kind.word): \(p.app) (uid \(p.uid), \(p.verified.word)) asks for \(p.requested.word)"
+    case .agentPrompt(.withdrawn(let prompt, let reason)):
+      text = "\(prompt) withdrawn: \(reason)"
     case .other(_, let data):
       text = data.serialized
     }

@@ -184,8 +184,8 @@ final class RawClient {
   /// Reads the greeting and says hello; returns the hello reply.
   @discardableResult func handshake() throws -> HelloResult {
     guard case .greeting = try readMessage() else { throw HarnessError("no greeting") }
-    try send(.hello(app: "test"), id: .number(0))
-    return try reply(to: .number(0), .hello(app: "test"))
+    try send(.hello(client: "test"), id: .number(0))
+    return try reply(to: .number(0), .hello(client: "test"))
   }
 }
 

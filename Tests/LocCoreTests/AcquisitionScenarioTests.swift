@@ -14,7 +14,7 @@ import Testing
 
   func harness(state: StoredState? = nil, config: DaemonConfig = DaemonConfig()) -> EngineHarness {
     var h = EngineHarness(config: config, at: Self.t0, state: state, watching: Self.quiet)
-    h.handle(.sessionOpened(reader, Peer(pid: 5, uid: 1000, gid: 1000), .read, app: "reader"))
+    h.handle(.sessionOpened(reader, Peer(pid: 5, uid: 1000, gid: 1000), .read, client: "reader"))
     return h
   }
 
@@ -189,7 +189,7 @@ import Testing
     h.advance(to: at(120))
     #expect(!replies(h).contains { $0.id >= 2 && $0.id <= 17 })
     // Nothing can deliver (the only source failed): answered at once, saying why.
-    h.handle(.sessionOpened(reader, Peer(pid: 5, uid: 1000, gid: 1000), .read, app: "reader"))
+    h.handle(.sessionOpened(reader, Peer(pid: 5, uid: 1000, gid: 1000), .read, client: "reader"))
     h.handle(
       .sourceUpdated(
         SourceSnapshot(id: h.source, uri: "serial:/dev/gps", state: .failed, lastError: "no such device"),
@@ -212,7 +212,7 @@ import Testing
     #expect(report.deadline == at(160))
     #expect(h.receiverCommands.last?.active == true)
     let stranger = SessionID(9)
-    h.handle(.sessionOpened(stranger, Peer(pid: 9, uid: 4242, gid: 4242), .none, app: nil))
+    h.handle(.sessionOpened(stranger, Peer(pid: 9, uid: 4242, gid: 4242), .none, client: nil))
     let denied = h.handle(.requestReceived(stranger, .number(1), .refresh))
     #expect(
       denied.contains {

@@ -283,7 +283,7 @@ import Testing
   }
 
   @Test(arguments: DaemonConfig.keys.filter { $0.allowed != nil && !$0.isList })
-  func everyRangedKeyRefusesJustOutsideItsRangeWithFileAndLine(_ key: ConfigKey) throws {
+  func everyRangedKeyRefusesJustOutsideItsRangeWithFileAndLine(_ key: ConfigKey<DaemonConfig>) throws {
     // Past the upper end of each range (a value twice the maximum, or an unknown word).
     let allowed = try #require(key.allowed)
     let upper = allowed.components(separatedBy: " to ").last ?? allowed

@@ -63,7 +63,7 @@ struct EngineHarness {
     handle(.started(state, stateProblem: nil))
     handle(.sourceUpdated(SourceSnapshot(id: source, uri: "replay:test", state: .connected), restarted: true))
     handle(.timersLoaded(timers, problems: [], store: store))
-    handle(.sessionOpened(watcher, Peer(pid: 1, uid: 0, gid: 0), .admin, app: "watch"))
+    handle(.sessionOpened(watcher, Peer(pid: 1, uid: 0, gid: 0), .admin, client: "watch"))
     handle(.requestReceived(watcher, .number(0), .subscribe(watching)))
   }
 

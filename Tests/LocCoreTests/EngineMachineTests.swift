@@ -16,7 +16,8 @@ import Testing
     // A new concern adds one machine here, never loose fields.
     #expect(
       machines == [
-        "positions", "acquisition", "zones", "regeneration", "timers", "sessions", "statusLine", "armed",
+        "positions", "acquisition", "zones", "regeneration", "timers", "sessions", "apps", "statusLine",
+        "armed",
       ])
   }
 }
@@ -143,8 +144,8 @@ import Testing
     var m = SessionMachine()
     let reader = SessionID(2)
     let stranger = SessionID(3)
-    m.opened(reader, peer: Peer(pid: 2, uid: 1000, gid: 100), access: .read, app: nil)
-    m.opened(stranger, peer: Peer(pid: 3, uid: 1001, gid: 1001), access: .none, app: nil)
+    m.opened(reader, peer: Peer(pid: 2, uid: 1000, gid: 100), access: .read, isApp: false)
+    m.opened(stranger, peer: Peer(pid: 3, uid: 1001, gid: 1001), access: .none, isApp: false)
     #expect(m.admit(.status, from: reader) == .allowed(Peer(pid: 2, uid: 1000, gid: 100)))
     #expect(
       m.admit(.clearLocation, from: reader)
@@ -159,7 +160,7 @@ import Testing
   @Test func recipientsAreReadersInIdOrder() {
     var m = SessionMachine()
     for (id, access) in [(7, AccessLevel.admin), (3, .read), (5, .none)] {
-      m.opened(SessionID(UInt64(id)), peer: Peer(pid: 1, uid: 0, gid: 0), access: access, app: nil)
+      m.opened(SessionID(UInt64(id)), peer: Peer(pid: 1, uid: 0, gid: 0), access: access, isApp: false)
       _ = m.subscribe(SessionID(UInt64(id)), to: [.location, .timerFired])
     }
     #expect(m.recipients(of: .location) == [SessionID(3), SessionID(7)])
@@ -196,7 +197,7 @@ import Testing
     let old = SourceSnapshot(
       id: SourceID(0), uri: "replay:x", state: .connected, counters: [Counter("fixes", 1)])
     _ = e.handle(.sourceUpdated(old, restarted: true), at: t)
-    _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 1000, gid: 1000), .none, app: nil), at: t)
+    _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 1000, gid: 1000), .none, client: nil), at: t)
     _ = e.handle(.requestReceived(SessionID(1), .number(1), .status), at: t)  // refused, counted
     let report = e.status(at: t)
     #expect(

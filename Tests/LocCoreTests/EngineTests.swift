@@ -71,7 +71,7 @@ import Testing
 
   @Test func ladderOrderCachedBeforeManual() {
     var e = started()
-    _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 0, gid: 0), .admin, app: nil), at: Self.t0)
+    _ = e.handle(.sessionOpened(SessionID(1), Peer(pid: 1, uid: 0, gid: 0), .admin, client: nil), at: Self.t0)
     let bergen = Coordinate(lat: 60.39, lon: 5.32)!
     _ = e.handle(
       .requestReceived(SessionID(1), .number(1), .setLocation(bergen, name: "home", accuracy: nil)),
@@ -149,8 +149,9 @@ import Testing
     _ = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0), source: source), at: Self.t0)
     let stranger = SessionID(7)
     let reader = SessionID(8)
-    _ = e.handle(.sessionOpened(stranger, Peer(pid: 2, uid: 1234, gid: 1234), .none, app: nil), at: Self.t0)
-    _ = e.handle(.sessionOpened(reader, Peer(pid: 3, uid: 1000, gid: 100), .read, app: nil), at: Self.t0)
+    _ = e.handle(
+      .sessionOpened(stranger, Peer(pid: 2, uid: 1234, gid: 1234), .none, client: nil), at: Self.t0)
+    _ = e.handle(.sessionOpened(reader, Peer(pid: 3, uid: 1000, gid: 100), .read, client: nil), at: Self.t0)
     for request in [Request.status, .subscribe([.location])] {
       let effects = e.handle(.requestReceived(stranger, .number(1), request), at: Self.t0)
       #expect(effects.count == 1)
@@ -179,7 +180,7 @@ import Testing
   @Test func subscribersGetLocationAndSourceEvents() {
     var e = started()
     let s = SessionID(3)
-    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, app: "test"), at: Self.t0)
+    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, client: "test"), at: Self.t0)
     let sub = e.handle(.requestReceived(s, .number(1), .subscribe([.location, .sourceStatus])), at: Self.t0)
     #expect(sub.contains(.reply(s, .number(1), .success(.subscriptions([.location, .sourceStatus])))))
     // The current answer comes at once.
@@ -230,7 +231,7 @@ import Testing
   @Test func reloadAnswersTheRequester() {
     var e = started()
     let s = SessionID(4)
-    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, app: nil), at: Self.t0)
+    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, client: nil), at: Self.t0)
     let ask = e.handle(.requestReceived(s, .string("r"), .reload), at: Self.t0)
     let ref = RequestRef(session: s, id: .string("r"))
     #expect(ask == [.reloadConfiguration(requestedBy: ref)])

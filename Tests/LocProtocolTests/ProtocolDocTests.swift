@@ -78,6 +78,12 @@ import Testing
     case .showTimer, .addTimer: return try Call.showTimer("x").result(json).json
     case .locate: return try Call.locate().result(json).json
     case .refresh: return try Call.refresh.result(json).json
+    case .requestAuthorization, .setActivity, .startUpdates:
+      return try Call.setActivity(.foreground).result(json).json
+    case .stopUpdates, .answerPrompt: return try Call.stopUpdates.result(json).json
+    case .registerAgent: return try Call.registerAgent.result(json).json
+    case .listApps: return try Call.listApps().result(json).json
+    case .changeApp(let app, _, _): return try Call.changeApp(app, .reset).result(json).json
     }
   }
 

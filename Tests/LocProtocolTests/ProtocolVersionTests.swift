@@ -48,7 +48,7 @@ import Testing
   @Test func helloCarriesTheMajorAndTheServerAnswersWithItsVersion() throws {
     let line = Call.hello(app: "org.example.Maps").request.line(id: .number(0))
     let (_, request) = try WireRequest.decode(Array(line.utf8)).get()
-    #expect(request == .hello(protocolMajor: ProtocolVersion.major, app: "org.example.Maps"))
+    #expect(request == .hello(protocolMajor: ProtocolVersion.major, app: "org.example.Maps", client: nil))
     let reply = try HelloResult(json: HelloResult(session: 3, access: .read).json)
     #expect(reply.version == .current && reply.access == .read && reply.session == 3)
   }

@@ -20,25 +20,27 @@ import Testing
   }
 
   @Test func everyRequestDecodesToWhatWasEncoded() throws {
-    let requests: [WireRequest] = [
-      .hello(protocolMajor: 1, app: "org.example.Maps"), .hello(protocolMajor: 7, app: nil),
-      .request(.status), .request(.subscribe(Set(EventKind.allCases))), .request(.subscribe([.location])),
-      .request(.unsubscribe([.timerFired, .acquisition])),
-      .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
-      .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
-      .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
-      .request(.removeTimer("a.b@c-d_1")),
-      .request(
-        .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),
-      .request(
-        .addTimer(
-          TimerDefinition(
-            name: "wake", rule: try TimerRule(parsing: "07:30 Sat,Sun"), action: .startUnit("wake.service"),
-            missed: .all))),
-      .request(.locate(timeout: nil, accuracy: nil)),
-      .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
-      .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
-    ]
+    let requests: [WireRequest] =
+      [
+        .hello(protocolMajor: 1, app: "org.example.Maps", client: nil),
+        .hello(protocolMajor: 7, app: nil, client: "locctl"),
+        .request(.status), .request(.subscribe(Set(EventKind.allCases))), .request(.subscribe([.location])),
+        .request(.unsubscribe([.timerFired, .acquisition])),
+        .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
+        .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
+        .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
+        .request(.removeTimer("a.b@c-d_1")),
+        .request(
+          .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),
+        .request(
+          .addTimer(
+            TimerDefinition(
+              name: "wake", rule: try TimerRule(parsing: "07:30 Sat,Sun"), action: .startUnit("wake.service"),
+              missed: .all))),
+        .request(.locate(timeout: nil, accuracy: nil)),
+        .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
+        .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+      ] + AppSamples.requests
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
       for id in [RequestID.number(Int64(n)), .string("req-\(n)")] {
@@ -59,23 +61,24 @@ import Testing
   }
 
   @Test func everyResponse() throws {
-    let responses: [Response] = [
-      .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
-      .manualLocation(S.manual), .manualLocation(nil), .done,
-      .timers(
-        [
-          try S.timer(),
-          try S.timer(
-            file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
-        ], problems: ["a.timer:3: bad rule"]),
-      .timer(try S.timer(action: .event)),
-      .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
-      .located(
-        LocateAnswer(
-          position: S.degraded, wanted: 10, waited: .seconds(30),
-          note: "no fresh fix within 10 m came in 30 s")),
-      .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
-    ]
+    let responses: [Response] =
+      [
+        .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
+        .manualLocation(S.manual), .manualLocation(nil), .done,
+        .timers(
+          [
+            try S.timer(),
+            try S.timer(
+              file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
+          ], problems: ["a.timer:3: bad rule"]),
+        .timer(try S.timer(action: .event)),
+        .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
+        .located(
+          LocateAnswer(
+            position: S.degraded, wanted: 10, waited: .seconds(30),
+            note: "no fresh fix within 10 m came in 30 s")),
+        .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+      ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
       let back = try viaLine(message)
@@ -98,6 +101,13 @@ import Testing
       case .timer(let t): #expect(try Call.showTimer("x").result(result).timer == TimerView(t))
       case .located(let a): #expect(try Call.locate().result(result) == LocateView(a))
       case .acquisition(let a): #expect(try Call.refresh.result(result).acquisition == AcquisitionView(a))
+      case .hello(let a): #expect(try Call.hello().result(result) == HelloResult(a))
+      case .appStatus(let r):
+        #expect(try Call.setActivity(.foreground).result(result).authorization == AppStatusView(r))
+      case .agent(let uid, let pending):
+        #expect(try Call.registerAgent.result(result) == AgentResult(uid: uid, pending: pending))
+      case .apps(let list): #expect(try Call.listApps().result(result).apps == list.map(AppListingView.init))
+      case .app(let l): #expect(try Call.changeApp(l.key.app, .reset).result(result).app == AppListingView(l))
       }
     }
   }
@@ -115,29 +125,40 @@ import Testing
     let a = S.acquisition()
     var acquisition = Acquisition(policy: Acquisition.Policy())
     _ = acquisition.trigger(.oneShot, at: S.t)
-    let notices: [Notice] = [
-      .location(S.fresh, fix: S.fix), .location(S.degraded, fix: nil), .location(S.fresh, fix: S.noFix),
-      .significantChange(from: S.manual, to: S.position, distance: 1234.56),
-      .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source),
-      .sourceStatus(SourceSnapshot(id: SourceID(1), uri: "serial:/dev/ttyACM0", state: .idle)),
-      .timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start)),
-      .timezoneChanged(
-        ZoneChange(
-          from: ZoneReport(id: "Etc/UTC", origin: .system, offsetSeconds: nil, abbreviation: nil),
-          to: S.zone,
-          reason: .significantChange)),
-      .solarRegenerated(
-        SolarRegeneration(reason: .localMidnight, zone: "Europe/Oslo", before: [], after: S.solarDays())),
-      .timerFired(
-        try S.firing(), zone: "Europe/Madrid",
-        local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
-      .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
-    ]
+    let notices: [Notice] =
+      [
+        .location(S.fresh, fix: S.fix), .location(S.degraded, fix: nil), .location(S.fresh, fix: S.noFix),
+        .significantChange(from: S.manual, to: S.position, distance: 1234.56),
+        .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source),
+        .sourceStatus(SourceSnapshot(id: SourceID(1), uri: "serial:/dev/ttyACM0", state: .idle)),
+        .timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start)),
+        .timezoneChanged(
+          ZoneChange(
+            from: ZoneReport(id: "Etc/UTC", origin: .system, offsetSeconds: nil, abbreviation: nil),
+            to: S.zone,
+            reason: .significantChange)),
+        .solarRegenerated(
+          SolarRegeneration(reason: .localMidnight, zone: "Europe/Oslo", before: [], after: S.solarDays())),
+        .timerFired(
+          try S.firing(), zone: "Europe/Madrid",
+          local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
+        .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
+      ] + AppSamples.notices
     #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {
       let message = ServerMessage.event(EventMessage(notice, at: S.t))
       #expect(try viaLine(message) == message, "\(message.line)")
     }
+  }
+
+  /// The status object with its apps member.
+  @Test func statusWithApps() throws {
+    var report = try S.status()
+    report.apps = AppSamples.report
+    let message = ServerMessage.reply(.number(1), .status(report))
+    #expect(try viaLine(message) == message)
+    let back = try StatusView(json: StatusView(report).json)
+    #expect(back.apps == AppsStatusView(AppSamples.report))
   }
 
   /// Unknown event kinds (from a newer minor version) survive as `.other`.

@@ -1,8 +1,18 @@
-/// One key of locd.conf: its section and name, the values it takes, how it reads one into a
-/// `DaemonConfig` and how it writes the one in effect. `DaemonConfig.keys` is the table of
-/// them all: `apply` reads through it, `--check-config` prints through it, and a test holds
-/// locd.conf(5) and the shipped example to it (keys, defaults and ranges).
-public struct ConfigKey: Sendable, CustomStringConvertible {
+/// A value that configuration files are read into through a table of keys: locd.conf's
+/// `DaemonConfig`, an apps.d policy file's `AppRule`. `init()` gives the defaults.
+public protocol ConfigTable: Sendable {
+  /// The defaults.
+  init()
+  /// Every key, in the order of the documentation.
+  static var keys: [ConfigKey<Self>] { get }
+}
+
+/// One key of a configuration file (locd.conf, an apps.d policy): its section and name, the
+/// values it takes, how it reads one into a `Root` and how it writes the one in effect.
+/// `DaemonConfig.keys` is the table of locd.conf's: `apply` reads through it,
+/// `--check-config` prints through it, and a test holds locd.conf(5) and the shipped example
+/// to it (keys, defaults and ranges).
+public struct ConfigKey<Root: ConfigTable>: Sendable, CustomStringConvertible {
   /// The section, e.g. `Position`.
   public let section: String
   /// The key, e.g. `FreshFor`.
@@ -15,11 +25,27 @@ public struct ConfigKey: Sendable, CustomStringConvertible {
   /// A list: the key may be given several times, and an empty value clears the list.
   public let isList: Bool
   /// Reads a value into the configuration; the problem, if the value is refused.
-  let read: @Sendable (inout DaemonConfig, String) -> String?
-  /// The values in effect, as locd.conf writes them (one per line for a list).
-  let show: @Sendable (DaemonConfig) -> [String]
+  let read: @Sendable (inout Root, String) -> String?
+  /// The values in effect, as the file writes them (one per line for a list).
+  let show: @Sendable (Root) -> [String]
   /// Empties a list before a file's first line of it.
-  let clear: @Sendable (inout DaemonConfig) -> Void
+  let clear: @Sendable (inout Root) -> Void
+
+  /// A key from its parts (the static helpers below cover the usual kinds).
+  init(
+    section: String, name: String, placeholder: String, allowed: String?, isList: Bool,
+    read: @escaping @Sendable (inout Root, String) -> String?, show: @escaping @Sendable (Root) -> [String],
+    clear: @escaping @Sendable (inout Root) -> Void
+  ) {
+    self.section = section
+    self.name = name
+    self.placeholder = placeholder
+    self.allowed = allowed
+    self.isList = isList
+    self.read = read
+    self.show = show
+    self.clear = clear
+  }
 
   /// `Section/Name`, the key's identity in the table.
   public var id: String { "\(section)/\(name)" }
@@ -28,13 +54,13 @@ public struct ConfigKey: Sendable, CustomStringConvertible {
   public var description: String { "[\(section)] \(name)=" }
 
   /// The values in effect in `config`, as locd.conf writes them.
-  public func values(in config: DaemonConfig) -> [String] { show(config) }
+  public func values(in config: Root) -> [String] { show(config) }
 
   /// The default values (for a list, its default entries; `[""]` when the default is empty).
-  public var defaults: [String] { show(DaemonConfig()) }
+  public var defaults: [String] { show(Root()) }
 
   /// Reads `value` into `config`: nil when taken, else the problem, starting with `Name=`.
-  public func apply(_ value: String, to config: inout DaemonConfig) -> String? { read(&config, value) }
+  public func apply(_ value: String, to config: inout Root) -> String? { read(&config, value) }
 }
 
 // MARK: - Kinds of value
@@ -45,11 +71,11 @@ extension ConfigKey {
   /// the example in them.
   static func ranged<T: Comparable & Sendable>(
     _ section: String, _ name: String, _ placeholder: String, what: String,
-    _ path: WritableKeyPath<DaemonConfig, T> & Sendable, range: ClosedRange<T>,
+    _ path: WritableKeyPath<Root, T> & Sendable, range: ClosedRange<T>,
     parse: @escaping @Sendable (String) -> Result<T, ValueError>, format: @escaping @Sendable (T) -> String
   ) -> ConfigKey {
     let allowed = "\(format(range.lowerBound)) to \(format(range.upperBound))"
-    let example = format(DaemonConfig()[keyPath: path])
+    let example = format(Root()[keyPath: path])
     return ConfigKey(
       section: section, name: name, placeholder: placeholder, allowed: allowed, isList: false,
       read: { config, text in
@@ -71,7 +97,7 @@ extension ConfigKey {
 
   /// A time span (`TimeSpan`) within `range`.
   static func span(
-    _ section: String, _ name: String, _ path: WritableKeyPath<DaemonConfig, Duration> & Sendable,
+    _ section: String, _ name: String, _ path: WritableKeyPath<Root, Duration> & Sendable,
     _ range: ClosedRange<Duration>
   ) -> ConfigKey {
     ranged(
@@ -85,7 +111,7 @@ extension ConfigKey {
 
   /// A distance (`DaemonConfig.parseDistance`) within `range`.
   static func distance(
-    _ section: String, _ name: String, _ path: WritableKeyPath<DaemonConfig, Meters> & Sendable,
+    _ section: String, _ name: String, _ path: WritableKeyPath<Root, Meters> & Sendable,
     _ range: ClosedRange<Meters>
   ) -> ConfigKey {
     let parse = reading(DaemonConfig.parseDistance, else: "not a number of metres, m, or kilometres, km")
@@ -96,7 +122,7 @@ extension ConfigKey {
 
   /// A whole number within `range`.
   static func count(
-    _ section: String, _ name: String, _ path: WritableKeyPath<DaemonConfig, Int> & Sendable,
+    _ section: String, _ name: String, _ path: WritableKeyPath<Root, Int> & Sendable,
     _ range: ClosedRange<Int>
   ) -> ConfigKey {
     let parse = reading({ Int($0) }, else: "not a whole number")
@@ -115,7 +141,7 @@ extension ConfigKey {
   /// accepted too but neither listed nor written.
   static func choice<T: Equatable & Sendable>(
     _ section: String, _ name: String, _ placeholder: String,
-    _ path: WritableKeyPath<DaemonConfig, T> & Sendable, _ words: [(String, T)], synonyms: [(String, T)] = []
+    _ path: WritableKeyPath<Root, T> & Sendable, _ words: [(String, T)], synonyms: [(String, T)] = []
   ) -> ConfigKey {
     let names = words.map(\.0)
     let allowed = names.dropLast().joined(separator: ", ") + " or " + names.last!
@@ -135,7 +161,7 @@ extension ConfigKey {
   /// A text checked by `valid` (described by `what`); empty means `nil` when `emptyIsNone`.
   static func text(
     _ section: String, _ name: String, _ placeholder: String, what: String,
-    _ path: WritableKeyPath<DaemonConfig, String?> & Sendable, valid: @escaping @Sendable (String) -> Bool
+    _ path: WritableKeyPath<Root, String?> & Sendable, valid: @escaping @Sendable (String) -> Bool
   ) -> ConfigKey {
     ConfigKey(
       section: section, name: name, placeholder: placeholder, allowed: nil, isList: false,
@@ -154,7 +180,7 @@ extension ConfigKey {
   /// A text that may not be empty, checked by `valid` (described by `what`).
   static func required(
     _ section: String, _ name: String, _ placeholder: String, what: String,
-    _ path: WritableKeyPath<DaemonConfig, String> & Sendable, valid: @escaping @Sendable (String) -> Bool
+    _ path: WritableKeyPath<Root, String> & Sendable, valid: @escaping @Sendable (String) -> Bool
   ) -> ConfigKey {
     ConfigKey(
       section: section, name: name, placeholder: placeholder, allowed: nil, isList: false,
@@ -169,7 +195,7 @@ extension ConfigKey {
   /// An absolute path.
   static func path(
     _ section: String, _ name: String, _ placeholder: String,
-    _ path: WritableKeyPath<DaemonConfig, String> & Sendable
+    _ path: WritableKeyPath<Root, String> & Sendable
   ) -> ConfigKey {
     required(section, name, placeholder, what: "an absolute path", path, valid: { $0.hasPrefix("/") })
   }

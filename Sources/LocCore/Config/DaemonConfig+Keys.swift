@@ -2,7 +2,7 @@ extension DaemonConfig {
   /// Every key of locd.conf, in the order of locd.conf(5) and the shipped example: what it
   /// takes, its range, and where it goes. The defaults are the `DaemonConfig()` values. A
   /// table, so longer than a function should be.
-  public static let keys: [ConfigKey] = [
+  public static let keys: [ConfigKey<DaemonConfig>] = [
     // [Daemon]
     .path("Daemon", "Socket", "PATH", \.socketPath),
     .text("Daemon", "SocketGroup", "GROUP", what: "a group name", \.socketGroup, valid: isName),
@@ -63,20 +63,20 @@ extension DaemonConfig {
     .span("Timers", "MissedAfter", \.missedAfter, .milliseconds(1) ... .seconds(7 * 86_400)),
     .required("Timers", "CommandUser", "USER", what: "a user name", \.commandUser, valid: isName),
     .count("Timers", "MaxTimers", \.maxTimers, 1...100_000),
+    // [Apps]
+    .path("Apps", "PolicyDirectory", "DIR", \.apps.policyDirectory),
+    .span("Apps", "InUseGrace", \.apps.inUseGrace, .zero ... .seconds(3600)),
+    .span("Apps", "MaxEventAge", \.apps.maxEventAge, .seconds(1) ... .seconds(7 * 86_400)),
+    .span("Apps", "PromptTimeout", \.apps.promptTimeout, .seconds(1) ... .seconds(86_400)),
+    .span("Apps", "PromptInterval", \.apps.promptInterval, .zero ... .seconds(7 * 86_400)),
+    .count("Apps", "MaxAppsPerUser", \.apps.maxAppsPerUser, 1...100_000),
+    .count("Apps", "MaxQueuedEvents", \.apps.maxQueuedEvents, 1...10_000),
     // [Limits]
     .count("Limits", "MaxClients", \.maxClients, 1...65536),
     .count("Limits", "MaxRequestBytes", \.maxRequestBytes, 256...(16 << 20)),
     .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
   ]
-
-  /// The sections, in table order.
-  public static let sections: [String] = keys.reduce(into: []) {
-    if $0.last != $1.section { $0.append($1.section) }
-  }
-
-  /// The table by `ConfigKey.id`.
-  static let keysByID: [String: ConfigKey] = Dictionary(uniqueKeysWithValues: keys.map { ($0.id, $0) })
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond
   /// which no two places are.

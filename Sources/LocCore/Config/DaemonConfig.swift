@@ -1,11 +1,12 @@
 /// Everything locd can be configured with, with its defaults (locd.conf(5)).
-public struct DaemonConfig: Sendable, Equatable {
+public struct DaemonConfig: ConfigTable, Equatable {
   /// Path of the control socket.
   public var socketPath = "/run/locd/locd.sock"
   /// Group owning the socket; `nil` keeps the daemon's group.
   public var socketGroup: String? = "locd"
-  /// Permission bits of the socket.
-  public var socketMode: UInt32 = 0o660
+  /// Permission bits of the socket: every local user may connect; what each may do is
+  /// decided inside (access levels, app authorization).
+  public var socketMode: UInt32 = 0o666
   /// Members of this group may read state (root and the daemon's own uid always may).
   /// Defaults to the socket group.
   public var readGroup: String? = nil
@@ -46,6 +47,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var setSystemTimeZone = false
   /// When locd wants fixes (`[Acquisition]`): on demand (default) or continuously.
   public var acquisition = Acquisition.Policy()
+  /// Apps and authorization (`[Apps]`).
+  public var apps = AppsSettings()
 
   /// The defaults.
   public init() {}
@@ -56,42 +59,7 @@ public struct DaemonConfig: Sendable, Equatable {
   public var effectiveReadGroup: String? { readGroup ?? socketGroup }
 
   /// A problem found while applying a configuration file.
-  public struct Diagnostic: Sendable, Hashable, CustomStringConvertible {
-    /// File name as given.
-    public var file: String
-    /// 1-based line.
-    public var line: Int
-    /// What is wrong.
-    public var message: String
-    /// `file:line: message`, the form editors jump to.
-    public var description: String { "\(file):\(line): \(message)" }
-  }
-
-  /// Applies the text of a configuration file over `self`; returns every problem found,
-  /// each with `file:line`. Every key is read through `DaemonConfig.keys`; unknown sections and
-  /// keys are problems, so typos do not pass. Never traps, whatever the text.
-  public mutating func apply(fileText: String, fileName: String) -> [Diagnostic] {
-    let (file, syntax) = ConfigFile.parse(fileText)
-    var problems = syntax.map { Diagnostic(file: fileName, line: $0.line, message: $0.message) }
-    var listsStarted: Set<String> = []
-    for entry in file.entries {
-      func problem(_ message: String) {
-        problems.append(Diagnostic(file: fileName, line: entry.line, message: message))
-      }
-      guard let key = DaemonConfig.keysByID["\(entry.section)/\(entry.key)"] else {
-        if DaemonConfig.sections.contains(entry.section) {
-          problem("unknown key '\(entry.key)' in [\(entry.section)]")
-        } else {
-          problem("unknown section [\(entry.section)]")
-        }
-        continue
-      }
-      // systemd style: a file that names a list replaces it; an empty value clears it.
-      if key.isList, listsStarted.insert(key.id).inserted { key.clear(&self) }
-      if let message = key.apply(entry.value, to: &self) { problem(message) }
-    }
-    return problems.sorted(by: { $0.line < $1.line })
-  }
+  public typealias Diagnostic = ConfigDiagnostic
 
   /// The configuration in effect as a locd.conf, for `locd --check-config`: every key of the
   /// table in its section, those at their default commented out (as the shipped example has

@@ -25,6 +25,8 @@ public enum Effect: Sendable, Hashable {
   case runCommand(argv: [String], user: String, environment: [String], timer: String)
   /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
   case setSystemTimeZone(String)
+  /// Write apps.json (atomically, mode 0600): decisions and registrations, no position.
+  case persistApps(AppStore)
   /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
   /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
   case receivers(active: Bool)
@@ -48,4 +50,6 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case acquisitionRefresh
   /// The earliest `locate` request is due to be answered with what there is.
   case locateDeadline
+  /// The apps machine's earliest deadline: a grace window, a prompt, a waiting event.
+  case apps
 }

@@ -16,7 +16,9 @@ extension Engine {
   /// After every event: continuous subscribers counted, due `locate` requests answered,
   /// timers armed for the state as it is, the shell told when receivers change.
   mutating func syncAcquisition(at now: Instant, into effects: inout [Effect]) {
-    let transitions = acquisition.holders(sessions.recipients(of: .location).count, at: now)
+    // Apps count while they may receive positions: a denied or background app holds nothing.
+    let appHolders = apps.index.lists(.location).full.count + apps.index.lists(.location).reduced.count
+    let transitions = acquisition.holders(sessions.recipients(of: .location).count + appHolders, at: now)
     announce(transitions, into: &effects)
     answerLocates(at: now, into: &effects)
     arm(.acquisitionTimeout, at: acquisition.attemptDeadline, into: &effects)
@@ -29,8 +31,27 @@ extension Engine {
   mutating func answerLocates(at now: Instant, into effects: inout [Effect]) {
     guard !acquisition.pending.isEmpty else { return }
     let (answers, transitions) = acquisition.answerDue(resolve(at: now), at: now)
-    for (ref, answer) in answers { effects.append(.reply(ref.session, ref.id, .success(.located(answer)))) }
+    for (ref, answer) in answers {
+      effects.append(.reply(ref.session, ref.id, located(answer, for: ref, at: now)))
+    }
     announce(transitions, into: &effects)
+  }
+
+  /// A `locate` answer as the session gets it: an app's through the gate at the moment of
+  /// answering (it may have left the foreground while waiting), snapped if reduced.
+  func located(_ answer: LocateAnswer, for ref: RequestRef, at now: Instant) -> Result<Response, RequestError>
+  {
+    guard let verdict = apps.locateVerdict(ref.session, at: now) else { return .success(.located(answer)) }
+    switch verdict {
+    case .deliver(.full): return .success(.located(answer))
+    case .deliver(.reduced):
+      var reduced = answer
+      reduced.position.position = answer.position.position.map { apps.grid.snapped($0) }
+      return .success(.located(reduced))
+    case .hold, .refuse:
+      let a = apps.authorization(apps.sessions[ref.session]!.key)
+      return .failure(AppsMachine.refusal(apps.sessions[ref.session]!.key, a, inUse: false))
+    }
   }
 
   /// `locate`: answered at once, refused, or kept until a fix or its timeout.
@@ -41,7 +62,7 @@ extension Engine {
       ref, timeout: timeout ?? config.acquisition.timeout, accuracy: accuracy ?? config.acquisition.accuracy,
       resolved: resolve(at: now), sources: positions.undeliverable, at: now)
     switch decision {
-    case .answer(let answer): effects.append(.reply(ref.session, ref.id, .success(.located(answer))))
+    case .answer(let answer): effects.append(.reply(ref.session, ref.id, located(answer, for: ref, at: now)))
     case .refuse(let error): effects.append(.reply(ref.session, ref.id, .failure(error)))
     case .wait: break
     }

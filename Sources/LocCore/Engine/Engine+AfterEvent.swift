@@ -19,6 +19,8 @@ extension Engine {
     fireDueTimers(at: now, into: &effects)
     arm(.timers, at: timers.earliest, into: &effects)
     syncAcquisition(at: now, into: &effects)
+    arm(.apps, at: apps.nextDeadline, into: &effects)
+    if let store = apps.takeStore() { effects.append(.persistApps(store)) }
     if let was = positions.tierChange(resolved) {
       effects.append(
         .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(was.rawValue)')"))

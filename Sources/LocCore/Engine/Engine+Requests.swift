@@ -6,14 +6,25 @@ extension Engine {
   ) {
     let peer: Peer
     switch sessions.admit(request, from: ref.session) {
-    case .unknownSession: return
+    case .unknownSession:
+      // Its hello was refused (an app's claim the kernel contradicts, too many apps): it may
+      // not go on, and is told so instead of waiting for an answer that never comes.
+      let error = RequestError(.handshakeRequired, "this connection's hello was refused; connect again")
+      effects.append(.reply(ref.session, ref.id, .failure(error)))
+      return
     case .denied(let error):
       effects.append(.reply(ref.session, ref.id, .failure(error)))
       return
     case .allowed(let allowed): peer = allowed
     }
     func reply(_ response: Response) { effects.append(.reply(ref.session, ref.id, .success(response))) }
+    let isApp = sessions.isApp(ref.session)
     switch request {
+    case .subscribe where isApp, .unsubscribe where isApp:
+      handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
+    case .requestAuthorization, .setActivity, .startUpdates, .stopUpdates, .registerAgent, .answerPrompt,
+      .listApps, .changeApp:
+      handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .status:
       reply(.status(status(at: now)))
     case .subscribe(let kinds):
@@ -35,6 +46,11 @@ extension Engine {
     case .listTimers, .showTimer, .addTimer, .removeTimer:
       handleTimerRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .locate(let timeout, let accuracy):
+      if isApp, case .refuse(let a, let inUse)? = apps.locateVerdict(ref.session, at: now) {
+        let key = apps.sessions[ref.session]!.key
+        effects.append(.reply(ref.session, ref.id, .failure(AppsMachine.refusal(key, a, inUse: inUse))))
+        return
+      }
       locate(ref, timeout: timeout, accuracy: accuracy, at: now, into: &effects)
     case .refresh:
       effects.append(.log(.info, "fresh fix requested by uid \(peer.uid)"))

@@ -21,6 +21,8 @@ public struct Engine {
   var timers: TimerMachine
   /// Connected clients, their access and subscriptions.
   var sessions = SessionMachine()
+  /// Apps: identity, authorization, agents and prompts, in use, the delivery gate.
+  var apps: AppsMachine
   /// The systemd STATUS= line and its throttle.
   var statusLine = StatusLineMachine()
   /// Which of the shell's timers are armed, and for when.
@@ -32,6 +34,7 @@ public struct Engine {
     acquisition = AcquisitionMachine(policy: config.acquisition)
     zones = ZoneMachine(environment: environment, settings: config.zoneSwitch)
     timers = TimerMachine(missedAfter: config.missedAfter)
+    apps = AppsMachine(settings: config.apps)
   }
 
   /// Handles one event at `now` and returns what the shell must do, in order.
@@ -46,12 +49,12 @@ public struct Engine {
       if positions.sourceUpdated(snapshot, restarted: restarted) {
         publish(.sourceStatus(snapshot), at: now, into: &effects)
       }
-    case .sessionOpened(let id, let peer, let access, let app):
-      sessions.opened(id, peer: peer, access: access, app: app)
+    case .sessionOpened(let id, let hello, let reply):
+      open(id, hello, reply: reply, at: now, into: &effects)
     case .requestReceived(let session, let id, let request):
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .sessionClosed(let id):
-      sessions.closed(id)
+      close(id, at: now, into: &effects)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -72,6 +75,18 @@ public struct Engine {
       announce(transitions, into: &effects)
     case .configReloaded(let result, let requester):
       reloaded(result, requestedBy: requester, at: now, into: &effects)
+    case .appsLoaded(let store, let problem):
+      if let problem {
+        effects.append(.log(.warning, "apps.json set aside, starting without decisions: \(problem)"))
+      }
+      var outputs: [AppsOutput] = []
+      apps.load(store, problem: problem, at: now, into: &outputs)
+      carryOut(outputs, at: now, into: &effects)
+    case .appPolicyLoaded(let policy, let problems):
+      for p in problems { effects.append(.log(.warning, "app policy file ignored: \(p)")) }
+      var outputs: [AppsOutput] = []
+      apps.configure(config.apps, policy: policy, problems: problems, at: now, into: &outputs)
+      carryOut(outputs, at: now, into: &effects)
     case .timeZoneDataChanged(let catalog):
       zones.replace(catalog)
       let unusable = catalog.entries.count - catalog.readable
@@ -82,6 +97,8 @@ public struct Engine {
       regenerate(.timeZoneData, at: now, into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
+      // Last use is kept in memory and written with the next decision, or here.
+      if apps.loaded { effects.append(.persistApps(apps.store)) }
       if timers.ready, !timers.scheduler.names.isEmpty {
         effects.append(.persistTimers(timers.store(at: now)))
       }
@@ -124,6 +141,10 @@ public struct Engine {
       let transitions = acquisition.refresh(at: now)
       announce(transitions, into: &effects)
     case .locateDeadline: break  // after every event, what is due is answered
+    case .apps:
+      var outputs: [AppsOutput] = []
+      apps.timerFired(at: now, into: &outputs)
+      carryOut(outputs, at: now, into: &effects)
     }
   }
 
@@ -137,6 +158,10 @@ public struct Engine {
       config = newConfig
       zones.configure(newConfig.zoneSwitch)
       timers.configure(missedAfter: newConfig.missedAfter)
+      var outputs: [AppsOutput] = []
+      apps.configure(
+        newConfig.apps, policy: apps.policy, problems: apps.policyProblems, at: now, into: &outputs)
+      carryOut(outputs, at: now, into: &effects)
       effects.append(.log(.notice, "configuration reloaded"))
       let transitions = acquisition.update(newConfig.acquisition, at: now)
       announce(transitions, into: &effects)
@@ -151,12 +176,22 @@ public struct Engine {
     }
   }
 
-  /// Pushes `notice` to the sessions subscribed to its kind, in one effect: the notice is
-  /// copied and serialized once for every recipient. (Mutating only so that calling it from
-  /// the engine's mutating paths does not copy the whole engine for a borrowed `self`.)
+  /// Pushes `notice` to the plain sessions subscribed to its kind and, through the apps
+  /// machine's gate, to the app sessions that may have it now: one effect for everyone who
+  /// gets it as it is (serialized once), one for the apps with reduced accuracy. (Mutating
+  /// also so that calling it from the engine's mutating paths does not copy the engine.)
   mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
-    let recipients = sessions.recipients(of: notice.kind)
+    var recipients = sessions.recipients(of: notice.kind)
+    guard notice.kind.isGated else {
+      if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
+      return
+    }
+    var outputs: [AppsOutput] = []
+    let routing = apps.route(notice, at: now, into: &outputs)
+    recipients += routing.full
     if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
+    if let reduced = routing.reduced { effects.append(.push(reduced.sessions, reduced.notice, at: now)) }
+    if !outputs.isEmpty { carryOut(outputs, at: now, into: &effects) }
   }
 
   /// Asks the shell to arm `timer` at `instant` (or to disarm it), when that changes.

@@ -7,8 +7,10 @@ public enum EngineEvent: Sendable {
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,
   /// replay loop): fix times may start over.
   case sourceUpdated(SourceSnapshot, restarted: Bool)
-  /// A client completed the hello.
-  case sessionOpened(SessionID, Peer, AccessLevel, app: String?)
+  /// A client said hello: it becomes a session (a plain one, or an app's) and `reply`, if
+  /// given, is answered with the hello's result, or with why it may not (its claim
+  /// contradicts the kernel, or its user has too many apps).
+  case sessionOpened(SessionID, SessionHello, reply: RequestID?)
   /// A client sent a request.
   case requestReceived(SessionID, RequestID, Request)
   /// A client went away (or was dropped).
@@ -30,6 +32,20 @@ public enum EngineEvent: Sendable {
   case timeZoneDataChanged(ZoneCatalog)
   /// The daemon is stopping.
   case stopping
+  /// apps.json as read at start (nil: none yet, or unusable because of `problem`; the
+  /// shell set an unusable file aside).
+  case appsLoaded(AppStore?, problem: String?)
+  /// The policy files of `[Apps] PolicyDirectory=` were read (at start and on every reload),
+  /// with the problems of those that could not be used.
+  case appPolicyLoaded(AppPolicy, problems: [String])
+
+  /// A plain session opened without a hello to answer (`client` is its name), as tests and
+  /// benchmarks open them.
+  public static func sessionOpened(_ id: SessionID, _ peer: Peer, _ access: AccessLevel, client: String?)
+    -> EngineEvent
+  {
+    .sessionOpened(id, SessionHello(peer: peer, access: access, client: client), reply: nil)
+  }
 }
 
 /// Why a reload kept the old configuration.

@@ -155,6 +155,10 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case sourceStatus = "source-status"
   /// Acquisition changed phase (idle, acquiring, settled), with the reason.
   case acquisition
+  /// An app's own authorization changed (app sessions only).
+  case authorization
+  /// A prompt for the agent (sessions registered as an agent only).
+  case agentPrompt = "agent-prompt"
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -175,6 +179,12 @@ public enum Notice: Sendable, Hashable {
   case timerFired(TimerFiring, zone: String, local: LocalDateTime)
   /// Acquisition changed phase.
   case acquisition(AcquisitionChange)
+  /// An app's authorization, as it is told.
+  case authorization(AppStatusReport)
+  /// A prompt put to an agent.
+  case agentPrompt(AppPrompt)
+  /// A prompt taken back from an agent, and why.
+  case agentPromptWithdrawn(PromptID, reason: String)
 
   /// The kind a subscriber asks for to get this.
   public var kind: EventKind {
@@ -186,6 +196,8 @@ public enum Notice: Sendable, Hashable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .authorization: return .authorization
+    case .agentPrompt, .agentPromptWithdrawn: return .agentPrompt
     }
   }
 }
@@ -217,6 +229,32 @@ public enum Request: Sendable, Hashable {
   case locate(timeout: Duration?, accuracy: Meters?)
   /// Acquire a fresh fix now (`locctl refresh`).
   case refresh
+  /// An app asks to use the location, saying why.
+  case requestAuthorization(AuthorizationLevel, purpose: String)
+  /// An app says whether it is in the foreground.
+  case setActivity(AppActivity)
+  /// An app starts location updates.
+  case startUpdates(AppSession.Updates)
+  /// An app stops them.
+  case stopUpdates
+  /// The session becomes the agent of its user.
+  case registerAgent
+  /// The agent answers a prompt (`precise`: full accuracy).
+  case answerPrompt(PromptID, AgentAnswer, precise: Bool)
+  /// The apps of a user (nil: the caller's own; an admin's: everyone's).
+  case listApps(uid: UInt32?)
+  /// Grant, deny or reset an app of a user (nil: the caller).
+  case changeApp(AppID, uid: UInt32?, AppChange)
+}
+
+/// What `locctl apps grant|deny|reset` does to an app.
+public enum AppChange: Sendable, Hashable {
+  /// Grant `level` at `accuracy` (capped by the policy).
+  case grant(AuthorizationLevel, AccuracyAuthorization)
+  /// Deny.
+  case deny
+  /// Forget the decision and registrations: the app may ask again.
+  case reset
 }
 
 /// A successful answer.
@@ -237,4 +275,27 @@ public enum Response: Sendable, Hashable {
   case located(LocateAnswer)
   /// The acquisition state (after `refresh`).
   case acquisition(AcquisitionReport)
+  /// The answer to `hello`.
+  case hello(HelloAnswer)
+  /// An app's authorization.
+  case appStatus(AppStatusReport)
+  /// The agent is registered for `uid`; `pending` prompts wait.
+  case agent(uid: UInt32, pending: Int)
+  /// Apps, in key order.
+  case apps([AppListing])
+  /// One app after a change.
+  case app(AppListing)
+}
+
+/// The answer to `hello`.
+public struct HelloAnswer: Sendable, Hashable {
+  /// The session's number.
+  public var session: SessionID
+  /// What it may do (for an app session: what its uid may do without an app id; apps get
+  /// the position only through their authorization).
+  public var access: AccessLevel
+  /// For an app session: who it is and its authorization.
+  public var app: AppStatusReport?
+  /// The peer's unit, when it is in one (shown to plain sessions too).
+  public var unit: String?
 }

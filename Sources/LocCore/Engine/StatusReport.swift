@@ -117,6 +117,8 @@ public struct StatusReport: Sendable, Hashable {
   public var rejectedFixes: [Counter] = []
   /// When fixes are wanted: phase, reasons, last outcome, next refresh.
   public var acquisition: AcquisitionReport? = nil
+  /// Apps: who uses the location now, agents, counters.
+  public var apps: AppsReport? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -29,6 +29,16 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   case notFound = "not-found"
   /// Something of that name exists already (e.g. a timer).
   case alreadyExists = "already-exists"
+  /// The app's hello names another app than the one the kernel vouches for (its Flatpak
+  /// scope or systemd unit).
+  case identityMismatch = "identity-mismatch"
+  /// The app's authorization does not allow this now (not authorized, denied, restricted, or
+  /// when-in-use and not in use).
+  case notAuthorized = "not-authorized"
+  /// The user has as many apps as `MaxAppsPerUser=` allows.
+  case tooManyApps = "too-many-apps"
+  /// The app has reduced accuracy and the request needs precise positions.
+  case preciseLocationRequired = "precise-location-required"
   /// A bug in locd; reported, never expected.
   case internalError = "internal"
 }

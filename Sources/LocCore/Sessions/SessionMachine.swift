@@ -1,12 +1,13 @@
 /// The sessions: who is connected with what access, what each subscribed to, and which
-/// sessions get each kind of event. It decides whether a request is allowed and counts the
-/// refusals.
+/// plain sessions get each kind of event. It decides whether a request is allowed and counts
+/// the refusals. App sessions are here for admission only: their subscriptions and delivery
+/// are the apps machine's.
 struct SessionMachine: EngineMachine {
   /// One connected client.
   struct Session: Sendable {
     var peer: Peer
     var access: AccessLevel
-    var app: String?
+    var isApp: Bool
     var subscriptions: Set<EventKind> = []
   }
 
@@ -33,9 +34,18 @@ struct SessionMachine: EngineMachine {
   func recipients(of kind: EventKind) -> [SessionID] { subscribers[kind] ?? [] }
 
   /// A client completed the hello.
-  mutating func opened(_ id: SessionID, peer: Peer, access: AccessLevel, app: String?) {
-    sessions[id] = Session(peer: peer, access: access, app: app)
+  mutating func opened(_ id: SessionID, peer: Peer, access: AccessLevel, isApp: Bool) {
+    sessions[id] = Session(peer: peer, access: access, isApp: isApp)
   }
+
+  /// Whether `id` is an app's session.
+  func isApp(_ id: SessionID) -> Bool { sessions[id]?.isApp ?? false }
+
+  /// The access level of session `id`.
+  func access(of id: SessionID) -> AccessLevel? { sessions[id]?.access }
+
+  /// The peer of session `id`.
+  func peer(_ id: SessionID) -> Peer? { sessions[id]?.peer }
 
   /// A client went away.
   mutating func closed(_ id: SessionID) {
@@ -43,19 +53,36 @@ struct SessionMachine: EngineMachine {
     indexSubscribers()
   }
 
-  /// Whether `id` may make `request`; a refusal is counted.
+  /// Whether `id` may make `request`; a refusal is counted. An app session may make the
+  /// requests of apps only, whatever its uid's access level: it gets the position through its
+  /// authorization, never through a group (docs/APPS.md).
   mutating func admit(_ request: Request, from id: SessionID) -> Admission {
     guard let session = sessions[id] else { return .unknownSession }
-    let needed = SessionMachine.access(needed: request)
-    guard session.access >= needed else {
+    if let why = SessionMachine.refusal(SessionMachine.access(needed: request), session) {
       permissionDenied += 1
-      let what =
-        needed == .admin
-        ? "changing locd's state needs root or the admin group"
-        : "reading locd's state needs root or the socket group"
-      return .denied(RequestError(.permissionDenied, what))
+      return .denied(RequestError(.permissionDenied, why))
     }
     return .allowed(session.peer)
+  }
+
+  /// Why `session` may not make a request that needs `needed`, or nil if it may.
+  static func refusal(_ needed: Requirement, _ session: Session) -> String? {
+    func missing(_ level: AccessLevel) -> String {
+      level == .admin
+        ? "changing locd's state needs root or the admin group"
+        : "reading locd's state needs root or the socket group"
+    }
+    switch needed {
+    case .app:
+      return session.isApp ? nil : "only an app (a session whose hello names one) may make this request"
+    case .plain(let level):
+      if session.isApp {
+        return "an app session may not make this request; apps get the position through their authorization"
+      }
+      return session.access >= level ? nil : missing(level)
+    case .appOrPlain(let level):
+      return session.isApp || session.access >= level ? nil : missing(level)
+    }
   }
 
   /// Adds `kinds` to the session's subscriptions; returns them all after the change.
@@ -72,20 +99,35 @@ struct SessionMachine: EngineMachine {
     return sessions[id]?.subscriptions ?? []
   }
 
-  /// The access a request needs.
-  static func access(needed request: Request) -> AccessLevel {
+  /// Who may make a request.
+  enum Requirement: Sendable, Hashable {
+    /// Plain sessions of at least this level.
+    case plain(AccessLevel)
+    /// App sessions.
+    case app
+    /// App sessions (through their authorization), and plain sessions of at least this level.
+    case appOrPlain(AccessLevel)
+  }
+
+  /// Who may make `request`.
+  static func access(needed request: Request) -> Requirement {
     switch request {
     // Asking for a fresh fix needs no more than reading it: a reader can already keep the
     // receiver on by subscribing to `location` (docs/PRIVACY.md).
-    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer, .locate, .refresh: return .read
-    case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .admin
+    case .status, .listTimers, .showTimer, .refresh: return .plain(.read)
+    case .subscribe, .unsubscribe, .locate: return .appOrPlain(.read)
+    case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .plain(.admin)
+    case .requestAuthorization, .setActivity, .startUpdates, .stopUpdates: return .app
+    // Anyone manages their own apps and answers for them; other users' apps need admin
+    // (checked where the uid is known).
+    case .registerAgent, .answerPrompt, .listApps, .changeApp: return .plain(.none)
     }
   }
 
   /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
   private mutating func indexSubscribers() {
     var index: [EventKind: [SessionID]] = [:]
-    for (id, s) in sessions where s.access >= .read {
+    for (id, s) in sessions where s.access >= .read && !s.isApp {
       for kind in s.subscriptions { index[kind, default: []].append(id) }
     }
     for kind in index.keys { index[kind]!.sort() }

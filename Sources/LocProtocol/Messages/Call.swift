@@ -18,9 +18,14 @@ public struct Call<Result: WireCodable>: Sendable, Hashable {
 }
 
 extension Call where Result == HelloResult {
-  /// `hello`: the major version the client speaks and its app id.
-  public static func hello(protocolMajor: Int = ProtocolVersion.major, app: String?) -> Call {
-    Call(.hello(protocolMajor: protocolMajor, app: app))
+  /// `hello`: the major version the client speaks, the app id it says it is (nil: not an
+  /// app) and its name for logs.
+  public static func hello(
+    protocolMajor: Int = ProtocolVersion.major, app: String? = nil, client: String? = nil
+  )
+    -> Call
+  {
+    Call(.hello(protocolMajor: protocolMajor, app: app, client: client))
   }
 }
 

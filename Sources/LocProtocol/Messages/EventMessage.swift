@@ -50,6 +50,10 @@ public enum EventData: Hashable, Sendable {
   case timerFired(TimerFiredEvent)
   /// `acquisition`.
   case acquisition(AcquisitionEvent)
+  /// `authorization`: the app's authorization object.
+  case authorization(AppStatusView)
+  /// `agent-prompt`: a question for the agent, or one taken back.
+  case agentPrompt(AgentPromptEvent)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -65,6 +69,10 @@ public enum EventData: Hashable, Sendable {
     case .timerFired(let f, let zone, let local):
       self = .timerFired(TimerFiredEvent(f, zone: zone, local: local))
     case .acquisition(let c): self = .acquisition(AcquisitionEvent(c))
+    case .authorization(let r): self = .authorization(AppStatusView(r))
+    case .agentPrompt(let p): self = .agentPrompt(.ask(AgentPromptView(p)))
+    case .agentPromptWithdrawn(let id, let reason):
+      self = .agentPrompt(.withdrawn(prompt: id.raw, reason: reason))
     }
   }
 
@@ -78,6 +86,8 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated?: self = .solarRegenerated(try SolarRegeneratedEvent(json: json, path: path))
     case .timerFired?: self = .timerFired(try TimerFiredEvent(json: json, path: path))
     case .acquisition?: self = .acquisition(try AcquisitionEvent(json: json, path: path))
+    case .authorization?: self = .authorization(try AppStatusView(json: json, path: path))
+    case .agentPrompt?: self = .agentPrompt(try AgentPromptEvent(json: json, path: path))
     case nil: self = .other(name: name, data: json)
     }
   }
@@ -92,6 +102,8 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .authorization: return .authorization
+    case .agentPrompt: return .agentPrompt
     case .other: return nil
     }
   }
@@ -112,6 +124,8 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated(let e): return e.json
     case .timerFired(let e): return e.json
     case .acquisition(let e): return e.json
+    case .authorization(let e): return e.json
+    case .agentPrompt(let e): return e.json
     case .other(_, let data): return data
     }
   }

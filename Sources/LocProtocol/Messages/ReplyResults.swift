@@ -12,12 +12,26 @@ public struct HelloResult: WireCodable {
   public var access: AccessLevel
   /// The protocol version the server speaks.
   public var version: ProtocolVersion
+  /// For an app's session: who it is and its authorization (1.2).
+  public var app: AppStatusView?
+  /// The peer's systemd unit, when it is in one (1.2).
+  public var unit: String?
 
   /// A result.
-  public init(session: UInt64, access: AccessLevel, version: ProtocolVersion = .current) {
+  public init(
+    session: UInt64, access: AccessLevel, version: ProtocolVersion = .current, app: AppStatusView? = nil,
+    unit: String? = nil
+  ) {
     self.session = session
     self.access = access
     self.version = version
+    self.app = app
+    self.unit = unit
+  }
+
+  /// The wire form of the engine's answer.
+  public init(_ a: HelloAnswer) {
+    self.init(session: a.session.raw, access: a.access, app: a.app.map(AppStatusView.init), unit: a.unit)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -27,13 +41,18 @@ public struct HelloResult: WireCodable {
     session = UInt64(n)
     access = try o.word("access", AccessLevel.Name.self).level
     version = try ProtocolVersion(o.object("protocol"))
+    app = try o.optionalDecode("app")
+    unit = try o.optionalString("unit")
   }
 
   public var json: JSON {
-    .object([
+    var o: JSONObject = [
       "session": .number(Double(session)), "access": .string(AccessLevel.Name(access).rawValue),
       "protocol": version.json,
-    ])
+    ]
+    if let app { o["app"] = app.json }
+    if let unit { o["unit"] = .string(unit) }
+    return .object(o)
   }
 }
 
@@ -173,6 +192,11 @@ extension Response {
     case .timer(let status): return TimerResult(timer: TimerView(status)).json
     case .located(let answer): return LocateView(answer).json
     case .acquisition(let report): return AcquisitionResult(acquisition: AcquisitionView(report)).json
+    case .hello(let answer): return HelloResult(answer).json
+    case .appStatus(let report): return AuthorizationResult(authorization: AppStatusView(report)).json
+    case .agent(let uid, let pending): return AgentResult(uid: uid, pending: pending).json
+    case .apps(let list): return AppListResult(apps: list.map(AppListingView.init)).json
+    case .app(let listing): return AppResult(app: AppListingView(listing)).json
     }
   }
 }

@@ -56,8 +56,15 @@ extension WireRequest {
         return .failure(
           RequestError(.invalidParams, "hello needs \"protocol\": the major version the client speaks"))
       }
-      let app = params["app"]?.string.map { String($0.prefix(64)) }
-      return .success(.hello(protocolMajor: Int(major), app: app))
+      var app: String? = nil
+      if let a = params["app"], !a.isNull {
+        guard let s = a.string, s.utf8.count <= AppID.maxBytes else {
+          return .failure(RequestError(.invalidParams, "\"app\" must be an app id: \(AppID.rule)"))
+        }
+        app = s
+      }
+      let client = params["client"]?.string.map { String($0.prefix(64)) }
+      return .success(.hello(protocolMajor: Int(major), app: app, client: client))
     case "status": return ok(.status)
     case "subscribe", "unsubscribe":
       return eventKinds(params).map { .request(method == "subscribe" ? .subscribe($0) : .unsubscribe($0)) }
@@ -69,6 +76,7 @@ extension WireRequest {
     case "refresh": return ok(.refresh)
     case "show-timer", "remove-timer", "add-timer": return timer(method, params).map(WireRequest.request)
     default:
+      if let app = decodeApp(method: method, params: params) { return app.map(WireRequest.request) }
       return .failure(
         RequestError(
           .unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))"))

@@ -4,15 +4,17 @@ import LocCore
 /// (`decode`), clients encode it (`line(id:)`), and `decode(line(id: i)) == (i, self)` for
 /// every request a client can make (durations to the millisecond, runtime timers).
 public enum WireRequest: Sendable, Hashable {
-  /// The client's handshake: the protocol major version it speaks and its name.
-  case hello(protocolMajor: Int, app: String?)
+  /// The client's handshake: the protocol major version it speaks, the app id it says it is
+  /// (nil: not an app; docs/APPS.md) and its name for logs.
+  case hello(protocolMajor: Int, app: String?, client: String?)
   /// Anything else, for the engine.
   case request(Request)
 
   /// Every method name, for `unknown-method` answers and the docs.
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
-    "show-timer", "add-timer", "remove-timer", "locate", "refresh",
+    "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
+    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
   ]
 
   /// The method's name.
@@ -31,15 +33,24 @@ public enum WireRequest: Sendable, Hashable {
     case .removeTimer: return "remove-timer"
     case .locate: return "locate"
     case .refresh: return "refresh"
+    case .requestAuthorization: return "request-authorization"
+    case .setActivity: return "set-activity"
+    case .startUpdates: return "start-updates"
+    case .stopUpdates: return "stop-updates"
+    case .registerAgent: return "agent-register"
+    case .answerPrompt: return "agent-answer"
+    case .listApps: return "list-apps"
+    case .changeApp: return "change-app"
     }
   }
 
   /// The `params` object.
   public var params: JSONObject {
     switch self {
-    case .hello(let major, let app):
+    case .hello(let major, let app, let client):
       var o: JSONObject = ["protocol": .int(major)]
       if let app { o["app"] = .string(app) }
+      if let client { o["client"] = .string(client) }
       return o
     case .request(let r): return WireRequest.params(r)
     }
@@ -52,7 +63,9 @@ public enum WireRequest: Sendable, Hashable {
 
   static func params(_ r: Request) -> JSONObject {
     switch r {
-    case .status, .clearLocation, .reload, .listTimers, .refresh: return [:]
+    case .status, .clearLocation, .reload, .listTimers, .refresh, .stopUpdates, .registerAgent: return [:]
+    case .requestAuthorization, .setActivity, .startUpdates, .answerPrompt, .listApps, .changeApp:
+      return appParams(r)
     case .subscribe(let kinds), .unsubscribe(let kinds):
       if kinds == Set(EventKind.allCases) { return ["events": .string("all")] }
       return ["events": .array(kinds.sorted().map { .string($0.rawValue) })]

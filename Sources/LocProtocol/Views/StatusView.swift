@@ -25,6 +25,8 @@ public struct StatusView: WireCodable {
   public var rejectedFixes: [Counter]
   /// When fixes are wanted (null from a daemon before protocol 1.1).
   public var acquisition: AcquisitionView?
+  /// Apps using the location now, agents, prompts (null from a daemon before protocol 1.2).
+  public var apps: AppsStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -39,6 +41,7 @@ public struct StatusView: WireCodable {
     timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
     rejectedFixes = r.rejectedFixes
     acquisition = r.acquisition.map(AcquisitionView.init)
+    apps = r.apps.map(AppsStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -55,6 +58,7 @@ public struct StatusView: WireCodable {
     timers = try o.decode("timers")
     rejectedFixes = try o.counters("rejectedFixes")
     acquisition = try o.optionalDecode("acquisition")
+    apps = try o.optionalDecode("apps")
   }
 
   public var json: JSON {
@@ -63,6 +67,7 @@ public struct StatusView: WireCodable {
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
+      "apps": apps?.json ?? .null,
     ])
   }
 }

@@ -48,6 +48,8 @@ public final class ControlClient {
   public var timeout: Duration
   /// The session's access level, as the daemon reported it at hello.
   public private(set) var access = AccessLevel.none
+  /// The hello's result (for an app: its authorization).
+  public private(set) var hello: HelloResult? = nil
   /// The server's greeting.
   public let greeting: Greeting
 
@@ -55,9 +57,11 @@ public final class ControlClient {
   var buffer: [UInt8] = []
   var nextID: Int64 = 1
 
-  /// Connects to `path` and completes the handshake as `app`; each reply (the greeting
-  /// included) may take up to `timeout`.
-  public init(path: String, app: String? = "locctl", timeout: Duration = .seconds(10)) throws(Failure) {
+  /// Connects to `path` and completes the handshake as `client` (and as app `app`, if
+  /// given); each reply (the greeting included) may take up to `timeout`.
+  public init(path: String, client: String? = "locctl", app: String? = nil, timeout: Duration = .seconds(10))
+    throws(Failure)
+  {
     self.path = path
     self.timeout = timeout
     do {
@@ -73,7 +77,9 @@ public final class ControlClient {
     default: throw .protocolError("no greeting from the daemon")
     }
     if case .failure(let mismatch) = greeting.check() { throw .versionMismatch(mismatch) }
-    access = try call(.hello(app: app)).access
+    let result = try call(.hello(app: app, client: client))
+    hello = result
+    access = result.access
   }
 
   /// Sends `call` and decodes its result; events that arrive meanwhile are skipped. The

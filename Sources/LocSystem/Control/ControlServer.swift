@@ -33,8 +33,9 @@ public final class ControlServer {
   public struct Handlers {
     /// Access level for a peer (asked once, at hello).
     public var access: (Peer) -> AccessLevel
-    /// A client completed the hello.
-    public var opened: (SessionID, Peer, AccessLevel, String?) -> Void
+    /// A client said hello (the app id it claims, its name, the hello's id): the owner
+    /// answers it (the engine opens the session, or refuses an app's claim).
+    public var opened: (SessionID, Peer, AccessLevel, _ app: String?, _ client: String?, RequestID) -> Void
     /// A client sent a request.
     public var request: (SessionID, RequestID, Request) -> Void
     /// A client that had completed the hello went away.
@@ -46,7 +47,7 @@ public final class ControlServer {
     /// Handlers.
     public init(
       access: @escaping (Peer) -> AccessLevel,
-      opened: @escaping (SessionID, Peer, AccessLevel, String?) -> Void,
+      opened: @escaping (SessionID, Peer, AccessLevel, String?, String?, RequestID) -> Void,
       request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
       counters: @escaping (ServerCounters) -> Void, log: @escaping (LogLevel, String) -> Void
     ) {
@@ -277,7 +278,7 @@ final class ClientConnection {
       default: server.bump { $0.invalidRequests += 1 }
       }
       send(ServerMessage.failure(failure.id, failure.error).line)
-    case .success((let requestID, .hello(let major, let app))):
+    case .success((let requestID, .hello(let major, let app, let client))):
       guard major == ProtocolVersion.major else {
         send(
           ServerMessage.failure(
@@ -294,10 +295,7 @@ final class ClientConnection {
       handshaken = true
       handshakeTimer?.cancel()
       handshakeTimer = nil
-      let access = server.handlers.access(peer)
-      let result = HelloResult(session: id.raw, access: access)
-      send(ServerMessage.reply(id: requestID, result: result.json).line)
-      server.handlers.opened(id, peer, access, app)
+      server.handlers.opened(id, peer, server.handlers.access(peer), app, client, requestID)
     case .success((let requestID, .request(let request))):
       guard handshaken else {
         server.bump { $0.beforeHandshake += 1 }

@@ -37,6 +37,8 @@ public final class Daemon {
   /// Whether the engine wants receivers powered (its last `receivers(active:)`).
   var receiversActive = true
   var timerStore: TimerStoreFile
+  /// apps.json: the apps' decisions.
+  var appStore: AppStoreFile
   var clockWatcher: ClockWatcher?
   var commands: CommandRunner?
   lazy var bus = SystemBus(
@@ -60,6 +62,7 @@ public final class Daemon {
   ) throws(Errno) {
     self.clock = clock
     self.timerStore = TimerStoreFile(directory: config.stateDirectory)
+    self.appStore = AppStoreFile(directory: config.stateDirectory)
     self.loop = try EventLoop()
     self.logger = Logger(level: config.logLevel)
     self.loader = loader
@@ -122,8 +125,10 @@ public final class Daemon {
       serverVersion: Daemon.version,
       handlers: ControlServer.Handlers(
         access: { [unowned self] peer in self.policy.level(for: peer) },
-        opened: { [unowned self] id, peer, access, app in
-          self.feed(.sessionOpened(id, peer, access, app: app))
+        opened: { [unowned self] id, peer, access, app, client, hello in
+          let unit = PeerCgroup.unit(of: peer.pid)
+          let said = SessionHello(peer: peer, access: access, client: client, app: app, unit: unit)
+          self.feed(.sessionOpened(id, said, reply: hello))
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
@@ -296,6 +301,12 @@ public final class Daemon {
         } catch {
           logger.error("cannot write \(timerStore.path): \(error); will try again at the next change")
         }
+      case .persistApps(let store):
+        do {
+          try appStore.write(store)
+        } catch {
+          logger.error("cannot write \(appStore.path): \(error); will try again at the next change")
+        }
       case .startUnit(let unit, let timer):
         bus.startUnit(unit) { [unowned self] problem in
           if let problem {
@@ -398,6 +409,7 @@ public final class Daemon {
     if new.stateDirectory != old.stateDirectory {
       stateFile = StateFile(directory: new.stateDirectory)
       timerStore = TimerStoreFile(directory: new.stateDirectory)
+      appStore = AppStoreFile(directory: new.stateDirectory)
       do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     if new.effectiveSources != old.effectiveSources {

@@ -1,0 +1,108 @@
+/// The contents of apps.json in the state directory (mode 0600): each app's decision and
+/// registrations, never a position (docs/decisions/0016-apps.md).
+public struct AppStore: Sendable, Hashable {
+  /// The format version written; readers reject other versions.
+  public static let formatVersion = 1
+  /// The records, in key order.
+  public var records: [AppRecord]
+
+  /// A store.
+  public init(_ records: [AppRecord] = []) { self.records = records.sorted { $0.key < $1.key } }
+
+  /// Why a store could not be read.
+  public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong.
+    public var description: String
+    /// An error saying `description`.
+    public init(description: String) { self.description = description }
+  }
+
+  /// The file's bytes: one JSON object and a newline.
+  public func encoded() -> [UInt8] {
+    let apps: [JSON] = records.map { r in
+      var o: JSONObject = [
+        "uid": .int(Int(r.key.uid)), "app": .string(r.key.app.rawValue), "status": .string(r.status.rawValue),
+        "accuracy": .string(r.accuracy.rawValue), "provisional": .bool(r.provisional),
+        "upgradeAsked": .bool(r.upgradeAsked),
+      ]
+      o["decidedBy"] = .optional(r.decidedBy?.rawValue)
+      o["decidedAt"] = r.decidedAt.map { .string($0.iso8601(fractionDigits: 0)) } ?? .null
+      o["purpose"] = .optional(r.purpose)
+      o["registrations"] = .array(r.registrations.sorted().map { .string($0.rawValue) })
+      o["firstSeen"] = .string(r.firstSeen.iso8601(fractionDigits: 0))
+      o["lastUsed"] = r.lastUsed.map { .string($0.iso8601(fractionDigits: 0)) } ?? .null
+      return .object(o)
+    }
+    let o: JSONObject = ["version": .int(AppStore.formatVersion), "apps": .array(apps)]
+    return Array((JSON.object(o).serialized + "\n").utf8)
+  }
+
+  /// Reads a store's bytes; anything unexpected is an error, never a guess.
+  public init(decoding bytes: [UInt8]) throws(DecodeError) {
+    let json: JSON
+    do { json = try JSON.parse(bytes, maxDepth: 6) } catch {
+      throw DecodeError(description: "not valid JSON (\(error))")
+    }
+    guard let version = json["version"]?.number else { throw DecodeError(description: "no format version") }
+    guard version == Double(AppStore.formatVersion) else {
+      throw DecodeError(description: "unsupported format version \(version)")
+    }
+    guard case .array(let apps)? = json["apps"] else { throw DecodeError(description: "no \"apps\" array") }
+    var records: [AppRecord] = []
+    var seen = Set<AppKey>()
+    for (i, value) in apps.enumerated() {
+      let record = try AppStore.record(value, index: i)
+      guard seen.insert(record.key).inserted else {
+        throw DecodeError(description: "apps[\(i)]: \(record.key) appears twice")
+      }
+      records.append(record)
+    }
+    self.init(records)
+  }
+
+  static func record(_ v: JSON, index i: Int) throws(DecodeError) -> AppRecord {
+    func bad(_ what: String) -> DecodeError { DecodeError(description: "apps[\(i)]: \(what)") }
+    func instant(_ key: String) throws(DecodeError) -> Instant? {
+      guard let j = v[key], !j.isNull else { return nil }
+      guard let s = j.string, let t = Instant(iso8601: s) else { throw bad("\(key) is not a time") }
+      return t
+    }
+    guard let uid = v["uid"]?.number, uid >= 0, uid < 4_294_967_295, uid == uid.rounded() else {
+      throw bad("uid is not a user id")
+    }
+    guard let text = v["app"]?.string, let app = AppID(text) else { throw bad("app is not an app id") }
+    guard let status = v["status"]?.string.flatMap(AuthorizationStatus.init(rawValue:)), status != .restricted
+    else { throw bad("status is not one of not-determined, denied, when-in-use, always") }
+    guard let accuracy = v["accuracy"]?.string.flatMap(AccuracyAuthorization.init(rawValue:)) else {
+      throw bad("accuracy is not full or reduced")
+    }
+    guard case .bool(let provisional)? = v["provisional"], case .bool(let upgradeAsked)? = v["upgradeAsked"]
+    else { throw bad("provisional and upgradeAsked must be true or false") }
+    guard let firstSeen = try instant("firstSeen") else { throw bad("firstSeen is missing") }
+    var r = AppRecord(key: AppKey(uid: UInt32(uid), app: app), firstSeen: firstSeen)
+    r.status = status
+    r.accuracy = accuracy
+    r.provisional = provisional && status == .always
+    r.upgradeAsked = upgradeAsked
+    if let by = v["decidedBy"], !by.isNull {
+      guard let d = by.string.flatMap(AppRecord.Decider.init(rawValue:)) else {
+        throw bad("decidedBy is unknown")
+      }
+      r.decidedBy = d
+    }
+    r.decidedAt = try instant("decidedAt")
+    r.lastUsed = try instant("lastUsed")
+    if let p = v["purpose"], !p.isNull {
+      guard let s = p.string, s.utf8.count <= AppsMachine.maxPurposeBytes else {
+        throw bad("purpose is too long")
+      }
+      r.purpose = s
+    }
+    guard case .array(let kinds)? = v["registrations"] else { throw bad("registrations is not an array") }
+    for k in kinds {
+      guard let kind = k.string.flatMap(EventKind.init(rawValue:)) else { throw bad("unknown registration") }
+      r.registrations.insert(kind)
+    }
+    return r
+  }
+}

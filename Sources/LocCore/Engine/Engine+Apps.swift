@@ -1,0 +1,153 @@
+/// Apps in the engine: hellos turned into plain or app sessions, the requests of apps and
+/// agents, and the apps machine's outputs turned into effects.
+extension Engine {
+  /// A client said hello: it becomes a plain session or an app's, or is refused.
+  mutating func open(
+    _ id: SessionID, _ hello: SessionHello, reply: RequestID?, at now: Instant, into effects: inout [Effect]
+  ) {
+    func answer(_ result: Result<Response, RequestError>) {
+      if let reply { effects.append(.reply(id, reply, result)) }
+    }
+    var outputs: [AppsOutput] = []
+    let identity: AppIdentity?
+    switch AppIdentity.resolve(claim: hello.app, uid: hello.peer.uid, unit: hello.unit) {
+    case .failure(let refusal):
+      if case .mismatch = refusal {
+        apps.counters.identityRefused += 1
+        effects.append(.log(.notice, "hello of pid \(hello.peer.pid) refused: \(refusal.error.message)"))
+      }
+      return answer(.failure(refusal.error))
+    case .success(let resolved): identity = resolved
+    }
+    if let identity, let refused = apps.open(id, identity, at: now, into: &outputs) {
+      effects.append(.log(.notice, "hello of \(identity.key) refused: \(refused.message)"))
+      return answer(.failure(refused))
+    }
+    sessions.opened(id, peer: hello.peer, access: hello.access, isApp: identity != nil)
+    if let identity {
+      let how = identity.isVerified ? "verified by \(identity.verification.rawValue)" : "claimed"
+      effects.append(.log(.info, "\(id): \(identity.key), \(how)\(identity.unit.map { ", in \($0)" } ?? "")"))
+    }
+    carryOut(outputs, at: now, into: &effects)
+    answer(
+      .success(
+        .hello(
+          HelloAnswer(
+            session: id, access: hello.access, app: apps.report(id, at: now), unit: hello.unit.unitName))))
+  }
+
+  /// A session went away.
+  mutating func close(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
+    var outputs: [AppsOutput] = []
+    apps.close(id, at: now, into: &outputs)
+    apps.agentGone(.session(id), at: now, into: &outputs)
+    sessions.closed(id)
+    carryOut(outputs, at: now, into: &effects)
+  }
+
+  /// The requests that concern apps (admission already decided).
+  mutating func handleAppRequest(
+    _ request: Request, ref: RequestRef, peer: Peer, at now: Instant, into effects: inout [Effect]
+  ) {
+    var outputs: [AppsOutput] = []
+    var result: Result<Response, RequestError>
+    let id = ref.session
+    switch request {
+    case .requestAuthorization(let level, let purpose):
+      result =
+        apps.request(level, purpose: purpose, from: id, at: now, into: &outputs).map {
+          .success(.appStatus($0))
+        } ?? .failure(gone)
+    case .setActivity(let activity):
+      result =
+        apps.setActivity(activity, of: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
+        ?? .failure(gone)
+    case .startUpdates(let updates):
+      result =
+        apps.startUpdates(updates, for: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
+        ?? .failure(gone)
+    case .stopUpdates:
+      apps.stopUpdates(for: id, at: now, into: &outputs)
+      result = .success(.done)
+    case .subscribe(let kinds):
+      result = apps.subscribe(id, to: kinds, at: now, into: &outputs).map { .subscriptions($0) }
+    case .unsubscribe(let kinds):
+      result = .success(.subscriptions(apps.unsubscribe(id, from: kinds, at: now, into: &outputs)))
+    case .registerAgent:
+      result = apps.register(.session(id), uid: peer.uid, at: now, into: &outputs).map {
+        .agent(uid: peer.uid, pending: $0)
+      }
+      if case .success = result { effects.append(.log(.info, "\(id) is the agent of uid \(peer.uid)")) }
+    case .answerPrompt(let prompt, let answer, let precise):
+      result = apps.answer(prompt, answer, precise: precise, from: .session(id), at: now, into: &outputs).map
+      { .done }
+    case .listApps(let uid):
+      let admin = sessions.access(of: id) == .admin
+      if let uid, uid != peer.uid, !admin {
+        result = .failure(RequestError(.permissionDenied, "only the administrator sees other users' apps"))
+      } else {
+        // Without a uid: an administrator sees every user's apps, anyone else their own.
+        result = .success(.apps(apps.listing(uid: uid ?? (admin ? nil : peer.uid), at: now)))
+      }
+    case .changeApp(let app, let uid, let change):
+      let who = uid ?? peer.uid
+      if who != peer.uid, sessions.access(of: id) != .admin {
+        result = .failure(RequestError(.permissionDenied, "only the administrator changes other users' apps"))
+      } else {
+        result = apps.change(AppKey(uid: who, app: app), change, at: now, into: &outputs).map { .app($0) }
+      }
+    default:
+      result = .failure(RequestError(.internalError, "not an apps request"))
+    }
+    effects.append(.reply(ref.session, ref.id, result))
+    carryOut(outputs, at: now, into: &effects)
+    if case .success = result, case .startUpdates = request { greet(id, at: now, into: &effects) }
+    if case .success = result, case .subscribe(let kinds) = request, kinds.contains(.location) {
+      greet(id, at: now, into: &effects)
+    }
+  }
+
+  /// An app that starts updates and may have them now gets the current answer at once, as a
+  /// plain subscriber does, instead of waiting for the next fix.
+  private mutating func greet(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
+    let lists = apps.index.lists(.location)
+    let current = Notice.location(resolve(at: now), fix: positions.latest?.fix)
+    if lists.full.contains(id) {
+      effects.append(.push([id], current, at: now))
+    } else if lists.reduced.contains(id), let reduced = apps.reducedNotice(current), apps.isNews(id, reduced)
+    {
+      effects.append(.push([id], reduced, at: now))
+    }
+  }
+
+  private var gone: RequestError { RequestError(.internalError, "the app session is not known") }
+
+  /// Turns the apps machine's outputs into effects.
+  mutating func carryOut(_ outputs: [AppsOutput], at now: Instant, into effects: inout [Effect]) {
+    for output in outputs {
+      switch output {
+      case .authorization(let id, let report):
+        effects.append(.push([id], .authorization(report), at: now))
+      case .ask(.session(let agent), let prompt):
+        effects.append(
+          .log(
+            .info,
+            "asking the agent of uid \(prompt.identity.key.uid) about \(prompt.identity.key.app) (\(prompt.id))"
+          ))
+        effects.append(.push([agent], .agentPrompt(prompt), at: now))
+      case .withdraw(.session(let agent), let prompt, let reason):
+        effects.append(.push([agent], .agentPromptWithdrawn(prompt, reason: reason), at: now))
+      case .deliver(let ids, let events):
+        for e in events { effects.append(.push(ids, e.notice, at: e.at)) }
+      case .decided(let key, let a, let by):
+        var words = a.status.rawValue
+        if a.allowsInUse { words += ", \(a.accuracy.rawValue) accuracy" }
+        if a.provisional { words += ", provisional" }
+        if a.once { words += ", once" }
+        effects.append(.log(.info, "\(key): \(words) (\(by))"))
+      case .dropped(let key, let count, let why):
+        effects.append(.log(.info, "\(key): \(count) waiting event(s) dropped: \(why)"))
+      }
+    }
+  }
+}
