@@ -12,4 +12,7 @@ let allCommands: [any LocctlCommand.Type] = [
   TimersCommand.self,
   DecodeCommand.self,
   BeaconsCommand.self,
+  AgentCommand.self,
+  AppCommand.self,
+  AppsCommand.self,
 ]

@@ -68,6 +68,17 @@ enum StatusCommand: LocctlCommand {
       row("Receiver:", describe(acquisition: a, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
     }
     row("Clients:", "\(s.server.sessions) connected")
+    if let apps = s.apps {
+      // The counterpart of the status-bar arrow: who has the location right now.
+      let using = apps.using.map { u in
+        "\(u.app) (uid \(u.uid)\(u.accuracy.word == "reduced" ? ", reduced" : "")\(u.background ? ", background" : ""))"
+      }
+      row(
+        "Apps:",
+        using.isEmpty
+          ? "none using the location (\(apps.connected) connected)" : using.joined(separator: ", "))
+      for problem in apps.problems { row("", Style.yellow(problem)) }
+    }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
   }

@@ -196,3 +196,35 @@ struct AgentFlow {
     answered += 1
   }
 }
+
+/// Starting updates while authorized and in use answers at once with the current position,
+/// as subscribing to `location` does for a plain session: an app does not wait for the next
+/// fix (with a manual location there may never be one).
+@Suite struct AppsGreetingTests {
+  @Test func startingUpdatesGivesTheCurrentPositionAtOnce() throws {
+    var h = AppsDeliveryTests.started()
+    h.send(AppsDeliveryTests.admin, .setLocation(AppsDeliveryTests.oslo, name: nil, accuracy: nil))
+    h.send(
+      AppsDeliveryTests.admin, .changeApp(AppID(AppsDeliveryTests.id)!, uid: 1000, .grant(.whenInUse, .full)))
+    h.send(AppsDeliveryTests.app, .setActivity(.foreground))
+    h.send(AppsDeliveryTests.app, .startUpdates(AppSession.Updates()))
+    let got = try #require(h.locations(AppsDeliveryTests.app).last)
+    #expect(got.tier == .manual && got.position?.coordinate == AppsDeliveryTests.oslo)
+  }
+
+  /// Updates started before the person answered: the answer brings the current position at
+  /// once (nothing else would: a manual location does not change by itself); once, not again.
+  @Test func theGrantBringsTheCurrentPositionToRunningUpdates() throws {
+    var h = AppsDeliveryTests.started()
+    var agent = AgentFlow(&h)
+    h.send(AppsDeliveryTests.admin, .setLocation(AppsDeliveryTests.oslo, name: nil, accuracy: nil))
+    h.send(AppsDeliveryTests.app, .setActivity(.foreground))
+    h.send(AppsDeliveryTests.app, .requestAuthorization(.whenInUse, purpose: "p"))
+    h.send(AppsDeliveryTests.app, .startUpdates(AppSession.Updates()))
+    #expect(h.locations(AppsDeliveryTests.app).isEmpty, "not before the answer")
+    try agent.answer(&h, .allowWhileUsing)
+    #expect(h.locations(AppsDeliveryTests.app).map(\.tier) == [.manual])
+    h.send(AppsDeliveryTests.app, .setActivity(.foreground))
+    #expect(h.locations(AppsDeliveryTests.app).count == 1, "no repeat while nothing changed")
+  }
+}

@@ -16,6 +16,7 @@ extension AppsMachine {
       graceEnds[id] = nil
       return
     }
+    let before = index.slot(id, .location)
     for kind in EventKind.allCases where kind.isGated {
       var slot: DeliveryIndex.Slot? = nil
       if s.kinds.contains(kind) {
@@ -27,7 +28,12 @@ extension AppsMachine {
         }
       }
       index.set(id, kind, slot)
-      if kind == .location, slot == .full || slot == .reduced { records[s.key]?.lastUsed = now }
+      if kind == .location, slot == .full || slot == .reduced {
+        records[s.key]?.lastUsed = now
+        // It may have the location now and did not before: it gets the current answer at
+        // once (a manual location may never change again).
+        if slot != before { greetings.insert(id) }
+      }
     }
     graceEnds[id] = s.graceEnds(after: now, grace: settings.inUseGrace)
   }

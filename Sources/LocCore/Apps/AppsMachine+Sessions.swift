@@ -85,6 +85,8 @@ extension AppsMachine {
     sessions[id] = s
     if u.distanceFilter != nil { filtered.insert(id) } else { filtered.remove(id) }
     reindex(key: s.key, at: now, into: &outputs)
+    // Started (again) while it may have the location: the current answer at once.
+    if let slot = index.slot(id, .location), slot != .held { greetings.insert(id) }
     return report(id, at: now)
   }
 

@@ -45,6 +45,9 @@ struct AppsMachine: EngineMachine {
   var grid = ReducedGrid()
   /// Counters.
   var counters = AppCounters()
+  /// Sessions that may have the location now and did not (or restarted their updates):
+  /// the engine gives each the current answer once (`takeGreetings`).
+  var greetings: Set<SessionID> = []
   /// The number of the next prompt.
   var nextPrompt: UInt64 = 1
   /// The stored part changed since the last write.
@@ -179,6 +182,12 @@ struct AppsMachine: EngineMachine {
       .tooManyApps,
       "uid \(uid) has \(settings.maxAppsPerUser) apps already (MaxAppsPerUser=); reset some with 'locctl apps reset'"
     )
+  }
+
+  /// The sessions to give the current answer to, in id order; emptied.
+  mutating func takeGreetings() -> [SessionID] {
+    defer { greetings = [] }
+    return greetings.sorted().filter { sessions[$0] != nil }
   }
 
   /// The stored part, if it changed since the last call.

@@ -69,6 +69,16 @@ struct DeliveryIndex: Sendable, Hashable {
   /// The sessions of `kind`.
   func lists(_ kind: EventKind) -> Lists { kinds[kind] ?? Lists() }
 
+  /// Where `id` stands for `kind`.
+  func slot(_ id: SessionID, _ kind: EventKind) -> Slot? {
+    let l = lists(kind)
+    for slot in [Slot.full, .reduced, .held] {
+      let i = Lists.position(of: id, in: l[slot])
+      if i < l[slot].count, l[slot][i] == id { return slot }
+    }
+    return nil
+  }
+
   /// Puts `id` in `slot` for `kind` (nil: in none).
   mutating func set(_ id: SessionID, _ kind: EventKind, _ slot: Slot?) {
     var lists = kinds[kind] ?? Lists()

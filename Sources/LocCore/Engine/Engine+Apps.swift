@@ -101,10 +101,6 @@ extension Engine {
     }
     effects.append(.reply(ref.session, ref.id, result))
     carryOut(outputs, at: now, into: &effects)
-    if case .success = result, case .startUpdates = request { greet(id, at: now, into: &effects) }
-    if case .success = result, case .subscribe(let kinds) = request, kinds.contains(.location) {
-      greet(id, at: now, into: &effects)
-    }
   }
 
   /// An app that starts updates and may have them now gets the current answer at once, as a
@@ -149,5 +145,6 @@ extension Engine {
         effects.append(.log(.info, "\(key): \(count) waiting event(s) dropped: \(why)"))
       }
     }
+    for id in apps.takeGreetings() { greet(id, at: now, into: &effects) }
   }
 }

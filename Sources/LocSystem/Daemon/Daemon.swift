@@ -103,6 +103,7 @@ public final class Daemon {
     }
     execute(engine.handle(.started(state, stateProblem: problem), at: now))
     loadTimers(initial: true)
+    loadApps(initial: true)
     if clock == .system {
       do {
         clockWatcher = try ClockWatcher(
@@ -365,6 +366,22 @@ public final class Daemon {
     feed(.timersLoaded(files, problems: allProblems, store: store))
   }
 
+  /// Reads the app policy files (and at start apps.json) and hands them to the engine. An
+  /// unusable apps.json is set aside (renamed with `.bad`) so that the next write does not
+  /// destroy what an administrator may want to look at.
+  func loadApps(initial: Bool) {
+    let (policy, problems) = AppPolicyFiles.load(directory: config.apps.policyDirectory)
+    feed(.appPolicyLoaded(policy, problems: problems))
+    guard initial else { return }
+    switch appStore.read() {
+    case .success(let store): feed(.appsLoaded(store, problem: nil))
+    case .failure(let why):
+      let aside = appStore.path + ".bad"
+      let moved = rename(appStore.path, aside) == 0
+      feed(.appsLoaded(nil, problem: moved ? "\(why) (kept as \(aside))" : why.description))
+    }
+  }
+
   func arm(_ which: EngineTimer, at: Instant) {
     if clock == .replay { return }  // `simulated` keeps it (`feed`)
     if timers[which] == nil {
@@ -392,6 +409,7 @@ public final class Daemon {
     if case .success = result {
       apply(config, old: old)
       loadTimers(initial: false)
+      loadApps(initial: false)
     }
     Systemd.notify("READY=1\nSTATUS=\(engine.status(at: now).summary)")
   }

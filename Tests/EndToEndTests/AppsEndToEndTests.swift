@@ -1,0 +1,151 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+import Testing
+
+/// Apps against the real locd: app processes of three uids (setpriv), real `locctl agent
+/// --policy` processes answering for two of them, decisions kept over a restart, and an
+/// identity the kernel vouches for (a process placed in a cgroup named like a Flatpak scope).
+@Suite(.enabled(if: getuid() == 0, "needs root to run clients as other uids"), .serialized)
+struct AppsEndToEndTests {
+  static let rules = """
+    # the agent's answers (locctl agent --policy)
+    org.example.Weather  allow-while-using
+    org.example.Once     allow-once
+    org.example.Nosy     deny
+    *                    ignore
+    """
+
+  /// `locctl ARGS` as `uid` (its own group, no others).
+  func locctl(uid: Int, _ daemon: LocdProcess, _ arguments: [String], timeout: Double = 30) throws
+    -> Completed
+  {
+    try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      [
+        "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", Binaries.locctl.path, "--socket",
+        daemon.socketPath,
+      ]
+        + arguments, timeout: timeout)
+  }
+
+  /// Starts `locctl agent --policy` as `uid`; waits until locd counts it.
+  func agent(uid: Int, _ daemon: LocdProcess) throws -> Child {
+    let rulesPath = daemon.directory + "/agent-\(uid).rules"
+    try Self.rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
+    chmod(rulesPath, 0o644)
+    let child = try Child(
+      "/usr/bin/setpriv",
+      [
+        "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--pdeathsig", "KILL", Binaries.locctl.path,
+        "--socket",
+        daemon.socketPath, "agent", "--policy", rulesPath,
+      ])
+    _ = try daemon.waitForStatus { $0.apps?.agents.contains(UInt32(uid)) == true }
+    return child
+  }
+
+  /// The authorization objects an app printed (one JSON line each).
+  func authorizations(_ r: Completed) throws -> [AppStatusView] {
+    try r.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"app\"") }.map {
+      try AppStatusView(json: JSON.parse(Array($0.utf8)))
+    }
+  }
+
+  @Test func threeUsersAnAgentEachOrNoneAndDecisionsSurviveARestart() throws {
+    let daemon = try LocdProcess()
+    #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
+    let agent1001 = try agent(uid: 1001, daemon)
+    let agent1003 = try agent(uid: 1003, daemon)
+    defer {
+      kill(agent1001.pid, SIGTERM)
+      kill(agent1003.pid, SIGTERM)
+      agent1001.wait()
+      agent1003.wait()
+    }
+    // uid 1001: the agent allows while using; the app in the foreground gets the position.
+    let weather = try locctl(
+      uid: 1001, daemon,
+      [
+        "app", "org.example.Weather", "--request", "when-in-use", "--purpose", "forecasts", "--updates", "1",
+        "--json",
+      ])
+    #expect(weather.status == 0, "\(weather.stderr)")
+    let told = try authorizations(weather)
+    #expect(told.last?.status == .known(.whenInUse))
+    #expect(
+      told.last?.uid == 1001 && told.last?.decidedBy == "agent" && told.last?.verified == .known(.claimed))
+    #expect(weather.stdout.contains("\"event\":\"location\"") && weather.stdout.contains("59.9139"))
+    // uid 1002 has no agent: the request waits and says so; no position.
+    let lonely = try locctl(
+      uid: 1002, daemon,
+      ["app", "org.example.Weather", "--request", "when-in-use", "--timeout", "1", "--json"])
+    #expect(lonely.status == 1)
+    #expect(try authorizations(lonely).last?.prompt == .known(.noAgent))
+    #expect(try authorizations(lonely).last?.status == .known(.notDetermined))
+    // uid 1003: the same app id is another decision; its agent denies Nosy.
+    let nosy = try locctl(uid: 1003, daemon, ["app", "org.example.Nosy", "--request", "always", "--json"])
+    #expect(nosy.status == 0, "\(nosy.stderr)")
+    #expect(try authorizations(nosy).last?.status == .known(.denied))
+    let denied = try locctl(uid: 1003, daemon, ["locate", "--timeout", "0"])
+    #expect(denied.status == 4, "a plain session of a stranger reads nothing")
+    // Allow Once for uid 1001 (not stored).
+    let once = try locctl(
+      uid: 1001, daemon, ["app", "org.example.Once", "--request", "when-in-use", "--json"])
+    #expect(try authorizations(once).last?.once == true)
+    // Each user sees their own apps; root sees everyone's.
+    let mine = try locctl(uid: 1003, daemon, ["apps", "--json"])
+    let mineList = try AppListResult(json: JSON.parse(Array(mine.stdout.utf8)))
+    #expect(mineList.apps.map(\.app) == ["org.example.Nosy"])
+    #expect(try locctl(uid: 1003, daemon, ["apps", "--user", "1001"]).status == 4)
+    // Restart: decisions kept, the once-grant forgotten.
+    daemon.stop()
+    let again = try LocdProcess(directory: daemon.directory)
+    let all = try AppListResult(json: JSON.parse(Array(try again.locctl(["apps", "--json"]).stdout.utf8)))
+    let byKey = Dictionary(uniqueKeysWithValues: all.apps.map { ("\($0.uid) \($0.app)", $0) })
+    #expect(byKey["1001 org.example.Weather"]?.status == .known(.whenInUse))
+    #expect(byKey["1003 org.example.Nosy"]?.status == .known(.denied))
+    #expect(byKey["1001 org.example.Once"] == nil)
+    #expect(byKey["1002 org.example.Weather"] == nil)
+    var st = stat()
+    #expect(stat(again.stateDirectory + "/apps.json", &st) == 0 && st.st_mode & 0o777 == 0o600)
+    let stored = try String(contentsOfFile: again.stateDirectory + "/apps.json", encoding: .utf8)
+    #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in apps.json")
+    // The user resets their own app; it may ask again.
+    #expect(try locctl(uid: 1001, again, ["apps", "reset", "org.example.Weather"]).status == 0)
+    let reset = try AppListResult(json: JSON.parse(Array(try again.locctl(["apps", "--json"]).stdout.utf8)))
+    #expect(!reset.apps.contains { $0.app == "org.example.Weather" && $0.uid == 1001 })
+  }
+
+  /// A process in a cgroup named like a Flatpak scope is that app, whatever it claims: the
+  /// true id is verified, a lie is refused with identity-mismatch.
+  @Test func theKernelVouchesForAFlatpakApp() throws {
+    let unified = "/sys/fs/cgroup/unified"
+    let root = FileManager.default.fileExists(atPath: unified + "/cgroup.procs") ? unified : "/sys/fs/cgroup"
+    let scope = root + "/app-flatpak-org.example.Maps-\(getpid()).scope"
+    try #require(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot make \(scope): errno \(errno)")
+    defer { rmdir(scope) }
+    let daemon = try LocdProcess()
+    func inScope(_ claim: String) throws -> Completed {
+      // The shell moves itself into the scope, then becomes locctl (same pid).
+      try run(
+        URL(fileURLWithPath: "/bin/sh"),
+        [
+          "-c", "echo $$ > \(scope)/cgroup.procs && exec \"$0\" --socket \"$1\" app \"$2\" --json",
+          Binaries.locctl.path, daemon.socketPath, claim,
+        ])
+    }
+    let honest = try inScope("org.example.Maps")
+    #expect(honest.status == 0, "\(honest.stderr)")
+    let told = try authorizations(honest).first
+    #expect(told?.verified == .known(.flatpak))
+    #expect(told?.unit == "app-flatpak-org.example.Maps-\(getpid()).scope")
+    let liar = try inScope("org.example.Weather")
+    #expect(liar.status == 1)
+    #expect(
+      liar.stderr.contains("identity-mismatch") && liar.stderr.contains("org.example.Maps"), "\(liar.stderr)")
+    let status = try daemon.status()
+    #expect(status.apps?.counters.first { $0.name == "identityRefused" }?.value == 1)
+  }
+}
