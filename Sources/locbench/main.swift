@@ -37,6 +37,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   BeaconsBenchmark.self,
   JSONBenchmark.self,
   RegionsBenchmark.self,
+  AppsBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())
