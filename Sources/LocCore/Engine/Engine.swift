@@ -97,8 +97,9 @@ public struct Engine {
       regenerate(.timeZoneData, at: now, into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
-      // Last use is kept in memory and written with the next decision, or here.
-      if apps.loaded { effects.append(.persistApps(apps.store)) }
+      // Last use is kept in memory and written with the next decision, or here (a machine
+      // without apps gets no apps.json).
+      if apps.loaded, !apps.store.records.isEmpty { effects.append(.persistApps(apps.store)) }
       if timers.ready, !timers.scheduler.names.isEmpty {
         effects.append(.persistTimers(timers.store(at: now)))
       }
