@@ -40,6 +40,11 @@ enum WatchCommand: LocctlCommand {
         } else {
           print(render(event))
         }
+        if case .accessChanged(let change) = event.data, change.events.isEmpty {
+          printError(
+            "locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
+          return ExitStatus.permission
+        }
       }
     }
   }
@@ -76,6 +81,9 @@ enum WatchCommand: LocctlCommand {
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
       text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .accessChanged(let a):
+      let lost = a.unsubscribed.sorted().map(\.rawValue).joined(separator: ", ")
+      text = "\(a.from) -> \(a.to) [\(a.reason.word)]" + (lost.isEmpty ? "" : "; unsubscribed from \(lost)")
     case .other(_, let data):
       text = data.serialized
     }

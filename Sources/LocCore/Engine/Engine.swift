@@ -50,6 +50,8 @@ public struct Engine {
       sessions.opened(id, peer: peer, access: access, app: app)
     case .requestReceived(let session, let id, let request):
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
+    case .accessChanged(let id, let level, let reason):
+      accessChanged(id, to: level, reason: reason, at: now, into: &effects)
     case .sessionClosed(let id):
       sessions.closed(id)
       let transitions = acquisition.drop(id, at: now)
