@@ -100,6 +100,28 @@ struct StallTests {
     #expect(daemon.stop() == 0)
   }
 
+  @Test func aClientThatPipelinesWithoutReadingIsHeldBackNotDropped() throws {
+    let daemon = try LocdProcess()
+    let client = try RawClient(path: daemon.socketPath)
+    try client.handshake()
+    growSendBuffer(client)
+    // 512 KiB of requests, about 2.4 MB of answers: more than the socket and the 1 MiB
+    // queue hold. Before, locd answered all it read and dropped the client (slow-consumer);
+    // now it stops serving it while a turn's worth of answers waits unread.
+    try client.send(StallTests.junk)
+    var last = -1
+    let s = try daemon.waitForStatus(timeout: 30) { s in
+      defer { last = s.server.counters.unknownMethods }
+      return s.server.counters.droppedSlow > 0 || s.server.counters.unknownMethods == last
+    }
+    #expect(s.server.counters.droppedSlow == 0)
+    #expect(s.server.counters.unknownMethods < StallTests.junkCount)
+    // Reading, it gets every answer.
+    var counts = [0]
+    _ = try drain([client], until: nil, counts: &counts)
+    #expect(counts == [StallTests.junkCount])
+  }
+
   @Test func outOfDescriptorsNewClientsAreToldWhyAndServedAgainLater() throws {
     let daemon = try LocdProcess()
     let open = try FileManager.default.contentsOfDirectory(atPath: "/proc/\(daemon.pid)/fd").count

@@ -45,6 +45,8 @@ final class ClientConnection {
   /// Bytes read but not yet framed: what came after the request that spent a turn's budget.
   /// While there are any, the socket is not read (its data waits in the kernel).
   private var backlog: [UInt8] = []
+  /// Set while the backlog waits for the client to read its replies (`takesRequests`).
+  private var backlogWaitsForOutput = false
   /// Lines waiting to be written, oldest first from `outHead`; `headOffset` bytes of the
   /// first are written. Lines are shared with every other queue the same event waits in.
   private var outLines: [[UInt8]] = []
@@ -114,7 +116,7 @@ final class ClientConnection {
       return
     }
     if revents & Epoll.output != 0 { flush() }
-    guard isServed, backlog.isEmpty else { return }
+    guard isServed, backlog.isEmpty, takesRequests else { return }
     if revents & (Epoll.input | Epoll.hangup | Epoll.error) != 0 { readAvailable() }
   }
 
@@ -145,8 +147,18 @@ final class ClientConnection {
     server.loop.soon { [weak self] in self?.serveBacklog() }
   }
 
+  /// Whether more requests are served: not while a turn's worth of replies waits unread.
+  /// A client that pipelines requests without reading the answers is held back (its
+  /// requests wait in the kernel, which stops its writes) instead of growing its queue
+  /// until it is dropped; events still queue, and a client that never reads them is dropped.
+  private var takesRequests: Bool { queuedBytes <= ControlServer.bytesPerTurn }
+
   private func serveBacklog() {
     guard isServed, !backlog.isEmpty else { return }
+    guard takesRequests else {
+      backlogWaitsForOutput = true
+      return
+    }
     let work = backlog
     backlog = []
     var budget = ControlServer.requestsPerTurn
@@ -325,7 +337,12 @@ final class ClientConnection {
       server.finish(self)
       return
     }
-    updateEvents()
+    if backlogWaitsForOutput, takesRequests {
+      backlogWaitsForOutput = false
+      waitForNextTurn()
+    } else {
+      updateEvents()
+    }
   }
 
   /// Forgets everything queued (and its count in the server's total).
@@ -350,12 +367,12 @@ final class ClientConnection {
     flush()
   }
 
-  /// What the socket is watched for: input while requests are read and none wait in the
-  /// backlog, output while something is queued.
+  /// What the socket is watched for: input while requests are read, none wait in the
+  /// backlog and the replies are read (`takesRequests`), output while something is queued.
   private func updateEvents() {
     guard let watch else { return }
     var events: UInt32 = 0
-    if isServed, backlog.isEmpty { events |= Epoll.input }
+    if isServed, backlog.isEmpty, takesRequests { events |= Epoll.input }
     if queuedBytes > 0 { events |= Epoll.output }
     watch.setEvents(events)
   }

@@ -118,6 +118,9 @@ public final class ControlServer {
   var nextID: UInt64 = 1
   /// Protocol errors, refusals and drops are logged, but only so many per second.
   var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+  /// The same for refusals and drops (info and above), so that a flood of protocol errors
+  /// at debug level cannot hide them.
+  var noticeThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
 
@@ -161,7 +164,9 @@ public final class ControlServer {
 
   /// Logs `message` unless too many lines went out lately (`logThrottle`).
   func logThrottled(_ level: LogLevel, _ message: String) {
-    guard let held = logThrottle.admit(at: loop.monotonicMicroseconds) else { return }
+    let now = loop.monotonicMicroseconds
+    let admitted = level == .debug ? logThrottle.admit(at: now) : noticeThrottle.admit(at: now)
+    guard let held = admitted else { return }
     handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
   }
 
