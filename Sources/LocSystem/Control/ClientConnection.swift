@@ -359,9 +359,12 @@ final class ClientConnection {
   func closeAfter(lastWords line: [UInt8]) {
     guard isServed else { return }
     phase = .closing
+    // A line partly written is finished first, or the last words would read as garbage.
+    let unfinished = outHead < outLines.count && headOffset > 0 ? Array(outLines[outHead][headOffset...]) : []
     discardQueue()
     backlog = []
     pending = []
+    if !unfinished.isEmpty { enqueue(unfinished, from: 0) }
     enqueue(line, from: 0)
     arm(.lastWords, after: ControlServer.lastWordsTimeout)
     flush()
