@@ -43,6 +43,24 @@ enum Style {
   static func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
   static func yellow(_ s: String) -> String { enabled ? "\u{1B}[33m\(s)\u{1B}[0m" : s }
   static func red(_ s: String) -> String { enabled ? "\u{1B}[31m\(s)\u{1B}[0m" : s }
+
+  /// `s` safe to print to a terminal: control characters (C0, DEL, C1) and the
+  /// bidirectional overrides that reorder what follows become `\u{XX}`, so a name someone
+  /// set can neither move the cursor, retitle the window nor hide text.
+  static func visible(_ s: String) -> String {
+    var out = ""
+    for scalar in s.unicodeScalars {
+      let v = scalar.value
+      if scalar.properties.generalCategory == .control || (0x202A...0x202E).contains(v)
+        || (0x2066...0x2069).contains(v)
+      {
+        out += "\\u{" + String(v, radix: 16, uppercase: true) + "}"
+      } else {
+        out.unicodeScalars.append(scalar)
+      }
+    }
+    return out
+  }
 }
 
 /// Local wall time `HH:MM` of an instant, with a fixed UTC offset in seconds.

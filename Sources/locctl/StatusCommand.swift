@@ -96,7 +96,7 @@ enum StatusCommand: LocctlCommand {
     let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
     var detail = [tierText]
     if let age = p.age { detail.append("\(TimeFormat.duration(age)) old") }
-    if let name = position.name { detail.append("\"\(name)\"") }
+    if let name = position.name { detail.append("\"\(Style.visible(name))\"") }
     text += "  (" + detail.joined(separator: ", ") + ")"
     row("Position:", text)
     if p.tier != .fix, let reason = p.reason { row("", reason) }

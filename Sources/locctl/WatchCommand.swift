@@ -40,6 +40,11 @@ enum WatchCommand: LocctlCommand {
         } else {
           print(render(event))
         }
+        if case .accessChanged(let change) = event.data, change.events.isEmpty {
+          printError(
+            "locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
+          return ExitStatus.permission
+        }
       }
     }
   }
@@ -83,6 +88,9 @@ enum WatchCommand: LocctlCommand {
         "\(p.prompt) \(p.kind.word): \(p.app) (uid \(p.uid), \(p.verified.word)) asks for \(p.requested.word)"
     case .agentPrompt(.withdrawn(let prompt, let reason)):
       text = "\(prompt) withdrawn: \(reason)"
+    case .accessChanged(let a):
+      let lost = a.unsubscribed.sorted().map(\.rawValue).joined(separator: ", ")
+      text = "\(a.from) -> \(a.to) [\(a.reason.word)]" + (lost.isEmpty ? "" : "; unsubscribed from \(lost)")
     case .other(_, let data):
       text = data.serialized
     }

@@ -95,3 +95,20 @@ import Testing
     _ = try JSON.parse(deep, maxDepth: 40)
   }
 }
+
+/// Request ids come back as they were sent (issue 15: ids from 10^15 were echoed as floats).
+@Suite struct JSONIntegerTests {
+  /// IEEE 754 binary64 has a 53-bit significand: every integer of magnitude below 2^53
+  /// (9,007,199,254,740,992) is exact in a Double, so it can be written back digit for
+  /// digit; from 2^53 on not every integer is representable and the exponent form is used.
+  @Test(arguments: ["1000000000000000", "4503599627370497", "9007199254740991", "-9007199254740991"])
+  func integersBelowTwoToThe53AreWrittenAsIntegers(_ text: String) throws {
+    #expect(try JSON.parse(text).serialized == text)
+  }
+
+  @Test func fromTwoToThe53WhatIsWrittenReadsBackAsTheSameNumber() throws {
+    for n in [9_007_199_254_740_992.0, 1e19, -1e300] {
+      #expect(try JSON.parse(JSON.number(n).serialized).number == n)
+    }
+  }
+}

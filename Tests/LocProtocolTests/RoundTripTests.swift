@@ -143,6 +143,14 @@ import Testing
           try S.firing(), zone: "Europe/Madrid",
           local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
         .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
+        .accessChanged(
+          AccessChange(
+            from: .read, to: .none, reason: .configurationReloaded, unsubscribed: [.location, .timerFired],
+            subscriptions: [])),
+        .accessChanged(
+          AccessChange(
+            from: .read, to: .admin, reason: .configurationReloaded, unsubscribed: [],
+            subscriptions: [.accessChanged, .location])),
       ] + AppSamples.notices
     #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {

@@ -151,10 +151,17 @@ struct AcquisitionMachine: EngineMachine {
 
   /// A session went away: its waiting `locate` requests go with it, never answered.
   mutating func drop(_ session: SessionID, at now: Instant) -> [Acquisition.Transition] {
+    withdraw(session, at: now).transitions
+  }
+
+  /// Takes a session's waiting `locate` requests back (the caller answers them).
+  mutating func withdraw(_ session: SessionID, at now: Instant) -> (
+    requests: [RequestRef], transitions: [Acquisition.Transition]
+  ) {
     let gone = pending.filter { $0.ref.session == session }
-    guard !gone.isEmpty else { return [] }
+    guard !gone.isEmpty else { return ([], []) }
     pending.removeAll { $0.ref.session == session }
-    return gone.flatMap { acquisition.release($0.token, at: now) }
+    return (gone.map(\.ref), gone.flatMap { acquisition.release($0.token, at: now) })
   }
 
   /// Whether receivers should now be powered, when that differs from what the shell was

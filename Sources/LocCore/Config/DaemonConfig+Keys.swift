@@ -73,9 +73,13 @@ extension DaemonConfig {
     .count("Apps", "MaxQueuedEvents", \.apps.maxQueuedEvents, 1...10_000),
     // [Limits]
     .count("Limits", "MaxClients", \.maxClients, 1...65536),
+    .count("Limits", "ReservedAdminClients", \.reservedAdminClients, 0...65536),
+    .count("Limits", "MaxClientsPerUser", \.maxClientsPerUser, 1...65536),
     .count("Limits", "MaxRequestBytes", \.maxRequestBytes, 256...(16 << 20)),
     .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
+    .count("Limits", "MaxQueuedBytesTotal", \.maxQueuedBytesTotal, 65536...(4 << 30)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
+    .span("Limits", "IdleTimeout", \.idleTimeout, .milliseconds(1) ... .seconds(86_400)),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

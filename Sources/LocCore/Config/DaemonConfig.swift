@@ -26,10 +26,19 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var timeZone: String? = nil
   /// Most clients connected at once; more are answered `too-many-clients` and closed.
   public var maxClients = 2048
+  /// Of `maxClients`, the slots kept for peers with admin access, so root can always look.
+  public var reservedAdminClients = 16
+  /// Most connections of one uid below admin access at once.
+  public var maxClientsPerUser = 64
+  /// A session that can do nothing (no access, so no request and no subscription) is closed
+  /// this long after its hello (or after a reload took its access away).
+  public var idleTimeout: Duration = .seconds(60)
   /// Longest request line in bytes.
   public var maxRequestBytes = 65536
   /// Most bytes queued for a client that does not read; past it the client is dropped.
   public var maxQueuedBytesPerClient = 1 << 20
+  /// Most bytes queued for all clients together; past it the biggest queues are dropped.
+  public var maxQueuedBytesTotal = 64 << 20
   /// A client must complete the hello within this time.
   public var handshakeTimeout: Duration = .seconds(10)
   /// Where timer files (`NAME.timer`) are read from.

@@ -53,6 +53,8 @@ public struct Engine {
       open(id, hello, reply: reply, at: now, into: &effects)
     case .requestReceived(let session, let id, let request):
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
+    case .accessChanged(let id, let level, let reason):
+      accessChanged(id, to: level, reason: reason, at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
       let transitions = acquisition.drop(id, at: now)

@@ -13,6 +13,8 @@ public enum EngineEvent: Sendable {
   case sessionOpened(SessionID, SessionHello, reply: RequestID?)
   /// A client sent a request.
   case requestReceived(SessionID, RequestID, Request)
+  /// An open session's access is now this (the shell re-decided it after a reload).
+  case accessChanged(SessionID, AccessLevel, reason: AccessChangeReason)
   /// A client went away (or was dropped).
   case sessionClosed(SessionID)
   /// A timer the engine armed fired.

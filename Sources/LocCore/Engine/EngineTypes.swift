@@ -107,12 +107,19 @@ public struct SourceSnapshot: Sendable, Hashable {
 public struct ServerCounters: Sendable, Hashable {
   /// Connections accepted in total.
   public var accepted = 0
-  /// Connections refused because of `maxClients`.
+  /// Connections refused because of `maxClients` (or because only the slots kept for
+  /// administrators were free).
   public var refusedTooMany = 0
+  /// Connections refused because their uid had `maxClientsPerUser` open.
+  public var refusedPerUser = 0
+  /// Connections answered `too-many-clients` because locd was out of file descriptors.
+  public var refusedNoDescriptors = 0
   /// Clients dropped because their queue overflowed.
   public var droppedSlow = 0
   /// Clients dropped because they did not complete the handshake in time.
   public var droppedHandshake = 0
+  /// Sessions closed because they could do nothing for `idleTimeout`.
+  public var droppedIdle = 0
   /// Lines that were not valid JSON.
   public var invalidJSON = 0
   /// Lines that were JSON but not a valid request.
@@ -129,7 +136,9 @@ public struct ServerCounters: Sendable, Hashable {
   public var all: [Counter] {
     [
       Counter("accepted", accepted), Counter("refusedTooMany", refusedTooMany),
+      Counter("refusedPerUser", refusedPerUser), Counter("refusedNoDescriptors", refusedNoDescriptors),
       Counter("droppedSlow", droppedSlow), Counter("droppedHandshake", droppedHandshake),
+      Counter("droppedIdle", droppedIdle),
       Counter("invalidJSON", invalidJSON), Counter("invalidRequests", invalidRequests),
       Counter("tooLarge", tooLarge), Counter("unknownMethods", unknownMethods),
       Counter("beforeHandshake", beforeHandshake), Counter("permissionDenied", permissionDenied),
@@ -159,6 +168,9 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case authorization
   /// A prompt for the agent (sessions registered as an agent only).
   case agentPrompt = "agent-prompt"
+  /// The session's own access changed (a reload); also sent, unasked, to a session that
+  /// loses a subscription through the change.
+  case accessChanged = "access-changed"
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -185,6 +197,8 @@ public enum Notice: Sendable, Hashable {
   case agentPrompt(AppPrompt)
   /// A prompt taken back from an agent, and why.
   case agentPromptWithdrawn(PromptID, reason: String)
+  /// The receiving session's access changed.
+  case accessChanged(AccessChange)
 
   /// The kind a subscriber asks for to get this.
   public var kind: EventKind {
@@ -198,6 +212,7 @@ public enum Notice: Sendable, Hashable {
     case .acquisition: return .acquisition
     case .authorization: return .authorization
     case .agentPrompt, .agentPromptWithdrawn: return .agentPrompt
+    case .accessChanged: return .accessChanged
     }
   }
 }

@@ -64,24 +64,31 @@ public enum PositionResolver {
     fix: Position?, lastKnown: Position?, manual: Position?, freshFor: Duration, now: Instant,
     sourceProblem: String?
   ) -> ResolvedPosition {
-    if let fix, now.duration(since: fix.receivedAt) < freshFor {
-      return ResolvedPosition(tier: .fix, position: fix, age: now.duration(since: fix.receivedAt))
+    if let fix, let age = age(of: fix, at: now), age < freshFor {
+      return ResolvedPosition(tier: .fix, position: fix, age: age)
     }
     let why = sourceProblem ?? "no fresh fix"
     // The newest of the last fix of this run and the stored last-known position.
     let cached = [fix, lastKnown].compactMap { $0 }.max(by: { $0.receivedAt < $1.receivedAt })
     if let cached {
       return ResolvedPosition(
-        tier: .cached, position: cached, age: now.duration(since: cached.receivedAt),
+        tier: .cached, position: cached, age: age(of: cached, at: now),
         reason: "\(why); last known position")
     }
     if let manual {
       return ResolvedPosition(
-        tier: .manual, position: manual, age: now.duration(since: manual.receivedAt),
+        tier: .manual, position: manual, age: age(of: manual, at: now),
         reason: "\(why); manual location")
     }
     return ResolvedPosition(
       tier: .none, position: nil, age: nil, reason: "\(why), no last known position and no manual location",
       remedy: "connect a GPS receiver (see 'locctl status' sources), or run 'locctl set-location LAT LON'")
+  }
+
+  /// The time since `p` was received, nil when that lies ahead of `now`: the wall clock was
+  /// set back since (or the state file was written by a clock that ran ahead), so how old
+  /// the position is cannot be told, and it is never fresh. Never a negative age.
+  static func age(of p: Position, at now: Instant) -> Duration? {
+    p.receivedAt <= now ? now.duration(since: p.receivedAt) : nil
   }
 }

@@ -21,6 +21,8 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   case tooManyClients = "too-many-clients"
   /// The client did not complete the handshake in time.
   case handshakeTimeout = "handshake-timeout"
+  /// The session could do nothing (no access) for `IdleTimeout`; it is closed.
+  case idleTimeout = "idle-timeout"
   /// The client did not read its events; its queue overflowed and it is dropped.
   case slowConsumer = "slow-consumer"
   /// The request is valid but cannot be carried out now (e.g. a broken new config).

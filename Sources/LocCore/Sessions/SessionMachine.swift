@@ -85,6 +85,27 @@ struct SessionMachine: EngineMachine {
     }
   }
 
+  /// The session's access is now `level` (a reload changed the groups, an authorization
+  /// changed): subscriptions the new access does not allow are removed. Nil when the
+  /// session is unknown or its access is what it was. The session is told (an
+  /// `access-changed` event) when it subscribed to that kind or lost a subscription: a
+  /// session that only asks and reads answers learns it from its next answer.
+  mutating func changeAccess(_ id: SessionID, to level: AccessLevel, reason: AccessChangeReason) -> (
+    change: AccessChange, tell: Bool
+  )? {
+    guard var session = sessions[id], session.access != level else { return nil }
+    let kept = session.subscriptions.filter { SessionMachine.access(toReceive: $0) <= level }
+    let change = AccessChange(
+      from: session.access, to: level, reason: reason, unsubscribed: session.subscriptions.subtracting(kept),
+      subscriptions: kept)
+    let tell = session.subscriptions.contains(.accessChanged) || !change.unsubscribed.isEmpty
+    session.access = level
+    session.subscriptions = kept
+    sessions[id] = session
+    indexSubscribers()
+    return (change, tell)
+  }
+
   /// Adds `kinds` to the session's subscriptions; returns them all after the change.
   mutating func subscribe(_ id: SessionID, to kinds: Set<EventKind>) -> Set<EventKind> {
     sessions[id]?.subscriptions.formUnion(kinds)
@@ -124,11 +145,17 @@ struct SessionMachine: EngineMachine {
     }
   }
 
+  /// The access a subscription to `kind` needs: every kind tells something about the
+  /// position or what follows from it (zone, sun, timers), so reading.
+  static func access(toReceive kind: EventKind) -> AccessLevel { .read }
+
   /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
   private mutating func indexSubscribers() {
     var index: [EventKind: [SessionID]] = [:]
-    for (id, s) in sessions where s.access >= .read && !s.isApp {
-      for kind in s.subscriptions { index[kind, default: []].append(id) }
+    for (id, s) in sessions where !s.isApp {
+      for kind in s.subscriptions where s.access >= SessionMachine.access(toReceive: kind) {
+        index[kind, default: []].append(id)
+      }
     }
     for kind in index.keys { index[kind]!.sort() }
     subscribers = index

@@ -129,7 +129,9 @@ extension JSON {
       out.append(contentsOf: nullBytes)
       return
     }
-    if n == n.rounded(), abs(n) < 1e15 {
+    // Every integer below 2^53 is exact in a Double, so it is written as one (request ids
+    // reach 9e15); past that, the exponent form.
+    if n == n.rounded(), abs(n) < 9_007_199_254_740_992 {
       // Integers without a fraction; short strings live inline, so this allocates nothing.
       out.append(contentsOf: String(Int64(n)).utf8)
     } else {

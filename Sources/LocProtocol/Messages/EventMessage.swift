@@ -54,6 +54,8 @@ public enum EventData: Hashable, Sendable {
   case authorization(AppStatusView)
   /// `agent-prompt`: a question for the agent, or one taken back.
   case agentPrompt(AgentPromptEvent)
+  /// `access-changed`.
+  case accessChanged(AccessChangedEvent)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -73,6 +75,7 @@ public enum EventData: Hashable, Sendable {
     case .agentPrompt(let p): self = .agentPrompt(.ask(AgentPromptView(p)))
     case .agentPromptWithdrawn(let id, let reason):
       self = .agentPrompt(.withdrawn(prompt: id.raw, reason: reason))
+    case .accessChanged(let c): self = .accessChanged(AccessChangedEvent(c))
     }
   }
 
@@ -88,6 +91,7 @@ public enum EventData: Hashable, Sendable {
     case .acquisition?: self = .acquisition(try AcquisitionEvent(json: json, path: path))
     case .authorization?: self = .authorization(try AppStatusView(json: json, path: path))
     case .agentPrompt?: self = .agentPrompt(try AgentPromptEvent(json: json, path: path))
+    case .accessChanged?: self = .accessChanged(try AccessChangedEvent(json: json, path: path))
     case nil: self = .other(name: name, data: json)
     }
   }
@@ -104,6 +108,7 @@ public enum EventData: Hashable, Sendable {
     case .acquisition: return .acquisition
     case .authorization: return .authorization
     case .agentPrompt: return .agentPrompt
+    case .accessChanged: return .accessChanged
     case .other: return nil
     }
   }
@@ -126,6 +131,7 @@ public enum EventData: Hashable, Sendable {
     case .acquisition(let e): return e.json
     case .authorization(let e): return e.json
     case .agentPrompt(let e): return e.json
+    case .accessChanged(let e): return e.json
     case .other(_, let data): return data
     }
   }

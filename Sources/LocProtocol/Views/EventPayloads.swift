@@ -215,3 +215,44 @@ public struct AcquisitionEvent: WireCodable {
     ])
   }
 }
+
+/// `access-changed` event data: the receiving session's access changed (a reload changed
+/// the groups), with the subscriptions it lost and those it keeps.
+public struct AccessChangedEvent: WireCodable {
+  /// The access before.
+  public var from: AccessLevel
+  /// The access now.
+  public var to: AccessLevel
+  /// Why (`configuration-reloaded`); newer minor versions may add reasons.
+  public var reason: OpenEnum<AccessChangeReason>
+  /// Subscriptions removed because the new access does not allow them.
+  public var unsubscribed: Set<EventKind>
+  /// The session's subscriptions now (kinds this build does not know are left out).
+  public var events: Set<EventKind>
+
+  /// The wire form of `c`.
+  public init(_ c: AccessChange) {
+    from = c.from
+    to = c.to
+    reason = .known(c.reason)
+    unsubscribed = c.unsubscribed
+    events = c.subscriptions
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    from = try o.word("from", AccessLevel.Name.self).level
+    to = try o.word("to", AccessLevel.Name.self).level
+    reason = try o.open("reason")
+    unsubscribed = Set(try o.strings("unsubscribed").compactMap(EventKind.init(rawValue:)))
+    events = Set(try o.strings("events").compactMap(EventKind.init(rawValue:)))
+  }
+
+  public var json: JSON {
+    func kinds(_ set: Set<EventKind>) -> JSON { .array(set.sorted().map { .string($0.rawValue) }) }
+    return .object([
+      "from": .string(AccessLevel.Name(from).rawValue), "to": .string(AccessLevel.Name(to).rawValue),
+      "reason": .string(reason.word), "unsubscribed": kinds(unsubscribed), "events": kinds(events),
+    ])
+  }
+}

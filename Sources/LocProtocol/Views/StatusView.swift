@@ -134,6 +134,10 @@ public struct ServerView: WireCodable {
     c.refusedTooMany = try o.int("refusedTooMany")
     c.droppedSlow = try o.int("droppedSlow")
     c.droppedHandshake = try o.int("droppedHandshake")
+    // Since 1.2; a 1.1 daemon does not send them.
+    c.refusedPerUser = try o.optionalInt("refusedPerUser") ?? 0
+    c.refusedNoDescriptors = try o.optionalInt("refusedNoDescriptors") ?? 0
+    c.droppedIdle = try o.optionalInt("droppedIdle") ?? 0
     c.invalidJSON = try o.int("invalidJSON")
     c.invalidRequests = try o.int("invalidRequests")
     c.tooLarge = try o.int("tooLarge")

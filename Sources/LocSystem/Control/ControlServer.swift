@@ -1,4 +1,3 @@
-import CLocShim
 import LocCore
 import LocProtocol
 
@@ -6,32 +5,59 @@ import LocProtocol
   import Glibc
 #endif
 
-/// The control socket: accepts clients, frames their lines, does the version handshake,
-/// enforces every per-client limit, and hands decoded requests to its owner. It knows
-/// nothing of positions; the engine answers through `send(_:to:)`.
+/// The control socket: accepts clients (ControlServer+Accept), frames their lines, does the
+/// version handshake, enforces every per-client limit and the limits on all clients
+/// together (slots, queued output: ControlServer+Queues), and hands decoded requests to its
+/// owner. It knows nothing of positions; the engine answers through `send(_:to:)`.
+///
+/// Fairness: sd-event dispatches one ready source per loop iteration, the one ready longest
+/// first, and a client is served at most `bytesPerTurn` bytes and `requestsPerTurn` requests
+/// per dispatch; what it sent beyond that waits for its next turn (ClientConnection), so a
+/// client that pipelines requests cannot delay another by more than a turn of each.
 public final class ControlServer {
   /// Limits that protect the daemon from clients.
   public struct Limits {
     /// Most clients at once.
     public var maxClients: Int
+    /// Of `maxClients`, the slots only admin peers get.
+    public var reservedAdminClients: Int
+    /// Most connections of one uid below admin.
+    public var maxClientsPerUser: Int
     /// Longest request line.
     public var maxRequestBytes: Int
     /// Most bytes queued for one client.
     public var maxQueuedBytes: Int
+    /// Most bytes queued for all clients together.
+    public var maxQueuedBytesTotal: Int
     /// Time allowed to complete the hello.
     public var handshakeTimeout: Duration
+    /// How long a session that can do nothing stays.
+    public var idleTimeout: Duration
     /// Limits from a configuration.
     public init(_ config: DaemonConfig) {
       maxClients = config.maxClients
+      reservedAdminClients = config.reservedAdminClients
+      maxClientsPerUser = config.maxClientsPerUser
       maxRequestBytes = config.maxRequestBytes
       maxQueuedBytes = config.maxQueuedBytesPerClient
+      maxQueuedBytesTotal = config.maxQueuedBytesTotal
       handshakeTimeout = config.handshakeTimeout
+      idleTimeout = config.idleTimeout
     }
   }
 
+  /// Requests served per client per turn of the loop.
+  static let requestsPerTurn = 16
+  /// Bytes read per client per turn of the loop: one longest default request line.
+  static let bytesPerTurn = 65536
+  /// How long a dropped client's last words (`slow-consumer`, `idle-timeout`, ...) wait for
+  /// the client to read enough to make room for them before the connection closes anyway.
+  static let lastWordsTimeout: Duration = .seconds(10)
+
   /// What the server tells its owner.
   public struct Handlers {
-    /// Access level for a peer (asked once, at hello).
+    /// Access level for a peer: asked at accept (the slots kept for administrators) and at
+    /// hello; `setAccess(_:of:)` changes it later.
     public var access: (Peer) -> AccessLevel
     /// A client said hello (the app id it claims, its name, the hello's id): the owner
     /// answers it (the engine opens the session, or refuses an app's claim).
@@ -61,16 +87,41 @@ public final class ControlServer {
   }
 
   let loop: EventLoop
-  public var limits: Limits
+  /// The limits in effect (a reload changes them; connections already open keep theirs).
+  public var limits: Limits {
+    didSet {
+      slots.maxClients = limits.maxClients
+      slots.reservedForAdmin = limits.reservedAdminClients
+      slots.maxPerUser = limits.maxClientsPerUser
+    }
+  }
   let handlers: Handlers
   let serverVersion: String
   /// The listening socket, owned by its watch.
   var listenWatch: IOWatch?
-  /// One read buffer for every client (they are read one at a time): 16 KiB reads, at most
-  /// 256 KiB per client per wakeup, so one busy client cannot starve the others.
-  let reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: 16 * 16384)
+  /// Kept open to be closed when accept(2) says EMFILE, so the waiting client can be
+  /// accepted into its number and told why it cannot be served (ControlServer+Accept).
+  var spareDescriptor: FileDescriptor?
+  /// While out of descriptors: since when (monotonic µs) and how many were turned away.
+  var descriptorShortage: (since: UInt64, refused: Int)?
+  /// Retries accepting after a failure that switched the listener off.
+  var acceptRetry: Timer?
+  var acceptBackoffMicroseconds: UInt64 = 0
+  /// One read buffer for every client (they are read one at a time).
+  let reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: ControlServer.bytesPerTurn)
+  /// Clients served, with or without hello.
   var clients: [SessionID: ClientConnection] = [:]
+  /// Dropped clients whose last words are being written; they keep their slot until closed.
+  var lingering: [SessionID: ClientConnection] = [:]
+  var slots: ClientSlots
+  /// Bytes queued for all clients (ControlServer+Queues).
+  var queuedTotal = 0
   var nextID: UInt64 = 1
+  /// Protocol errors, refusals and drops are logged, but only so many per second.
+  var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+  /// The same for refusals and drops (info and above), so that a flood of protocol errors
+  /// at debug level cannot hide them.
+  var noticeThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
 
@@ -83,57 +134,41 @@ public final class ControlServer {
     self.limits = limits
     self.handlers = handlers
     self.serverVersion = serverVersion
+    slots = ClientSlots(
+      maxClients: limits.maxClients, reservedForAdmin: limits.reservedAdminClients,
+      maxPerUser: limits.maxClientsPerUser)
     try socket.setNonBlocking()
     listenWatch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
+    spareDescriptor = try? FileDescriptor.open("/dev/null", O_RDONLY)
   }
 
   /// Clients connected now (with or without hello).
   public var clientCount: Int { clients.count }
+
+  /// The sessions after hello: who they are and the access they have now.
+  public var openSessions: [(id: SessionID, peer: Peer, access: AccessLevel)] {
+    clients.values.filter { $0.phase == .open }.sorted { $0.id < $1.id }.map { ($0.id, $0.peer, $0.access) }
+  }
+
+  /// Changes an open session's access (a reload changed the groups, or an authorization
+  /// changed); a session that can do nothing from now on is closed after `idleTimeout`.
+  public func setAccess(_ access: AccessLevel, of id: SessionID) {
+    guard let client = clients[id], client.phase == .open else { return }
+    client.access = access
+    client.reviewIdleness()
+  }
 
   func bump(_ change: (inout ServerCounters) -> Void) {
     change(&counters)
     handlers.counters(counters)
   }
 
-  func acceptAll() {
-    guard let listener = listenWatch else { return }
-    while true {
-      let accepted: FileDescriptor?
-      do {
-        accepted = try listener.descriptor.accept()
-      } catch  where error.code == ECONNABORTED {
-        continue
-      } catch  where error.code == EMFILE || error.code == ENFILE {
-        handlers.log(.warning, "accept: out of file descriptors, refusing connections for now")
-        return
-      } catch {
-        handlers.log(.warning, "accept: \(error), ignoring")
-        return
-      }
-      guard let socket = accepted else { return }
-      bump { $0.accepted += 1 }
-      guard clients.count < limits.maxClients else {
-        bump { $0.refusedTooMany += 1 }
-        let line =
-          ServerMessage.failure(
-            nil,
-            RequestError(.tooManyClients, "locd serves \(limits.maxClients) clients already; try again later")
-          ).line + "\n"
-        // Best effort, and closed at once either way.
-        _ = try? socket.send(Array(line.utf8))
-        continue
-      }
-      guard let peer = UnixSocket.peer(of: socket) else { continue }
-      let id = SessionID(nextID)
-      nextID += 1
-      do {
-        let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
-        clients[id] = client
-        client.send(ServerMessage.greeting(Greeting(serverVersion: serverVersion)).line)
-      } catch {
-        handlers.log(.warning, "client setup: \(error), dropping it")
-      }
-    }
+  /// Logs `message` unless too many lines went out lately (`logThrottle`).
+  func logThrottled(_ level: LogLevel, _ message: String) {
+    let now = loop.monotonicMicroseconds
+    let admitted = level == .debug ? logThrottle.admit(at: now) : noticeThrottle.admit(at: now)
+    guard let held = admitted else { return }
+    handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
   }
 
   /// Queues a line for a client; unknown (already gone) sessions are ignored.
@@ -143,247 +178,70 @@ public final class ControlServer {
     clients[id]?.send(bytes: bytes)
   }
 
-  /// Queues an encoded line (ending in a newline) for a client; for one event sent to many.
+  /// Queues an encoded line (ending in a newline) for a client; for one event sent to many,
+  /// the one array is shared by every queue it waits in.
   public func send(bytes: [UInt8], to id: SessionID) {
     clients[id]?.send(bytes: bytes)
   }
 
-  /// Drops a client, e.g. after `slow-consumer`.
-  func drop(_ client: ClientConnection, reason: String, level: LogLevel = .info) {
+  /// Drops a client: it stops being served at once (its owner hears `closed`). With
+  /// `lastWords`, everything queued for it is discarded and only that error is written,
+  /// as soon as the client reads enough to make room (at most `lastWordsTimeout`); then,
+  /// or at once without last words, the connection closes.
+  func drop(
+    _ client: ClientConnection, reason: String, level: LogLevel = .info, lastWords: RequestError? = nil
+  ) {
     guard clients[client.id] != nil else { return }
     clients[client.id] = nil
-    handlers.log(
-      level, "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)")
-    let wasOpen = client.handshaken
-    client.shutdown()
+    let line = "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)"
+    if level == .debug { handlers.log(level, line) } else { logThrottled(level, line) }
+    let wasOpen = client.phase == .open
+    if let lastWords {
+      lingering[client.id] = client
+      client.closeAfter(lastWords: Array((ServerMessage.failure(nil, lastWords).line + "\n").utf8))
+    } else {
+      finish(client)
+    }
     if wasOpen { handlers.closed(client.id) }
+  }
+
+  /// No hello within `handshakeTimeout`.
+  func helloTimedOut(_ client: ClientConnection) {
+    bump { $0.droppedHandshake += 1 }
+    drop(
+      client, reason: "no hello in time",
+      lastWords: RequestError(.handshakeTimeout, "no hello within the time allowed"))
+  }
+
+  /// A session that could do nothing for `idleTimeout`.
+  func idleTimedOut(_ client: ClientConnection) {
+    bump { $0.droppedIdle += 1 }
+    let span = TimeFormat.duration(limits.idleTimeout)
+    drop(
+      client, reason: "could do nothing (no access) for \(span)",
+      lastWords: RequestError(
+        .idleTimeout, "this session has no access, so it can do nothing; closed after \(span)"))
+  }
+
+  /// Closes a dropped client's descriptor and gives its slot back.
+  func finish(_ client: ClientConnection) {
+    guard client.phase != .closed else { return }
+    client.shutdown()
+    lingering[client.id] = nil
+    slots.release(uid: client.peer.uid)
+    descriptorFreed()
   }
 
   /// Closes every client and stops listening (the socket file, if locd made one, is the
   /// caller's to remove).
   public func stop() {
-    for client in clients.values { client.shutdown() }
+    for client in Array(clients.values) + Array(lingering.values) { client.shutdown() }
     clients.removeAll()
+    lingering.removeAll()
     listenWatch?.cancel()
     listenWatch = nil
+    acceptRetry?.cancel()
+    acceptRetry = nil
+    spareDescriptor = nil
   }
-}
-
-/// One client connection: bounded line framing in, bounded queue out.
-final class ClientConnection {
-  unowned let server: ControlServer
-  let id: SessionID
-  let peer: Peer
-  var handshaken = false
-  /// The client's socket, owned by its watch; nil once shut down.
-  var watch: IOWatch?
-  var handshakeTimer: Timer?
-  /// Bytes of an unfinished request line.
-  var pending: [UInt8] = []
-  /// Set while skipping the rest of an overlong line.
-  var discarding = false
-  /// Bytes waiting to be written, from `outOffset`.
-  var out: [UInt8] = []
-  var outOffset = 0
-  var closed = false
-
-  init(server: ControlServer, socket: consuming FileDescriptor, id: SessionID, peer: Peer) throws(Errno) {
-    self.server = server
-    self.id = id
-    self.peer = peer
-    watch = try server.loop.watch(socket, events: Epoll.input) { [weak self] revents in self?.ready(revents) }
-    let timer = try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-      guard let self, !self.handshaken else { return }
-      self.server.bump { $0.droppedHandshake += 1 }
-      self.send(
-        ServerMessage.failure(nil, RequestError(.handshakeTimeout, "no hello within the time allowed")).line)
-      self.flush()
-      self.server.drop(self, reason: "no hello in time")
-    }
-    let timeout = UInt64(max(0, server.limits.handshakeTimeout.seconds) * 1_000_000)
-    timer.arm(atMicroseconds: server.loop.monotonicMicroseconds + timeout)
-    handshakeTimer = timer
-  }
-
-  var queuedBytes: Int { out.count - outOffset }
-
-  func ready(_ revents: UInt32) {
-    if revents & Epoll.output != 0 { flush() }
-    if closed { return }
-    if revents & (Epoll.input | Epoll.hangup | Epoll.error) != 0 {
-      readAvailable()
-    }
-  }
-
-  func readAvailable() {
-    guard let watch else { return }
-    let outcome = server.reader.readAvailable(from: watch.descriptor) { chunk in
-      consume(chunk)
-      return !closed
-    }
-    switch outcome {
-    case .endOfFile: server.drop(self, reason: "closed by peer", level: .debug)
-    case .failed(let error): server.drop(self, reason: error.description, level: .debug)
-    case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
-    }
-  }
-
-  func consume(_ bytes: UnsafeRawBufferPointer) {
-    var start = bytes.startIndex
-    while start < bytes.endIndex {
-      guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-        if !discarding {
-          pending.append(contentsOf: bytes[start...])
-          if pending.count > server.limits.maxRequestBytes { overlong() }
-        }
-        return
-      }
-      if discarding {
-        discarding = false
-      } else {
-        pending.append(contentsOf: bytes[start..<newline])
-        if pending.count > server.limits.maxRequestBytes {
-          overlong()
-          discarding = false
-        } else {
-          var line = pending
-          pending.removeAll(keepingCapacity: pending.count <= 4096)
-          if line.last == 0x0D { line.removeLast() }
-          if !line.isEmpty { handle(line) }
-          if closed { return }
-        }
-      }
-      start = bytes.index(after: newline)
-    }
-  }
-
-  func overlong() {
-    server.bump { $0.tooLarge += 1 }
-    pending.removeAll()
-    discarding = true
-    send(
-      ServerMessage.failure(
-        nil,
-        RequestError(
-          .requestTooLarge, "request line longer than \(server.limits.maxRequestBytes) bytes; skipped")
-      ).line)
-  }
-
-  func handle(_ line: [UInt8]) {
-    switch WireRequest.decode(line) {
-    case .failure(let failure):
-      switch failure.error.code {
-      case .invalidJSON: server.bump { $0.invalidJSON += 1 }
-      case .unknownMethod: server.bump { $0.unknownMethods += 1 }
-      default: server.bump { $0.invalidRequests += 1 }
-      }
-      send(ServerMessage.failure(failure.id, failure.error).line)
-    case .success((let requestID, .hello(let major, let app, let client))):
-      guard major == ProtocolVersion.major else {
-        send(
-          ServerMessage.failure(
-            requestID,
-            RequestError(.unsupportedVersion, "locd speaks protocol \(ProtocolVersion.current), not \(major)")
-          ).line)
-        return
-      }
-      guard !handshaken else {
-        server.bump { $0.invalidRequests += 1 }
-        send(ServerMessage.failure(requestID, RequestError(.invalidRequest, "hello was already done")).line)
-        return
-      }
-      handshaken = true
-      handshakeTimer?.cancel()
-      handshakeTimer = nil
-      server.handlers.opened(id, peer, server.handlers.access(peer), app, client, requestID)
-    case .success((let requestID, .request(let request))):
-      guard handshaken else {
-        server.bump { $0.beforeHandshake += 1 }
-        send(
-          ServerMessage.failure(
-            requestID, RequestError(.handshakeRequired, "send hello with the protocol version first")
-          ).line)
-        return
-      }
-      server.handlers.request(id, requestID, request)
-    }
-  }
-
-  func send(_ line: String) {
-    var bytes = Array(line.utf8)
-    bytes.append(0x0A)
-    send(bytes: bytes)
-  }
-
-  /// Sends a line (with its newline): straight from the caller's bytes when nothing is
-  /// queued, so one event to many clients is never copied per client.
-  func send(bytes: [UInt8]) {
-    guard !closed, let watch else { return }
-    if out.count == outOffset {
-      guard let written = sendNow(bytes, from: 0), written < bytes.count else { return }
-      out.removeAll(keepingCapacity: true)
-      outOffset = 0
-      out.append(contentsOf: bytes[written...])
-      watch.setEvents(Epoll.input | Epoll.output)
-      return
-    }
-    if queuedBytes + bytes.count > server.limits.maxQueuedBytes {
-      server.bump { $0.droppedSlow += 1 }
-      // Best effort: say why before closing; the socket buffer may well be full.
-      let reason =
-        ServerMessage.failure(
-          nil,
-          RequestError(
-            .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")
-        ).line + "\n"
-      _ = try? watch.descriptor.send(Array(reason.utf8))
-      server.drop(
-        self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
-      return
-    }
-    if outOffset > 65536, outOffset * 2 > out.count {
-      out.removeFirst(outOffset)
-      outOffset = 0
-    }
-    out.append(contentsOf: bytes)
-    flush()
-  }
-
-  func flush() {
-    guard let watch, let sent = sendNow(out, from: outOffset) else { return }
-    outOffset = sent
-    if outOffset < out.count {
-      watch.setEvents(Epoll.input | Epoll.output)
-      return
-    }
-    out.removeAll(keepingCapacity: out.count <= 65536)
-    outOffset = 0
-    watch.setEvents(Epoll.input)
-  }
-
-  /// Sends as much of `bytes[offset...]` as the socket takes now; returns the offset
-  /// reached, or nil when sending failed and the client was dropped.
-  private func sendNow(_ bytes: [UInt8], from offset: Int) -> Int? {
-    guard let watch else { return nil }
-    var offset = offset
-    do {
-      while offset < bytes.count, let sent = try watch.descriptor.send(bytes, from: offset) { offset += sent }
-    } catch {
-      server.drop(self, reason: error.description, level: .debug)
-      return nil
-    }
-    return offset
-  }
-
-  func shutdown() {
-    guard !closed else { return }
-    closed = true
-    watch?.cancel()
-    // Closes the socket, or, during a read round of this client, right after it.
-    watch = nil
-    handshakeTimer?.cancel()
-    handshakeTimer = nil
-  }
-
-  deinit { shutdown() }
 }

@@ -418,6 +418,7 @@ public final class Daemon {
   /// socket path needs a restart.
   func apply(_ new: DaemonConfig, old: DaemonConfig) {
     policy = accessPolicy()
+    recheckAccess(reason: .configurationReloaded)
     server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode
       || new.socketGroup != old.socketGroup
@@ -434,6 +435,19 @@ public final class Daemon {
       logger.info("sources changed; restarting them")
       stopSources()
       startSources()
+    }
+  }
+
+  /// Decides every open session's access again with the policy now in effect; each that
+  /// changed goes to the server (idle sessions) and the engine (subscriptions, `locate`
+  /// requests, the `access-changed` event).
+  func recheckAccess(reason: AccessChangeReason) {
+    guard let server else { return }
+    for session in server.openSessions {
+      let level = policy.level(for: session.peer)
+      guard level != session.access else { continue }
+      server.setAccess(level, of: session.id)
+      feed(.accessChanged(session.id, level, reason: reason))
     }
   }
 

@@ -87,8 +87,12 @@ public final class EventLoop {
   }
 
   /// Handles signal `signo` on the loop (sd_event_add_signal); the signal is blocked for
-  /// the process so it is only delivered here.
-  public func onSignal(_ signo: Int32, _ handler: @escaping () -> Void) throws(Errno) {
+  /// the process so it is only delivered here. Signals are `important` unless told
+  /// otherwise: sd-event dispatches one source per iteration, the most urgent first, so a
+  /// SIGTERM is handled at the next iteration however many clients have input waiting.
+  public func onSignal(_ signo: Int32, priority: Priority = .important, _ handler: @escaping () -> Void)
+    throws(Errno)
+  {
     // An ignored signal is discarded before it can reach the signalfd, and dispositions
     // are inherited across exec: reset to the default first.
     Glibc.signal(signo, SIG_DFL)
@@ -105,6 +109,8 @@ public final class EventLoop {
         return 0
       }, Unmanaged.passRetained(box).toOpaque())
     _ = try Syscall.systemd("sd_event_add_signal", r)
+    _ = try Syscall.systemd(
+      "sd_event_source_set_priority", sd_event_source_set_priority(source, priority.value))
   }
 
   /// Runs `body` once, on the next iteration (sd_event_add_defer, one shot).
@@ -137,6 +143,21 @@ public final class EventLoop {
 
   /// Makes `run()` return `code` after the current iteration (sd_event_exit).
   public func exit(code: Int32) { sd_event_exit(event, code) }
+
+  /// The order in which sources that are ready at once are dispatched
+  /// (sd_event_source_set_priority(3)); within one priority, the one ready longest goes first.
+  public enum Priority: Sendable {
+    /// Before everything else (SD_EVENT_PRIORITY_IMPORTANT): signals.
+    case important
+    /// Clients, sources, timers (SD_EVENT_PRIORITY_NORMAL).
+    case normal
+    var value: Int64 {
+      switch self {
+      case .important: return Int64(SD_EVENT_PRIORITY_IMPORTANT)
+      case .normal: return Int64(SD_EVENT_PRIORITY_NORMAL)
+      }
+    }
+  }
 
   /// Clocks timers can run on.
   public enum Clock {
@@ -178,6 +199,12 @@ public final class IOWatch {
   /// Changes the events watched (sd_event_source_set_io_events).
   public func setEvents(_ events: UInt32) {
     if let source { sd_event_source_set_io_events(source, events) }
+  }
+
+  /// Turns the watch off (the handler is not called, the descriptor stays open) or on again
+  /// (sd_event_source_set_enabled).
+  public func setEnabled(_ on: Bool) {
+    if let source { sd_event_source_set_enabled(source, on ? Int32(SD_EVENT_ON) : Int32(SD_EVENT_OFF)) }
   }
 
   /// Stops watching; the handler is not called again (sd_event_source_disable_unref). The

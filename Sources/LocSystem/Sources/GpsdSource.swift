@@ -34,6 +34,9 @@ public final class GpsdSource: FixSource {
   /// Receivers gpsd has, by path (DEVICES lists them, DEVICE announces one coming or going).
   private var devices = Set<String>()
   private var gpsdErrors = 0
+  /// JSON lines nested deeper than `maxNesting`: dropped by the decoder (one of its
+  /// `errors`), counted here by cause.
+  private var tooDeep = 0
   private var protocolError: String?
   private var greetingTimer: Timer?
 
@@ -65,7 +68,7 @@ public final class GpsdSource: FixSource {
       + [
         Counter("watching", watching ? 1 : 0), Counter("watchEnables", watchEnables),
         Counter("watchDisables", watchDisables), Counter("devices", devices.count),
-        Counter("gpsdErrors", gpsdErrors),
+        Counter("gpsdErrors", gpsdErrors), Counter("tooDeep", tooDeep),
       ]
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
@@ -135,6 +138,10 @@ public final class GpsdSource: FixSource {
   /// left to the decoder without a second parse.
   private func inspect(_ line: UnsafeRawBufferPointer) {
     guard line.first == 0x7B else { return }  // {
+    if GpsdSource.nesting(of: line, over: GpsdSource.maxNesting) {
+      tooDeep += 1
+      return
+    }
     if GpsdSource.hasClass(line, "TPV") || GpsdSource.hasClass(line, "SKY") { return }
     guard let message = try? GpsdMessage.parse(line) else { return }
     switch message {
@@ -163,6 +170,40 @@ public final class GpsdSource: FixSource {
     default:
       break
     }
+  }
+
+  /// The most arrays and objects nested in one another that `JSON.parse` holds with its
+  /// default `maxDepth` of 32 (counted from 0), which the decoder's `GpsdMessage.parse`
+  /// uses; gpsd's own reports nest 3 deep.
+  static let maxNesting = 33
+
+  /// Whether arrays and objects in `line` nest deeper than `limit` (brackets inside strings
+  /// do not count); stops at the first level past it.
+  static func nesting(of line: UnsafeRawBufferPointer, over limit: Int) -> Bool {
+    var depth = 0
+    var inString = false
+    var escaped = false
+    for b in line {
+      if inString {
+        if escaped {
+          escaped = false
+        } else if b == 0x5C {
+          escaped = true
+        } else if b == 0x22 {
+          inString = false
+        }
+        continue
+      }
+      switch b {
+      case 0x22: inString = true
+      case 0x5B, 0x7B:
+        depth += 1
+        if depth > limit { return true }
+      case 0x5D, 0x7D: depth -= 1
+      default: break
+      }
+    }
+    return false
   }
 
   /// Whether a JSON line starts `{"class":"NAME"` (gpsd always writes the class first).

@@ -26,10 +26,11 @@ public enum TimerFiles {
       (try? FileIO.status(path: directory)).map { $0.st_uid == 0 && $0.st_mode & 0o022 == 0 } ?? false
     var timers: [TimerDefinition] = []
     var problems: [String] = []
+    var overLimit: [String] = []
     for file in names {
       let path = directory + "/" + file
       guard timers.count < limit else {
-        problems.append("\(path): not loaded: more than \(limit) timer files")
+        overLimit.append(file)
         continue
       }
       let bytes: [UInt8]
@@ -52,7 +53,28 @@ public enum TimerFiles {
       case .failure(let f): problems.append(contentsOf: f.problems)
       }
     }
-    return (timers, problems)
+    return (timers, summarized(problems, overLimit: overLimit, directory: directory, limit: limit))
+  }
+
+  /// Most problems reported one by one; the rest are counted in one line, so a directory of
+  /// ten thousand broken files costs a few log lines per reload, not ten thousand.
+  static let problemsListed = 20
+
+  /// `problems` with at most `problemsListed` lines of their own, and the files left out
+  /// for `limit` in one line (the first and the last named).
+  static func summarized(_ problems: [String], overLimit: [String], directory: String, limit: Int) -> [String]
+  {
+    var out = Array(problems.prefix(problemsListed))
+    if problems.count > problemsListed {
+      out.append("\(directory): \(problems.count - problemsListed) more problems with timer files not listed")
+    }
+    if let first = overLimit.first, let last = overLimit.last {
+      let which = overLimit.count == 1 ? first : "\(first) to \(last)"
+      out.append(
+        "\(directory): \(overLimit.count) timer files not loaded (\(which)): more than \(limit) timer files (MaxTimers=)"
+      )
+    }
+    return out
   }
 
   /// Why a timer file was not read; the text names the file.

@@ -1,0 +1,41 @@
+import LocCore
+import LocProtocol
+
+/// Queued output, in one place. A client's queue holds what its socket did not take; each
+/// queue is held to `maxQueuedBytes` and all of them together to `maxQueuedBytesTotal`
+/// (`queuedTotal` is kept by ClientConnection as lines are queued and written). A client
+/// whose queue goes over, or, when the total does, the clients with the biggest queues
+/// until it is under again, are dropped: the queue is discarded so that `slow-consumer` is
+/// the next and last thing they read (ControlServer.drop).
+extension ControlServer {
+  /// Bytes queued for all clients now.
+  public var queuedBytes: Int { queuedTotal }
+
+  /// `client`'s queue grew: the limits are checked.
+  func queueGrew(_ client: ClientConnection) {
+    if client.queuedBytes > limits.maxQueuedBytes {
+      overflowed(client, "queue over \(limits.maxQueuedBytes) bytes")
+    }
+    if queuedTotal > limits.maxQueuedBytesTotal { shedBiggestQueues() }
+  }
+
+  /// All queues together are over their limit: the biggest go first, until the total is
+  /// under it again.
+  private func shedBiggestQueues() {
+    let biggest = clients.values.filter { $0.queuedBytes > 0 }.sorted {
+      ($0.queuedBytes, $1.id) > ($1.queuedBytes, $0.id)
+    }
+    let total = limits.maxQueuedBytesTotal
+    for client in biggest {
+      guard queuedTotal > total else { return }
+      overflowed(client, "\(client.queuedBytes) bytes queued while all queues held over \(total)")
+    }
+  }
+
+  private func overflowed(_ client: ClientConnection, _ why: String) {
+    bump { $0.droppedSlow += 1 }
+    drop(
+      client, reason: "not reading (\(why))", level: .warning,
+      lastWords: RequestError(.slowConsumer, "events were not read; \(why); closing"))
+  }
+}
