@@ -3,7 +3,7 @@
 extension Engine {
   mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
     let position: Position
-    switch positions.fix(fix, from: source, at: now) {
+    switch positions.fix(fix, from: source, at: now, liveFor: config.freshFor) {
     case .rejected(let why, let consistent):
       if let c = consistent {
         // Consistent with the current fix, only less accurate: it still shows the position is stable.
@@ -14,6 +14,12 @@ extension Engine {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
       case .implausibleJump:
         effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      case .future:
+        // Once per run of drops: a source dated ahead of the clock is a wrong clock or a lie.
+        if positions.reports[source]?.dropping?.count == 1 {
+          let detail = positions.reports[source]?.dropping?.detail ?? ""
+          effects.append(.log(.warning, "fixes from \(positions.uri(of: source)) dropped: \(detail)"))
+        }
       default: break
       }
       return

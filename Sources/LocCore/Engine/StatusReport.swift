@@ -117,6 +117,8 @@ public struct StatusReport: Sendable, Hashable {
   public var rejectedFixes: [Counter] = []
   /// When fixes are wanted: phase, reasons, last outcome, next refresh.
   public var acquisition: AcquisitionReport? = nil
+  /// Per source: whether its fixes are being dropped and why, and its time against the clock.
+  public var sourceFixes: [SourceID: SourceFixReport] = [:]
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -183,3 +183,26 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     }
   }
 }
+
+extension SourceURI {
+  /// Who can put fixes into the source (docs/PRIVACY.md, "Threat model"): a device or a file
+  /// named in root's configuration, and a server on loopback that the configuration names
+  /// (gpsd), are `system`; a UDP port or TCP listener on loopback, which any local user can
+  /// send to, is `localUsers`; anything bound to or reached over another address is `network`.
+  public var trust: SourceTrust {
+    switch self {
+    case .replay, .serial: return .system
+    case .gpsd(let host, _, _), .nmeaTCP(let host, _):
+      return SourceURI.isLoopback(host) ? .system : .network
+    case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):
+      return SourceURI.isLoopback(address) ? .localUsers : .network
+    }
+  }
+
+  /// Whether `host` names the loopback interface: `localhost`, 127.0.0.0/8 or `::1`.
+  public static func isLoopback(_ host: String) -> Bool {
+    if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+    return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+  }
+}

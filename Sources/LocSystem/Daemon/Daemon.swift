@@ -229,7 +229,8 @@ public final class Daemon {
         logger.error("source \(uri) is not supported by this build, ignoring")
         feed(
           .sourceUpdated(
-            SourceSnapshot(id: id, uri: uri.description, state: .failed, lastError: "not supported"),
+            SourceSnapshot(
+              id: id, uri: uri.description, state: .failed, lastError: "not supported", trust: uri.trust),
             restarted: true))
         continue
       }

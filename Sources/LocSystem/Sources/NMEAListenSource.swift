@@ -31,6 +31,8 @@ public final class NMEAListenSource: FixSource {
 
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let host: String
   let port: Int
   let loop: EventLoop
@@ -64,6 +66,7 @@ public final class NMEAListenSource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.nmeaTCPListen(address: address, port: port).description
+    self.trust = SourceURI.nmeaTCPListen(address: address, port: port).trust
     self.resolver = HostResolver(loop: loop)
   }
 
@@ -84,7 +87,8 @@ public final class NMEAListenSource: FixSource {
         Counter("disconnects", disconnects), Counter("bytes", bytes),
         Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
       ]
-    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+    return SourceSnapshot(
+      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: trust)
   }
 
   public func start() {

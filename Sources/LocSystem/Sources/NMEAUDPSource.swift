@@ -19,6 +19,8 @@ public final class NMEAUDPSource: FixSource {
 
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let host: String
   let port: Int
   let loop: EventLoop
@@ -45,6 +47,7 @@ public final class NMEAUDPSource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.nmeaUDP(address: address, port: port).description
+    self.trust = SourceURI.nmeaUDP(address: address, port: port).trust
     self.resolver = HostResolver(loop: loop)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
@@ -56,7 +59,7 @@ public final class NMEAUDPSource: FixSource {
       counters: live.counters.sourceCounters + [
         Counter("silences", live.silences), Counter("datagrams", datagrams), Counter("bytes", bytes),
         Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines),
-      ], lastError: lastError)
+      ], lastError: lastError, trust: trust)
   }
 
   public func start() {

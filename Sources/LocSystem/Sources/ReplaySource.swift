@@ -59,7 +59,7 @@ public final class ReplaySource: FixSource {
   public var snapshot: SourceSnapshot {
     SourceSnapshot(
       id: id, uri: uri, state: state, counters: decoder.counters.sourceCounters + [Counter("rounds", rounds)],
-      lastError: lastError)
+      lastError: lastError, trust: .system)
   }
 
   public func start() {

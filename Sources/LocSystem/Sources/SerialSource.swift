@@ -65,7 +65,8 @@ public final class SerialSource: FixSource {
     counters += [Counter("opens", opens), Counter("disconnects", closes), Counter("bytes", bytes)]
     counters.append(Counter("baud", baud))
     if let hunt { counters.append(Counter("baudProbes", hunt.probes)) }
-    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+    return SourceSnapshot(
+      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: .system)
   }
 
   public func start() {
