@@ -7,7 +7,7 @@ extension Engine {
     case .rejected(let why, let consistent):
       if let c = consistent {
         // Consistent with the current fix, only less accurate: it still shows the position is stable.
-        let transitions = acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now)
+        let transitions = acquisition.fix(c, of: fix, at: now)
         announce(transitions, into: &effects)
       }
       switch why {
@@ -35,10 +35,12 @@ extension Engine {
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
     answerLocates(at: now, into: &effects)
-    let transitions = acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now)
+    let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
+    // The zone first: a candidate that still needs fixes keeps this attempt going.
+    announce(acquisition.zoneWantsFixes(zones.wantsFixes, at: now), into: &effects)
+    let transitions = acquisition.fix(coordinate, of: fix, at: now)
     announce(transitions, into: &effects)
 
-    let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
     guard
       let change = positions.significance(
         of: position, zoneChanged: zoneChanged, threshold: config.significantDistance)
