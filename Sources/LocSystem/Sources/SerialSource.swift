@@ -138,7 +138,9 @@ public final class SerialSource: FixSource {
     let again = everOpened ? " again" : ""
     everOpened = true
     failing = false
-    if var h = hunt {
+    // A speed found before an idle close is kept: the receiver did not change (an unplug,
+    // `gone`, starts the hunt again), so the device is connected at once at that speed.
+    if var h = hunt, !h.isLocked {
       h.beginWindow(validSentences: live.counters.sentences)
       hunt = h
       state = .starting
