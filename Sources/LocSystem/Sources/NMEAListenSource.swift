@@ -37,11 +37,8 @@ public final class NMEAListenSource: FixSource {
   let port: Int
   let loop: EventLoop
   let sink: SourceSink
-  private let resolver: HostResolver
-  /// The listening socket, owned by its watch.
-  private var listenWatch: IOWatch?
-  private var retry: BindRetry?
-  private var stopped = false
+  /// The listening socket and its retries.
+  private let binding: SocketBinding
   private var peers: [Peer] = []
   /// Counts of peers that left.
   private var ended = NMEACounters()
@@ -52,8 +49,6 @@ public final class NMEAListenSource: FixSource {
   private var refused = 0
   private var disconnects = 0
   private var bytes = 0
-  private var state: SourceState = .starting
-  private var lastError: String?
   /// One buffer for every peer: they are read one at a time.
   private let reader = ReadBuffer(
     chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
@@ -67,7 +62,20 @@ public final class NMEAListenSource: FixSource {
     self.sink = sink
     self.uri = SourceURI.nmeaTCPListen(address: address, port: port).description
     self.trust = SourceURI.nmeaTCPListen(address: address, port: port).trust
-    self.resolver = HostResolver(loop: loop)
+    self.binding = SocketBinding(
+      uri: uri, host: address, port: port, socketType: Int32(SOCK_STREAM.rawValue), loop: loop, sink: sink)
+    binding.handlers = SocketBinding.Handlers(
+      open: { [unowned self] address throws(Errno) in
+        try self.loop.watch(InetSocket.listening(address), events: Epoll.input) { [weak self] _ in
+          self?.acceptAll()
+        }
+      },
+      bound: { [unowned self] address in
+        self.sink.log(
+          .info, "source \(self.uri) listening on \(address) (up to \(NMEAListenSource.maxPeers) peers)")
+        self.sink.update(self.snapshot, false)
+      },
+      snapshot: { [unowned self] in self.snapshot })
   }
 
   public var snapshot: SourceSnapshot {
@@ -88,21 +96,10 @@ public final class NMEAListenSource: FixSource {
         Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
       ]
     return SourceSnapshot(
-      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: trust)
+      id: id, uri: uri, state: binding.state, counters: counters, lastError: binding.lastError, trust: trust)
   }
 
-  public func start() {
-    stopped = false
-    do {
-      retry = try BindRetry(loop: loop) { [weak self] in self?.bind() }
-    } catch {
-      lastError = "timer: \(error)"
-      state = .failed
-      sink.update(snapshot, false)
-      return
-    }
-    bind()
-  }
+  public func start() { binding.start() }
 
   public func setActive(_ active: Bool) {
     self.active = active
@@ -112,57 +109,12 @@ public final class NMEAListenSource: FixSource {
   }
 
   public func stop() {
-    stopped = true
-    resolver.cancel()
-    retry?.cancel()
-    retry = nil
-    closeListener()
+    binding.stop()
     for peer in peers { close(peer, reason: nil) }
   }
 
-  private func bind() {
-    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true) {
-      [weak self] outcome in
-      guard let self, !self.stopped else { return }
-      switch outcome {
-      case .failure(let error):
-        self.failed(error.description)
-      case .success(let addresses):
-        do throws(Errno) {
-          self.listenWatch = try self.loop.watch(InetSocket.listening(addresses[0]), events: Epoll.input) {
-            [weak self] _ in self?.acceptAll()
-          }
-        } catch {
-          self.closeListener()
-          self.failed(error.description)
-          return
-        }
-        let bound =
-          self.listenWatch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)"
-        self.sink.log(
-          .info, "source \(self.uri) listening on \(bound) (up to \(NMEAListenSource.maxPeers) peers)")
-        self.retry?.succeeded()
-        self.lastError = nil
-        self.state = .connected
-        self.sink.update(self.snapshot, false)
-      }
-    }
-  }
-
-  private func failed(_ reason: String) {
-    lastError = reason
-    guard !stopped, let retry else { return }
-    state = .reconnecting(retryAt: retry.failed(reason, source: uri, log: sink.log))
-    sink.update(snapshot, false)
-  }
-
-  private func closeListener() {
-    listenWatch?.cancel()
-    listenWatch = nil
-  }
-
   private func acceptAll() {
-    guard let listener = listenWatch else { return }
+    guard let listener = binding.watch else { return }
     // A bounded batch per wakeup; the rest wait for the next iteration.
     for _ in 0..<16 {
       var address = SocketAddress()
