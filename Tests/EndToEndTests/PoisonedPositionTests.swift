@@ -71,3 +71,52 @@ import Testing
     #expect(human.stdout.contains("1 fix dropped as outranked"), "\(human.stdout)")
   }
 }
+
+/// Issue 15: peers that send nothing must not keep the real receiver out of the four slots
+/// of `nmea+tcp-listen`.
+@Suite struct PeerSlotSquattingTests {
+  /// Connects to `port` until the connection stays open past a short wait (a refused one is
+  /// closed at once); returns it, or throws after `timeout` seconds.
+  static func connectUntilKept(_ port: Int, timeout: Double = 15) throws -> Int32 {
+    let deadline = Date().addingTimeInterval(timeout)
+    while Date() < deadline {
+      let fd = try connectTCP("127.0.0.1", port)
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      if poll(&p, 1, 300) == 0 { return fd }  // not closed: kept
+      close(fd)
+    }
+    throw HarnessError("never kept a slot")
+  }
+
+  /// Whether `fd` was closed by the other side (EOF readable now).
+  static func closedByPeer(_ fd: Int32) -> Bool {
+    var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+    guard poll(&p, 1, 0) == 1 else { return false }
+    var byte: UInt8 = 0
+    return recv(fd, &byte, 1, Int32(MSG_PEEK)) == 0
+  }
+
+  @Test func squattersAreEvictedAndTheReceiverKeepsItsSlot() throws {
+    // Before: four idle connections from any local user refused the receiver for good.
+    let port = freePort()
+    let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://:\(port)"])
+    _ = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
+    let squatters = try (0..<4).map { _ in try connectTCP("127.0.0.1", port) }
+    defer { squatters.forEach { close($0) } }
+    try daemon.waitForCounters { $0["peers"] == 4 }
+    let receiver = try Self.connectUntilKept(port)
+    defer { close(receiver) }
+    try writeAll(receiver, epochs(2, endingSecondsAgo: 4))
+    var c = try daemon.waitForCounters { $0["fixes"] == 2 }
+    #expect(c["evictedPeers"] == 1)
+    #expect(squatters.filter { Self.closedByPeer($0) }.count == 1, "the oldest squatter made room")
+    // More squatters come: they take the other squatters' slots, never the receiver's.
+    var more: [Int32] = []
+    defer { more.forEach { close($0) } }
+    for _ in 0..<6 { more.append(try connectTCP("127.0.0.1", port)) }
+    try writeAll(receiver, epochs(2, endingSecondsAgo: 1, firstIndex: 2))
+    c = try daemon.waitForCounters { $0["fixes"] == 4 }
+    #expect(!Self.closedByPeer(receiver))
+    #expect(c["peers"] == 4)
+  }
+}

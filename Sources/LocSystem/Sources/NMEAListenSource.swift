@@ -17,15 +17,28 @@ public final class NMEAListenSource: FixSource {
   /// whose old connection has not timed out yet, and a second device.
   public static let maxPeers = 4
 
+  /// A peer that has sent NMEA within this long is never evicted for a newcomer.
+  static let evictAfterMicroseconds: UInt64 = 5_000_000
+  /// A peer that has sent nothing yet keeps its slot this long after connecting (a receiver
+  /// sends within a second).
+  static let muteGraceMicroseconds: UInt64 = 2_000_000
+
   /// One accepted connection; its watch owns the socket.
   final class Peer {
     let address: SocketAddress
     var watch: IOWatch?
     let live: LiveDecoder
+    /// When it connected (monotonic microseconds).
+    let connectedAt: UInt64
+    /// When it last sent a decoded sentence (or, while idle, a line); nil: never.
+    var lastActiveAt: UInt64?
+    /// Sentences and idle lines so far, to see progress.
+    var progress = 0
 
-    init(address: SocketAddress, live: LiveDecoder) {
+    init(address: SocketAddress, live: LiveDecoder, at now: UInt64) {
       self.address = address
       self.live = live
+      self.connectedAt = now
     }
   }
 
@@ -47,6 +60,8 @@ public final class NMEAListenSource: FixSource {
   private var active = true
   private var accepted = 0
   private var refused = 0
+  /// Peers closed to make room for a newcomer (`evictable`).
+  private var evicted = 0
   private var disconnects = 0
   private var bytes = 0
   /// One buffer for every peer: they are read one at a time.
@@ -92,6 +107,7 @@ public final class NMEAListenSource: FixSource {
       total.sourceCounters + [Counter("silences", silences)]
       + [
         Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
+        Counter("evictedPeers", evicted),
         Counter("disconnects", disconnects), Counter("bytes", bytes),
         Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
       ]
@@ -121,18 +137,22 @@ public final class NMEAListenSource: FixSource {
       let incoming: FileDescriptor?
       do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
       guard let socket = incoming else { return }
+      if peers.count >= NMEAListenSource.maxPeers, let victim = evictable() {
+        evicted += 1
+        close(victim, reason: "evicted for \(address): it sent no NMEA lately")
+      }
       guard peers.count < NMEAListenSource.maxPeers else {
         _ = consume socket  // closed at once
         refused += 1
         sink.log(
           refused == 1 ? .notice : .debug,
-          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers")
+          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers sending NMEA")
         continue
       }
       InetSocket.enableKeepAlive(socket)
       let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
       }
-      let peer = Peer(address: address, live: live)
+      let peer = Peer(address: address, live: live, at: loop.monotonicMicroseconds)
       live.logSilences(of: "source \(uri): \(address)", to: sink.log)
       do {
         peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
@@ -157,11 +177,32 @@ public final class NMEAListenSource: FixSource {
       peer.live.feed(chunk)
       return peer.watch != nil
     }
+    let progress = peer.live.counters.sentences + peer.live.ignoredLines
+    if progress > peer.progress {
+      peer.progress = progress
+      peer.lastActiveAt = loop.monotonicMicroseconds
+    }
     switch outcome {
     case .endOfFile: close(peer, reason: "closed")
     case .failed(let error): close(peer, reason: error.description)
     case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
+  }
+
+  /// The peer a newcomer may replace when all slots are taken, so that connections that
+  /// send nothing cannot lock the receiver out: the oldest of those that sent no sentence
+  /// in the `muteGraceMicroseconds` since they connected, else the one silent longest if
+  /// that is more than `evictAfterMicroseconds`. A peer sending NMEA keeps its slot.
+  private func evictable() -> Peer? {
+    let now = loop.monotonicMicroseconds
+    let mute = peers.filter {
+      $0.lastActiveAt == nil && now - $0.connectedAt > NMEAListenSource.muteGraceMicroseconds
+    }
+    if let oldest = mute.min(by: { $0.connectedAt < $1.connectedAt }) { return oldest }
+    guard let quiet = peers.min(by: { ($0.lastActiveAt ?? 0) < ($1.lastActiveAt ?? 0) }),
+      let last = quiet.lastActiveAt, now - last > NMEAListenSource.evictAfterMicroseconds
+    else { return nil }
+    return quiet
   }
 
   /// Ends a peer; `reason` nil when locd stops.
