@@ -164,6 +164,26 @@ import Testing
     // A more trusted source is never outranked by a less trusted one.
     t = t.adding(.seconds(1))
     #expect(acc.judge(fix(home, t), from: gps, trust: .system, at: t) == .accept)
+    // A trusted source that only repeats old fixes (a looping recording) is not live: after
+    // `liveFor` of repeats, the other source counts again.
+    let replayed = t
+    for _ in 0..<11 {
+      t = t.adding(.seconds(1))
+      #expect(acc.judge(fix(home, replayed), from: gps, trust: .system, at: t) == .reject(.old))
+    }
+    #expect(acc.judge(fix(nearby, t), from: udp, trust: .localUsers, at: t) == .accept)
+  }
+
+  @Test func sourceTrustFollowsWhoCanWriteToIt() throws {
+    let trusts = try [
+      "serial:/dev/ttyUSB0", "replay:/x.log", "gpsd://127.0.0.1", "gpsd://localhost", "nmea+tcp://[::1]:1",
+      "nmea+udp://:10110", "nmea+tcp-listen://127.0.0.2:1", "nmea+udp://0.0.0.0:10110", "gpsd://gps.lan",
+      "nmea+tcp-listen://[::]:10110",
+    ].map { try SourceURI(parsing: $0).trust }
+    #expect(
+      trusts == [
+        .system, .system, .system, .system, .system, .localUsers, .localUsers, .network, .network, .network,
+      ])
   }
 }
 

@@ -113,10 +113,11 @@ public struct FixAcceptance: Sendable {
       return .reject(.noFix)
     }
     if fix.time.duration(since: now) > settings.futureTolerance { return .reject(.future) }
+    // A repeat (a recording that loops) does not keep its source live: old before trust.
+    if let n = newest[source], fix.time == n.time || fix.time < n.reference { return .reject(.old) }
     seen[source] = (trust, now)
     if outranking(trust, other: source, at: now) != nil { return .reject(.outranked) }
     let reference = min(fix.time, now)
-    if let n = newest[source], fix.time == n.time || fix.time < n.reference { return .reject(.old) }
     newest[source] = (fix.time, reference)
     let speed = fix.speed.flatMap { $0.value <= FixPlausibility.maxSpeed.value ? $0 : nil }
     let candidate = Current(
