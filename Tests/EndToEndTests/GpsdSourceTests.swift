@@ -161,8 +161,9 @@ final class GpsFake {
     c = try daemon.waitForCounters { $0["reconnectAttempts"] ?? 0 >= 2 }
     #expect(c["connects"] == 1)
 
-    // A new gpsd on the same port, with another receiver's log (a car in Lithuania).
-    fake = try GpsFake("nmea/bt451.log", port: port, directory: dir)
+    // A new gpsd on the same port, with another receiver's log (near Oslo, 2022; not bt451's
+    // 2009 drive, which gpsd moves 1024 weeks forward into 2029 and locd drops as `future`).
+    fake = try GpsFake("nmea/furuno_gl_ga.log", port: port, directory: dir)
     defer { fake.stop() }
     c = try daemon.waitForCounters(timeout: 15) { $0["connects"] == 2 && $0["watching"] == 1 }
     #expect(c["reconnectAttempts"] ?? 0 >= 3)
