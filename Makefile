@@ -16,7 +16,7 @@ RUN_DIR := .run
 # (GPSD regression corpus, BSD-2-Clause; see Tests/Fixtures/nmea/PROVENANCE.md).
 RUN_SOURCE ?= replay:Tests/Fixtures/nmea/bt451.log?speed=1&loop=1
 
-.PHONY: all deps deps-test build release test run bench lint format fuzz install install-files uninstall docs tzdata clean
+.PHONY: all deps deps-test build release test run bench soak lint format fuzz install install-files uninstall docs tzdata clean
 
 all: build
 
@@ -56,6 +56,14 @@ bench:
 	@scripts/deps.sh bench
 	$(SWIFT) build $(RELEASE_FLAGS)
 	@bench/run.sh
+
+# The real daemon for MINUTES minutes under load (10 Hz gpsd source restarted every minute,
+# 200 clients coming and going, 20 slow readers, SIGHUP every 10 s): prints the RSS and
+# descriptor curve and the status latencies, fails on growth or a status of 50 ms or more.
+# The figures that count come from a release build: make soak CONFIG=release MINUTES=30.
+MINUTES ?= 30
+soak: build
+	soak/soak.py $(MINUTES) $(BIN)
 
 lint:
 	swift-format lint --strict -r Sources Tests Package.swift

@@ -97,3 +97,21 @@ pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], in
 FILE *locshim_stdout(void) {
     return stdout;
 }
+
+int locshim_openat(int dirfd, const char *name, int flags, mode_t mode) {
+    return openat(dirfd, name, flags | O_CLOEXEC, mode);
+}
+
+int locshim_open_tmpfile(int dirfd, mode_t mode) {
+    return openat(dirfd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+int locshim_link_tmpfile(int fd, int dirfd, const char *name) {
+    // An O_TMPFILE file gets its name through /proc/self/fd (linkat(2): works without
+    // CAP_DAC_READ_SEARCH); AT_EMPTY_PATH, which needs it, when /proc is not there.
+    char path[64];
+    snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+    if (linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW) == 0) return 0;
+    if (errno != ENOENT) return -1;
+    return linkat(fd, "", dirfd, name, AT_EMPTY_PATH);
+}

@@ -57,6 +57,18 @@ enum StatusCommand: LocctlCommand {
     for (i, source) in s.sources.enumerated() {
       var text = source.uri + "  " + source.state.word
       if let err = source.lastError { text += " (\(err))" }
+      if let trust = source.trust { text += ", trust \(trust.word)" }
+      let indent = "\n" + String(repeating: " ", count: 11)
+      if let d = source.dropping {
+        text +=
+          indent + Style.yellow("\(d.count) fix\(d.count == 1 ? "" : "es") dropped as \(d.reason.word)")
+          + " since \(localClock(d.since, offset: offset) ?? "?"): \(d.detail)"
+      }
+      if let offsetSeconds = source.clockOffset {
+        text +=
+          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") this machine's clock by "
+          + SourceFixReport.span(offsetSeconds)
+      }
       if !source.counters.isEmpty {
         text +=
           "\n" + String(repeating: " ", count: 11)

@@ -6,6 +6,9 @@ import Testing
   let b = SourceID(1)
   let home = Coordinate(lat: 59.9139, lon: 10.7522)!
 
+  /// The clock in these tests: a little after noon, so every fix here is in the past.
+  let clock = at("2026-06-01T13:00:00Z")
+
   func fix(
     _ c: Coordinate?, _ t: Instant, accuracy: Double? = 5, speed: Double? = nil, mode: FixMode = .threeD
   ) -> Fix {
@@ -17,35 +20,37 @@ import Testing
   @Test func invalidAndOldFixes() {
     var acc = FixAcceptance()
     let t = at("2026-06-01T12:00:00Z")
-    #expect(acc.judge(fix(home, t, mode: .noFix), from: a) == .reject(.noFix))
-    #expect(acc.judge(fix(nil, t), from: a) == .reject(.noFix))
-    #expect(acc.judge(fix(home, t), from: a) == .accept)
-    #expect(acc.judge(fix(home, t), from: a) == .reject(.old))
+    #expect(acc.judge(fix(home, t, mode: .noFix), from: a, at: clock) == .reject(.noFix))
+    #expect(acc.judge(fix(nil, t), from: a, at: clock) == .reject(.noFix))
+    #expect(acc.judge(fix(home, t), from: a, at: clock) == .accept)
+    #expect(acc.judge(fix(home, t), from: a, at: clock) == .reject(.old))
     // Another source's fix older than the current one.
-    #expect(acc.judge(fix(home, t.adding(.seconds(-5))), from: b) == .reject(.old))
+    #expect(acc.judge(fix(home, t.adding(.seconds(-5))), from: b, at: clock) == .reject(.old))
     acc.restarted(a)
-    #expect(acc.judge(fix(home, t.adding(.seconds(-60))), from: a) == .accept)
+    #expect(acc.judge(fix(home, t.adding(.seconds(-60))), from: a, at: clock) == .accept)
   }
 
   @Test func jumpsNeedAVehicleOrConfirmation() {
     var acc = FixAcceptance()
     var t = at("2026-06-01T12:00:00Z")
-    #expect(acc.judge(fix(home, t), from: a) == .accept)
+    #expect(acc.judge(fix(home, t), from: a, at: clock) == .accept)
     t = t.adding(.seconds(1))
     let far = home.destination(distance: 2000, bearing: 0)
-    #expect(acc.judge(fix(far, t), from: a) == .reject(.implausibleJump))
+    #expect(acc.judge(fix(far, t), from: a, at: clock) == .reject(.implausibleJump))
     // An aircraft reporting 300 m/s may cover 600 m in a second... and the receiver's own
-    // speed lifts the limit: 2 km in a second at a reported 900 m/s is believed.
-    #expect(acc.judge(fix(far, t.adding(.seconds(1)), speed: 900), from: a) == .accept)
+    // speed lifts the limit, up to 1,000 knots (FixPlausibility.maxSpeed, 514 m/s): 1.2 km
+    // in a second at a reported 450 m/s is believed (3 × 450 m/s allows 1,350 m/s).
+    let ahead = home.destination(distance: 1200, bearing: 0)
+    #expect(acc.judge(fix(ahead, t.adding(.seconds(1)), speed: 450), from: a, at: clock) == .accept)
     // Three mutually consistent fixes somewhere else win (the current was the outlier).
     var acc2 = FixAcceptance()
     var u = at("2026-06-01T12:00:00Z")
-    #expect(acc2.judge(fix(home, u), from: a) == .accept)
+    #expect(acc2.judge(fix(home, u), from: a, at: clock) == .accept)
     let there = Coordinate(lat: 52.52, lon: 13.40)!
     for i in 0..<3 {
       u = u.adding(.seconds(1))
       let verdict = acc2.judge(
-        fix(there.destination(distance: Meters(Double(i) * 10), bearing: 90), u), from: a)
+        fix(there.destination(distance: Meters(Double(i) * 10), bearing: 90), u), from: a, at: clock)
       #expect(verdict == (i < 2 ? .reject(.implausibleJump) : .accept))
     }
   }
@@ -53,14 +58,15 @@ import Testing
   @Test func worseFixInsideTheCircleWaitsOnlyAWhile() {
     var acc = FixAcceptance()
     let t = at("2026-06-01T12:00:00Z")
-    #expect(acc.judge(fix(home, t, accuracy: 3), from: a) == .accept)
+    #expect(acc.judge(fix(home, t, accuracy: 3), from: a, at: clock) == .accept)
     let near = home.destination(distance: 2, bearing: 90)
     #expect(
-      acc.judge(fix(near, t.adding(.milliseconds(100)), accuracy: 10), from: a) == .reject(.insideAccuracy))
+      acc.judge(fix(near, t.adding(.milliseconds(100)), accuracy: 10), from: a, at: clock)
+        == .reject(.insideAccuracy))
     // Better or equal accuracy always passes.
-    #expect(acc.judge(fix(near, t.adding(.milliseconds(200)), accuracy: 3), from: a) == .accept)
+    #expect(acc.judge(fix(near, t.adding(.milliseconds(200)), accuracy: 3), from: a, at: clock) == .accept)
     // An old precise fix never beats a fresh worse one: after a few seconds its circle has grown.
-    #expect(acc.judge(fix(home, t.adding(.seconds(6)), accuracy: 10), from: a) == .accept)
+    #expect(acc.judge(fix(home, t.adding(.seconds(6)), accuracy: 10), from: a, at: clock) == .accept)
   }
 }
 

@@ -43,4 +43,16 @@ pid_t locshim_spawn(const char *path, char *const argv[], char *const envp[], in
 /// global, which Swift 6 will not read; its value never changes in locd's programs.
 FILE *locshim_stdout(void);
 
+/// openat(2) with `flags` | O_CLOEXEC and `mode` (openat is variadic in C).
+int locshim_openat(int dirfd, const char *name, int flags, mode_t mode);
+
+/// An unnamed file in directory `dirfd` (openat(2) O_TMPFILE | O_WRONLY | O_CLOEXEC) with
+/// `mode`: it vanishes if never linked. -1 with errno (EOPNOTSUPP, EISDIR: not supported by
+/// the file system).
+int locshim_open_tmpfile(int dirfd, mode_t mode);
+
+/// Gives the O_TMPFILE file `fd` the name `name` in `dirfd` (linkat(2)); fails with EEXIST
+/// if the name exists. 0 or -1 with errno.
+int locshim_link_tmpfile(int fd, int dirfd, const char *name);
+
 #endif

@@ -21,8 +21,8 @@ public struct Acquisition: Sendable {
     public var timeout: Duration = .seconds(60)
     /// A fix at least this accurate settles.
     public var accuracy: Meters = 50
-    /// How many consecutive good fixes, each inside the previous one's accuracy circle,
-    /// make a fix stable.
+    /// How many consecutive good fixes, each where the one before said it would be (inside
+    /// its accuracy circle, moved by the receiver's speed), make a fix stable.
     public var stableFixes = 2
     /// First retry delay after a timeout; doubles each time up to `refreshInterval`.
     public var retryDelay: Duration = .seconds(60)
@@ -155,7 +155,21 @@ public struct Acquisition: Sendable {
   /// The delay before `nextRefresh` as it was scheduled, to re-plan it after a clock step.
   private var refreshDelay: Duration = .zero
   private var goodStreak = 0
-  private var lastGood: (coordinate: Coordinate, accuracy: Meters)?
+  private var lastGood: Sample?
+  /// A candidate time zone still needs fixes: a good stable fix does not settle yet (the
+  /// timeout still does), so the zone is decided in this attempt, not at the next refresh.
+  private var zoneWantsFixes = false
+
+  /// One good fix as stability sees it.
+  struct Sample: Sendable {
+    var coordinate: Coordinate
+    /// Its accuracy, or `Fix.assumedAccuracy`.
+    var accuracy: Meters
+    /// The receiver's time of the fix.
+    var time: Instant
+    /// The speed the receiver reported, else the speed from the fix before (nil: unknown).
+    var speed: MetersPerSecond?
+  }
 
   /// A machine with a policy, idle.
   public init(policy: Policy) { self.policy = policy }
@@ -237,23 +251,48 @@ public struct Acquisition: Sendable {
     return settleIfStable(at: now, reason: .subscribersLeft(accuracy: policy.accuracy))
   }
 
-  /// A valid fix arrived (accepted, or consistent with the current one).
-  public mutating func fix(_ coordinate: Coordinate, accuracy: Meters?, at now: Instant) -> [Transition] {
+  /// A valid fix arrived (accepted, or consistent with the current one), taken by the
+  /// receiver at `time` (default: `now`) with its reported `speed`, if any. A fix without an
+  /// accuracy counts as `Fix.assumedAccuracy`. It is stable when it lies where the good fix
+  /// before said it would: within both accuracy radii of the distance the receiver could
+  /// cover at its speed in between (the reported speed, else the speed of the two fixes
+  /// before), so a receiver in a moving car settles as one on a desk does.
+  public mutating func fix(
+    _ coordinate: Coordinate, accuracy: Meters?, speed: MetersPerSecond? = nil, time: Instant? = nil,
+    at now: Instant
+  ) -> [Transition] {
     guard isAcquiring else { return [] }
-    guard let accuracy, accuracy <= policy.accuracy else {
+    let radius = accuracy ?? Fix.assumedAccuracy
+    guard radius <= policy.accuracy else {
       goodStreak = 0
       lastGood = nil
       return []
     }
-    if let previous = lastGood,
-      previous.coordinate.distance(to: coordinate).value <= previous.accuracy.value + accuracy.value
-    {
-      goodStreak += 1
+    var sample = Sample(coordinate: coordinate, accuracy: radius, time: time ?? now, speed: speed)
+    if let previous = lastGood {
+      let elapsed = max(0, sample.time.seconds(since: previous.time))
+      let distance = previous.coordinate.distance(to: coordinate).value
+      let pace = speed ?? previous.speed
+      let expected = (pace?.value ?? 0) * elapsed
+      if sample.speed == nil, elapsed > 0 { sample.speed = MetersPerSecond(distance / elapsed) }
+      if abs(distance - expected) <= previous.accuracy.value + radius.value {
+        goodStreak += 1
+      } else {
+        goodStreak = 1
+      }
     } else {
       goodStreak = 1
     }
-    lastGood = (coordinate, accuracy)
+    lastGood = sample
     return settleIfStable(at: now)
+  }
+
+  /// Whether a candidate time zone still needs fixes (see `zoneWantsFixes`); when it no
+  /// longer does, a stable fix settles at once.
+  public mutating func zoneWantsFixes(_ wants: Bool, at now: Instant) -> [Transition] {
+    guard wants != zoneWantsFixes else { return [] }
+    zoneWantsFixes = wants
+    return wants ? [] : settleIfStable(at: now)
   }
 
   /// The acquisition timeout fired.
@@ -261,8 +300,9 @@ public struct Acquisition: Sendable {
     guard case .acquiring(_, let deadline?) = phase, now >= deadline else { return [] }
     oneShots.removeAll()
     reasons.remove(.oneShot)
-    // A stable fix held back only by a one-shot that wanted better still counts.
-    let settled = settleIfStable(at: now)
+    // A stable fix held back only by a one-shot that wanted better, or by a zone candidate
+    // that wanted more fixes, still counts.
+    let settled = settleIfStable(at: now, atTimeout: true)
     if !settled.isEmpty { return settled }
     failures += 1
     lastOutcome = .timedOut(at: now)
@@ -335,10 +375,13 @@ public struct Acquisition: Sendable {
     phase = .acquiring(since: since, deadline: instant)
   }
 
-  /// Settles when a deadline-bound attempt has a stable good fix and no one-shot waits.
-  private mutating func settleIfStable(at now: Instant, reason: Reason? = nil) -> [Transition] {
+  /// Settles when a deadline-bound attempt has a stable good fix, no one-shot waits and (but
+  /// at the timeout) no zone candidate wants more fixes.
+  private mutating func settleIfStable(at now: Instant, reason: Reason? = nil, atTimeout: Bool = false)
+    -> [Transition]
+  {
     guard case .acquiring(_, _?) = phase, oneShots.isEmpty, let good = lastGood,
-      goodStreak >= policy.stableFixes
+      goodStreak >= policy.stableFixes, atTimeout || !zoneWantsFixes
     else { return [] }
     failures = 0
     lastOutcome = .settled(at: now, accuracy: good.accuracy)

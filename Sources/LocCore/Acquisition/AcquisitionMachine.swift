@@ -60,9 +60,15 @@ struct AcquisitionMachine: EngineMachine {
     acquisition.trigger(trigger, at: now)
   }
 
-  /// A valid fix came.
-  mutating func fix(_ c: Coordinate, accuracy: Meters?, at now: Instant) -> [Acquisition.Transition] {
-    acquisition.fix(c, accuracy: accuracy, at: now)
+  /// A valid fix came (`Acquisition.fix`).
+  mutating func fix(_ c: Coordinate, of fix: Fix, at now: Instant) -> [Acquisition.Transition] {
+    // The receiver's time, at most the clock (`FixAcceptance`: a fix's reference time).
+    acquisition.fix(c, accuracy: fix.horizontalAccuracy, speed: fix.speed, time: min(fix.time, now), at: now)
+  }
+
+  /// Whether a candidate time zone still needs fixes.
+  mutating func zoneWantsFixes(_ wants: Bool, at now: Instant) -> [Acquisition.Transition] {
+    acquisition.zoneWantsFixes(wants, at: now)
   }
 
   /// The attempt's timeout fired.

@@ -3,17 +3,23 @@
 extension Engine {
   mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
     let position: Position
-    switch positions.fix(fix, from: source, at: now) {
+    switch positions.fix(fix, from: source, at: now, liveFor: config.freshFor) {
     case .rejected(let why, let consistent):
       if let c = consistent {
         // Consistent with the current fix, only less accurate: it still shows the position is stable.
-        let transitions = acquisition.fix(c, accuracy: fix.horizontalAccuracy, at: now)
+        let transitions = acquisition.fix(c, of: fix, at: now)
         announce(transitions, into: &effects)
       }
       switch why {
       case .noFix where fix.quality == .simulated: effects.append(.log(.debug, "simulated fix dropped"))
       case .implausibleJump:
         effects.append(.log(.debug, "fix dropped: implausible jump from the current one"))
+      case .future:
+        // Once per run of drops: a source dated ahead of the clock is a wrong clock or a lie.
+        if positions.reports[source]?.dropping?.count == 1 {
+          let detail = positions.reports[source]?.dropping?.detail ?? ""
+          effects.append(.log(.warning, "fixes from \(positions.uri(of: source)) dropped: \(detail)"))
+        }
       default: break
       }
       return
@@ -29,10 +35,12 @@ extension Engine {
     }
     publish(.location(resolve(at: now), fix: fix), at: now, into: &effects)
     answerLocates(at: now, into: &effects)
-    let transitions = acquisition.fix(coordinate, accuracy: fix.horizontalAccuracy, at: now)
+    let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
+    // The zone first: a candidate that still needs fixes keeps this attempt going.
+    announce(acquisition.zoneWantsFixes(zones.wantsFixes, at: now), into: &effects)
+    let transitions = acquisition.fix(coordinate, of: fix, at: now)
     announce(transitions, into: &effects)
 
-    let zoneChanged = zones.observe(coordinate, time: fix.time, accuracy: fix.horizontalAccuracy)
     guard
       let change = positions.significance(
         of: position, zoneChanged: zoneChanged, threshold: config.significantDistance)

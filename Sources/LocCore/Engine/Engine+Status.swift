@@ -24,13 +24,15 @@ extension Engine {
     }
     var server = ServerCounters()
     server.permissionDenied = sessions.permissionDenied
-    return StatusReport(
+    var report = StatusReport(
       position: resolved, fix: fix, sources: positions.sortedSources, timeZone: zone, sun: sun,
       server: server,
       sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
       summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
       timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),
       rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: apps.report(at: now))
+    report.sourceFixes = positions.reports
+    return report
   }
 }
 

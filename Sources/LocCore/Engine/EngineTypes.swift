@@ -90,16 +90,20 @@ public struct SourceSnapshot: Sendable, Hashable {
   public var counters: [Counter]
   /// The last error, e.g. "connect: Connection refused".
   public var lastError: String?
+  /// Who can put fixes into it; a live source outranks every less trusted one.
+  public var trust: SourceTrust
 
   /// A snapshot.
   public init(
-    id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil
+    id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil,
+    trust: SourceTrust = .system
   ) {
     self.id = id
     self.uri = uri
     self.state = state
     self.counters = counters
     self.lastError = lastError
+    self.trust = trust
   }
 }
 

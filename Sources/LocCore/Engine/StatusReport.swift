@@ -119,6 +119,8 @@ public struct StatusReport: Sendable, Hashable {
   public var acquisition: AcquisitionReport? = nil
   /// Apps: who uses the location now, agents, counters.
   public var apps: AppsReport? = nil
+  /// Per source: whether its fixes are being dropped and why, and its time against the clock.
+  public var sourceFixes: [SourceID: SourceFixReport] = [:]
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -36,8 +36,12 @@ public struct StoredState: Sendable, Hashable {
       throw DecodeError(description: "not valid JSON (\(error))")
     }
     guard let version = json["version"]?.number else { throw DecodeError(description: "no format version") }
-    guard Int(version) == StoredState.formatVersion else {
-      throw DecodeError(description: "unsupported format version \(version)")
+    // Compared as a number: `Int(1e19)` would trap and `Int(1.9)` would read 1.
+    guard version == version.rounded(), abs(version) < 1e15 else {
+      throw DecodeError(description: "format version \(version) is not a whole number")
+    }
+    guard version == Double(StoredState.formatVersion) else {
+      throw DecodeError(description: "unsupported format version \(Int64(version))")
     }
     self.lastKnown = try StoredState.decodePosition(json["lastKnown"], field: "lastKnown")
     self.manual = try StoredState.decodePosition(json["manual"], field: "manual")

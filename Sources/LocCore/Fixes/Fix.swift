@@ -90,3 +90,14 @@ public struct Fix: Hashable, Sendable {
     self.dateSuspect = dateSuspect
   }
 }
+
+extension Fix {
+  /// What a fix without an accuracy figure (RMC or GLL only, gps2udp, a TPV without `eph`)
+  /// counts as where a decision needs one: 50 m, what HDOP 9.4 gives with locd's 5 m range
+  /// error, a poor but valid autonomous fix, and `Accuracy=`'s default, so that such fixes,
+  /// once stable, settle acquisition with the defaults. It settles no stricter `Accuracy=`,
+  /// and the zone hysteresis takes it as the fix's radius. It is never reported as the fix's
+  /// accuracy (that stays unknown) and acceptance gives it no slack. docs/NMEA.md, "Fixes
+  /// without an accuracy".
+  public static let assumedAccuracy = Meters(50)
+}

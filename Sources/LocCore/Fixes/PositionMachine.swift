@@ -25,9 +25,11 @@ struct PositionMachine: EngineMachine {
 
   private(set) var sources: [SourceID: SourceSnapshot] = [:]
   /// Which fixes may move the position.
-  private var acceptance = FixAcceptance()
+  private(set) var acceptance = FixAcceptance()
   /// Fixes dropped, by reason.
   private var rejections: [FixAcceptance.Rejection: Int] = [:]
+  /// Per source: fixes being dropped, and its time against the clock.
+  private(set) var reports: [SourceID: SourceFixReport] = [:]
   /// The latest accepted fix and the position made from it.
   private(set) var latest: (fix: Fix, position: Position)?
   /// Last known position from the state file (or last persisted).
@@ -63,15 +65,31 @@ struct PositionMachine: EngineMachine {
     return old?.state != snapshot.state
   }
 
-  /// Judges a fix from `source` received at `now`.
-  mutating func fix(_ fix: Fix, from source: SourceID, at now: Instant) -> Verdict {
-    if case .reject(let why) = acceptance.judge(fix, from: source) {
+  /// Judges a fix from `source` received at `now`; a source stays live (outranking less
+  /// trusted ones) for `liveFor` after its last fix.
+  mutating func fix(_ fix: Fix, from source: SourceID, at now: Instant, liveFor: Duration) -> Verdict {
+    acceptance.settings.liveFor = liveFor
+    let trust = sources[source]?.trust ?? .network  // the engine always knows its sources
+    let newestBefore = acceptance.newestTime(of: source)
+    let currentBefore = latest
+    let verdict = acceptance.judge(fix, from: source, trust: trust, at: now)
+    var report = reports[source] ?? SourceFixReport()
+    if fix.coordinate != nil {
+      report.noteClock(fixTime: fix.time, at: now, tolerance: acceptance.settings.futureTolerance)
+    }
+    if case .reject(let why) = verdict {
       rejections[why, default: 0] += 1
+      report.note(
+        why, at: now,
+        detail: explain(why, fix, source, trust, now, newest: newestBefore, current: currentBefore?.position))
+      reports[source] = report
       return .rejected(why, consistent: why == .insideAccuracy ? fix.coordinate : nil)
     }
+    report.note(nil, at: now, detail: "")
+    reports[source] = report
     // Acceptance never passes a fix without a coordinate (`noFix`).
     guard let coordinate = fix.coordinate else { return .rejected(.noFix, consistent: nil) }
-    let uri = sources[source]?.uri ?? "source \(source.index)"
+    let uri = uri(of: source)
     let position = Position(
       coordinate: coordinate, accuracy: fix.horizontalAccuracy, altitude: fix.altitudeMSL, time: fix.time,
       receivedAt: now, source: uri)
@@ -133,11 +151,16 @@ struct PositionMachine: EngineMachine {
     FixAcceptance.Rejection.allCases.map { Counter($0.rawValue, rejections[$0] ?? 0) }
   }
 
-  /// Why fixes are not coming, from the sources' states.
+  /// Why fixes are not coming, from the sources' states, or why those that come are dropped.
   private func sourceProblem(receiversIdle: Bool) -> String? {
     let snapshots = sortedSources
     if snapshots.contains(where: { $0.state == .connected || $0.state == .idle }) {
-      return receiversIdle ? "receivers idle between refreshes" : nil
+      if receiversIdle { return "receivers idle between refreshes" }
+      let dropping = snapshots.compactMap { s in reports[s.id]?.dropping.map { (s.uri, $0) } }
+      guard !dropping.isEmpty else { return nil }
+      return dropping.map { uri, d in
+        "\(uri): \(d.count) fix\(d.count == 1 ? "" : "es") dropped as \(d.reason.rawValue) (\(d.detail))"
+      }.joined(separator: "; ")
     }
     guard let first = snapshots.first else { return nil }
     let detail = first.lastError.map { " (\($0))" } ?? ""

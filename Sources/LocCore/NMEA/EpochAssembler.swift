@@ -34,7 +34,8 @@
 /// Satellites in view: per system, the largest GSV count (NMEA 4.10 repeats a system's
 /// satellites once per signal), summed. HDOP from GSA, else GGA/GNS; PDOP and VDOP from GSA.
 /// Horizontal accuracy (the 68 % radius, `HorizontalAccuracy`): from GST's σlat and σlon when
-/// present, else from `hdop × userEquivalentRangeError`.
+/// present (and not 0, a field left empty), else from `hdop × userEquivalentRangeError`.
+/// Values outside `FixPlausibility`'s bounds are dropped and counted (`implausibleValues`).
 ///
 /// **Mode.** No fix without a position. Otherwise 3D when a GGA or GNS of the epoch gives an
 /// altitude for its fix, 2D when it gives a fix without one (SiRF's 2D); else the GSA fix
@@ -77,6 +78,8 @@ public struct EpochAssembler: Sendable {
     public var lateSentences = 0
     /// Fixes moved forward by 1024-week periods.
     public var rolloverCorrections = 0
+    /// Values dropped for lying outside `FixPlausibility`'s bounds (a speed of 1e200 knots).
+    public var implausibleValues = 0
 
     /// All zero.
     public init() {}
@@ -350,6 +353,7 @@ public struct EpochAssembler: Sendable {
     lastFixTime = time
     counters.fixes += 1
     var fix = EpochAssembler.fix(from: e, time: time, dateSuspect: suspect)
+    counters.implausibleValues += FixPlausibility.bound(&fix)
     if fix.coordinate == nil {
       lastDimension = nil
     } else {
@@ -410,9 +414,11 @@ public struct EpochAssembler: Sendable {
     fix.mode = .twoD  // refined by the caller, which knows the previous epoch
     fix.speed = e.rmcSpeed ?? e.vtgSpeed
     fix.course = e.rmcCourse ?? e.vtgCourse
-    if let sLat = e.latitudeSigma, let sLon = e.longitudeSigma {
+    // A GST σ of 0 is a field the receiver left empty, not a perfect fix: HDOP then.
+    if let sLat = e.latitudeSigma, let sLon = e.longitudeSigma, sLat.value > 0, sLon.value > 0 {
       fix.horizontalAccuracy = HorizontalAccuracy.fromAxisSigmas(latitude: sLat, longitude: sLon)
-    } else if let hdop {
+    }
+    if fix.horizontalAccuracy == nil, let hdop {
       fix.horizontalAccuracy = HorizontalAccuracy.fromHDOP(hdop, rangeError: userEquivalentRangeError)
     }
     return fix

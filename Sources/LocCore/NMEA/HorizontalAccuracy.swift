@@ -47,8 +47,11 @@ public enum HorizontalAccuracy {
       latitude: Meters(latitude.value / axis95PerSigma), longitude: Meters(longitude.value / axis95PerSigma))
   }
 
-  /// `nil` for what is not a finite, non-negative length (a receiver's garbage stays out).
+  /// `nil` for what is not a finite, positive length: a receiver's garbage stays out, and so
+  /// does 0, which no position is accurate to (receivers leave GST's σ fields and HDOP at 0
+  /// when they have no figure; taken at its word, 0 m would make every later, honest fix
+  /// look worse than the current one).
   static func finite(_ value: Double) -> Meters? {
-    value.isFinite && value >= 0 ? Meters(value) : nil
+    value.isFinite && value > 0 ? Meters(value) : nil
   }
 }

@@ -32,6 +32,8 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
   public var rolloverCorrections = 0
   /// gpsd JSON reports decoded.
   public var gpsdReports = 0
+  /// Fix values dropped for lying outside `FixPlausibility`'s bounds.
+  public var implausibleValues = 0
 
   /// All zero.
   public init() {}
@@ -55,6 +57,7 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
     lateSentences += other.lateSentences
     rolloverCorrections += other.rolloverCorrections
     gpsdReports += other.gpsdReports
+    implausibleValues += other.implausibleValues
   }
 
   /// One line: `sentences 1234, fixes 56, bad checksums 0, skipped 12, errors 0, ...`;
@@ -69,6 +72,7 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
       ("truncated lines", truncatedLines), ("unterminated lines", unterminatedLines), ("comments", comments),
       ("undated epochs", undatedEpochs), ("time went backwards", timeWentBackwards),
       ("late sentences", lateSentences), ("rollover corrections", rolloverCorrections),
+      ("implausible values", implausibleValues),
     ]
     for (name, value) in optional where value != 0 { parts.append("\(name) \(value)") }
     return parts.joined(separator: ", ")

@@ -43,6 +43,7 @@ public struct NMEADecoder: Sendable {
     c.timeWentBackwards = a.timeWentBackwards
     c.lateSentences = a.lateSentences
     c.rolloverCorrections = a.rolloverCorrections
+    c.implausibleValues += a.implausibleValues
     return c
   }
 
@@ -81,7 +82,10 @@ public struct NMEADecoder: Sendable {
     switch message {
     case .sky(let sky): lastSky = sky
     case .tpv(let tpv):
-      guard let fix = tpv.fix(sky: lastSky), fix != lastGpsdFix else { return }
+      guard var fix = tpv.fix(sky: lastSky) else { return }
+      let dropped = FixPlausibility.bound(&fix)
+      guard fix != lastGpsdFix else { return }
+      own.implausibleValues += dropped
       lastGpsdFix = fix
       own.fixes += 1
       onFix(fix)

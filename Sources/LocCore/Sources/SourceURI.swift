@@ -47,114 +47,61 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
 
   /// Parses a source URI.
   public init(parsing text: String) throws(ParseError) {
-    func fail(_ why: String) -> ParseError { ParseError(description: "invalid source '\(text)': \(why)") }
-    guard let colon = text.firstIndex(of: ":") else { throw fail("expected SCHEME:...") }
-    let scheme = String(text[..<colon])
-    var rest = String(text[text.index(after: colon)...])
-    var query: [String: String] = [:]
-    if let q = rest.firstIndex(of: "?") {
-      for pair in rest[rest.index(after: q)...].split(separator: "&") {
-        let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard kv.count == 2, !kv[0].isEmpty else { throw fail("malformed query '\(pair)'") }
-        query[String(kv[0])] = String(kv[1])
-      }
-      rest = String(rest[..<q])
-    }
-    func checkQuery(_ allowed: Set<String>) throws(ParseError) {
-      for key in query.keys.sorted() where !allowed.contains(key) {
-        throw fail("unknown parameter '\(key)'")
-      }
-    }
-    func hostPort(defaultPort: Int?, defaultHost: String? = nil) throws(ParseError) -> (String, Int) {
-      guard rest.hasPrefix("//") else { throw fail("expected //HOST:PORT") }
-      let authority = rest.dropFirst(2)
-      var host: Substring
-      var portText: Substring?
-      if authority.hasPrefix("[") {
-        guard let close = authority.firstIndex(of: "]") else { throw fail("unclosed '[' in address") }
-        host = authority[authority.index(after: authority.startIndex)..<close]
-        let after = authority[authority.index(after: close)...]
-        if after.hasPrefix(":") {
-          portText = after.dropFirst()
-        } else if !after.isEmpty {
-          throw fail("unexpected '\(after)'")
-        }
-      } else if let c = authority.lastIndex(of: ":") {
-        host = authority[..<c]
-        portText = authority[authority.index(after: c)...]
-      } else {
-        host = authority
-      }
-      if host.hasSuffix("/") { host = host.dropLast() }
-      if host.isEmpty, let defaultHost { host = Substring(defaultHost) }
-      guard !host.isEmpty, !host.contains("/") else { throw fail("missing host") }
-      let port: Int
-      if let portText {
-        guard let p = Int(portText.hasSuffix("/") ? portText.dropLast() : portText), (1...65535).contains(p)
-        else { throw fail("port must be 1-65535") }
-        port = p
-      } else if let defaultPort {
-        port = defaultPort
-      } else {
-        throw fail("missing :PORT")
-      }
-      return (String(host), port)
-    }
-    switch scheme {
-    case "replay":
-      try checkQuery(["speed", "loop"])
-      guard !rest.isEmpty else { throw fail("missing file path") }
-      var speed = Speed.factor(1)
-      if let s = query["speed"] {
-        if s == "max" {
-          speed = .max
-        } else if let f = Double(s), f > 0, f.isFinite {
-          speed = .factor(f)
-        } else {
-          throw fail("speed must be a positive number or 'max'")
-        }
-      }
-      var loop = false
-      if let l = query["loop"] {
-        guard l == "0" || l == "1" else { throw fail("loop must be 0 or 1") }
-        loop = l == "1"
-      }
-      self = .replay(path: rest, speed: speed, loop: loop)
+    var parts = try URIParts(text)
+    switch parts.scheme {
+    case "replay": self = try SourceURI.replay(&parts)
     case "gpsd":
-      try checkQuery(["nmea"])
-      let (host, port) = try hostPort(defaultPort: SourceURI.gpsdDefaultPort)
-      var nmea = false
-      if let n = query["nmea"] {
-        guard n == "0" || n == "1" else { throw fail("nmea must be 0 or 1") }
-        nmea = n == "1"
-      }
-      self = .gpsd(host: host, port: port, nmea: nmea)
+      try parts.checkQuery(["nmea"])
+      let (host, port) = try parts.hostPort(defaultPort: SourceURI.gpsdDefaultPort)
+      self = .gpsd(host: host, port: port, nmea: try parts.flag("nmea"))
     case "nmea+tcp":
-      try checkQuery([])
-      let (host, port) = try hostPort(defaultPort: nil)
+      try parts.checkQuery([])
+      let (host, port) = try parts.hostPort(defaultPort: nil)
       self = .nmeaTCP(host: host, port: port)
     case "nmea+tcp-listen":
-      try checkQuery([])
-      let (host, port) = try hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
+      try parts.checkQuery([])
+      let (host, port) = try parts.hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaTCPListen(address: host, port: port)
     case "nmea+udp":
-      try checkQuery([])
-      let (host, port) = try hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
+      try parts.checkQuery([])
+      let (host, port) = try parts.hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaUDP(address: host, port: port)
-    case "serial":
-      try checkQuery(["baud"])
-      guard rest.hasPrefix("/") else { throw fail("expected an absolute device path") }
-      var baud = Baud.auto
-      if let b = query["baud"], b != "auto" {
-        guard let n = Int(b),
-          [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800].contains(n)
-        else { throw fail("baud must be auto or a standard rate") }
-        baud = .fixed(n)
-      }
-      self = .serial(path: rest, baud: baud)
+    case "serial": self = try SourceURI.serial(&parts)
     default:
-      throw fail("unknown scheme '\(scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)")
+      throw parts.fail(
+        "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)")
     }
+  }
+
+  /// `replay:PATH?speed=...&loop=...`.
+  private static func replay(_ parts: inout URIParts) throws(ParseError) -> SourceURI {
+    try parts.checkQuery(["speed", "loop"])
+    guard !parts.rest.isEmpty else { throw parts.fail("missing file path") }
+    var speed = Speed.factor(1)
+    if let s = parts.query["speed"] {
+      if s == "max" {
+        speed = .max
+      } else if let f = Double(s), f > 0, f.isFinite {
+        speed = .factor(f)
+      } else {
+        throw parts.fail("speed must be a positive number or 'max'")
+      }
+    }
+    return .replay(path: parts.rest, speed: speed, loop: try parts.flag("loop"))
+  }
+
+  /// `serial:PATH?baud=...`.
+  private static func serial(_ parts: inout URIParts) throws(ParseError) -> SourceURI {
+    try parts.checkQuery(["baud"])
+    guard parts.rest.hasPrefix("/") else { throw parts.fail("expected an absolute device path") }
+    var baud = Baud.auto
+    if let b = parts.query["baud"], b != "auto" {
+      guard let n = Int(b),
+        [1200, 2400, 4800, 9600, 19200, 38400, 57600, 115200, 230400, 460800].contains(n)
+      else { throw parts.fail("baud must be auto or a standard rate") }
+      baud = .fixed(n)
+    }
+    return .serial(path: parts.rest, baud: baud)
   }
 
   /// The URI, normalised.
@@ -181,5 +128,110 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       case .fixed(let n): return "serial:\(path)?baud=\(n)"
       }
     }
+  }
+}
+
+extension SourceURI {
+  /// Who can put fixes into the source (docs/PRIVACY.md, "Threat model"): a device or a file
+  /// named in root's configuration, and a server on loopback that the configuration names
+  /// (gpsd), are `system`; a UDP port or TCP listener on loopback, which any local user can
+  /// send to, is `localUsers`; anything bound to or reached over another address is `network`.
+  public var trust: SourceTrust {
+    switch self {
+    case .replay, .serial: return .system
+    case .gpsd(let host, _, _), .nmeaTCP(let host, _):
+      return SourceURI.isLoopback(host) ? .system : .network
+    case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):
+      return SourceURI.isLoopback(address) ? .localUsers : .network
+    }
+  }
+
+  /// Whether `host` names the loopback interface: `localhost`, 127.0.0.0/8 or `::1`.
+  public static func isLoopback(_ host: String) -> Bool {
+    if host == "localhost" || host == "::1" || host == "0:0:0:0:0:0:0:1" { return true }
+    let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+    return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+  }
+}
+
+/// A source URI taken apart: `SCHEME:REST?QUERY`, with the checks every scheme shares.
+private struct URIParts {
+  let text: String
+  let scheme: String
+  /// What follows the scheme's colon, without the query.
+  var rest: String
+  var query: [String: String] = [:]
+
+  init(_ text: String) throws(SourceURI.ParseError) {
+    self.text = text
+    guard let colon = text.firstIndex(of: ":") else {
+      throw SourceURI.ParseError(description: "invalid source '\(text)': expected SCHEME:...")
+    }
+    scheme = String(text[..<colon])
+    rest = String(text[text.index(after: colon)...])
+    if let q = rest.firstIndex(of: "?") {
+      for pair in rest[rest.index(after: q)...].split(separator: "&") {
+        let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+        guard kv.count == 2, !kv[0].isEmpty else { throw fail("malformed query '\(pair)'") }
+        query[String(kv[0])] = String(kv[1])
+      }
+      rest = String(rest[..<q])
+    }
+  }
+
+  /// The error for this URI, saying `why`.
+  func fail(_ why: String) -> SourceURI.ParseError {
+    SourceURI.ParseError(description: "invalid source '\(text)': \(why)")
+  }
+
+  /// Fails on a query parameter outside `allowed`.
+  func checkQuery(_ allowed: Set<String>) throws(SourceURI.ParseError) {
+    for key in query.keys.sorted() where !allowed.contains(key) {
+      throw fail("unknown parameter '\(key)'")
+    }
+  }
+
+  /// A `0`/`1` query parameter; false when absent.
+  func flag(_ name: String) throws(SourceURI.ParseError) -> Bool {
+    guard let value = query[name] else { return false }
+    guard value == "0" || value == "1" else { throw fail("\(name) must be 0 or 1") }
+    return value == "1"
+  }
+
+  /// `//HOST[:PORT]`, HOST a name, an IPv4 address or `[IPv6]`.
+  func hostPort(defaultPort: Int?, defaultHost: String? = nil) throws(SourceURI.ParseError) -> (String, Int) {
+    guard rest.hasPrefix("//") else { throw fail("expected //HOST:PORT") }
+    let authority = rest.dropFirst(2)
+    var host: Substring
+    var portText: Substring?
+    if authority.hasPrefix("[") {
+      guard let close = authority.firstIndex(of: "]") else { throw fail("unclosed '[' in address") }
+      host = authority[authority.index(after: authority.startIndex)..<close]
+      let after = authority[authority.index(after: close)...]
+      if after.hasPrefix(":") {
+        portText = after.dropFirst()
+      } else if !after.isEmpty {
+        throw fail("unexpected '\(after)'")
+      }
+    } else if let c = authority.lastIndex(of: ":") {
+      host = authority[..<c]
+      portText = authority[authority.index(after: c)...]
+    } else {
+      host = authority
+    }
+    if host.hasSuffix("/") { host = host.dropLast() }
+    if host.isEmpty, let defaultHost { host = Substring(defaultHost) }
+    guard !host.isEmpty, !host.contains("/") else { throw fail("missing host") }
+    return (String(host), try port(portText, default: defaultPort))
+  }
+
+  private func port(_ text: Substring?, default defaultPort: Int?) throws(SourceURI.ParseError) -> Int {
+    if let text {
+      guard let p = Int(text.hasSuffix("/") ? text.dropLast() : text), (1...65535).contains(p)
+      else { throw fail("port must be 1-65535") }
+      return p
+    }
+    guard let defaultPort else { throw fail("missing :PORT") }
+    return defaultPort
   }
 }

@@ -5,10 +5,13 @@
 /// than the truth. Cheap where it matters: a point deep inside a zone costs
 /// rings × bearings lookups (10 × 32 for 10 km), each well under a microsecond.
 public enum BorderProbe {
+  /// How far the probe looks by default: 10 km.
+  public static let reach = Meters(10_000)
+
   /// The distance from `origin` to the nearest point whose zone differs from `origin`'s,
   /// if one lies within `limit`; nil when none does or `origin` has no zone.
   public static func distance(
-    from origin: Coordinate, limit: Meters = 10_000, bearings: Int = 32, zoneAt: (Coordinate) -> String?
+    from origin: Coordinate, limit: Meters = reach, bearings: Int = 32, zoneAt: (Coordinate) -> String?
   ) -> Meters? {
     guard let home = zoneAt(origin), bearings > 0 else { return nil }
     var inner = 0.0

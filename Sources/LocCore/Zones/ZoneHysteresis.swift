@@ -1,6 +1,13 @@
 /// Adopts a new time zone from fixes only when they agree on it for long enough, so a road
 /// along a border does not flap between zones: a candidate zone needs `fixes` consecutive
 /// fixes and `distance` into it (or `time` of agreement, for a receiver parked near a border).
+///
+/// How far into the zone a fix is: the data's distance to the nearest border when it has one
+/// (a point farther than the probe's reach counts as that far), else the distance from the
+/// first fix in the zone; minus the fix's accuracy radius, or `Fix.assumedAccuracy` for a fix
+/// without one (RMC-only feeds, gps2udp): such a fix counts like any other, at that radius.
+/// The candidate's first fix time is kept while no fixes come (acquisition idle), so `time`
+/// is reached by a later refresh even when each attempt is short.
 public struct ZoneHysteresis: Sendable {
   /// What adoption needs (locd.conf `[TimeZone]`).
   public struct Settings: Sendable, Hashable {
@@ -65,7 +72,7 @@ public struct ZoneHysteresis: Sendable {
       candidate = nil
       return nil
     }
-    let radius = accuracy?.value ?? 0
+    let radius = (accuracy ?? Fix.assumedAccuracy).value
     var c =
       candidate?.zone == zone
       ? candidate! : Candidate(zone: zone, fixes: 0, entry: coordinate, since: time, depth: Meters(0))
@@ -82,13 +89,18 @@ public struct ZoneHysteresis: Sendable {
     return nil
   }
 
+  /// Whether a candidate zone still lacks fixes: more fixes now could decide it (the engine
+  /// keeps acquiring for them rather than wait for the next refresh).
+  public var wantsFixes: Bool { candidate.map { $0.fixes < settings.fixes } ?? false }
+
   /// Why the zone is what it is, in words (for the status).
   public var explanation: String? {
     guard let adopted else { return nil }
     var text = "\(adopted) from the position"
     if let c = candidate {
+      let count = min(c.fixes, settings.fixes)
       text +=
-        "; \(c.zone) seen by \(c.fixes) of \(settings.fixes) fixes, \(Int(c.depth.value)) of "
+        "; \(c.zone) seen by \(count) of \(settings.fixes) fixes, \(Int(max(0, c.depth.value))) of "
         + "\(Int(settings.distance.value)) m into it"
     }
     return text

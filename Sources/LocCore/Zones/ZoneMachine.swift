@@ -49,12 +49,16 @@ struct ZoneMachine: EngineMachine {
     let before = hysteresis.adopted
     let adopted = hysteresis.observe(
       zoneAt(coordinate), at: coordinate, time: time, accuracy: accuracy,
-      borderDistance: borderLookup?(coordinate))
+      // No border within the probe's reach: at least that far into the zone.
+      borderDistance: borderLookup.map { lookup in lookup(coordinate) ?? BorderProbe.reach })
     return adopted != nil && adopted != before && before != nil
   }
 
   /// The zone adopted from fixes, if any.
   var adopted: String? { hysteresis.adopted }
+
+  /// Whether a candidate zone still needs fixes to be decided.
+  var wantsFixes: Bool { hysteresis.wantsFixes }
 
   /// New zone data (tzdata changed, or a reload read it again): parsed zones are forgotten
   /// and problems are reported again.

@@ -18,26 +18,49 @@ public struct SourceView: WireCodable {
   public var lastError: String?
   /// Named counters, in the daemon's order (`sentences`, `fixes`, ...).
   public var counters: [Counter]
+  /// Who can put fixes into it (`SourceTrust`); nil from a daemon before protocol 1.2.
+  public var trust: OpenEnum<Trust>?
+  /// How far its latest fix time is ahead of (positive) or behind the daemon's clock, in
+  /// seconds, when beyond the tolerance (5 min); nil while it agrees. `status` only.
+  public var clockOffset: Duration?
+  /// Its fixes being dropped one after another, and why; nil when its last fix was taken.
+  /// `status` only.
+  public var dropping: DroppingView?
+
+  /// A source's trust on the wire (`SourceTrust`); newer minor versions may add values.
+  public enum Trust: String, Sendable, Hashable, CaseIterable {
+    case system
+    case allowedUsers = "allowed-users"
+    case localUsers = "local-users"
+    case network
+  }
 
   /// A view from its parts, as they are on the wire.
   public init(
     uri: String, state: OpenEnum<State>, retryAt: Instant? = nil, lastError: String? = nil,
-    counters: [Counter] = []
+    counters: [Counter] = [], trust: OpenEnum<Trust>? = nil, clockOffset: Duration? = nil,
+    dropping: DroppingView? = nil
   ) {
     self.uri = uri
     self.state = state
     self.retryAt = retryAt
     self.lastError = lastError
     self.counters = counters
+    self.trust = trust
+    self.clockOffset = clockOffset
+    self.dropping = dropping
   }
 
-  /// The wire form of `s`.
-  public init(_ s: SourceSnapshot) {
+  /// The wire form of `s`, with what acceptance made of its fixes (`status`) when given.
+  public init(_ s: SourceSnapshot, fixes: SourceFixReport? = nil) {
     uri = s.uri
     state = OpenEnum(s.state.name)
     if case .reconnecting(let at) = s.state { retryAt = WireFormat.truncate(at, 0) }
     lastError = s.lastError
     counters = s.counters
+    trust = OpenEnum(s.trust.description)
+    clockOffset = fixes?.clockOffset.map { WireFormat.seconds($0, 0) }
+    dropping = fixes?.dropping.map(DroppingView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -47,6 +70,9 @@ public struct SourceView: WireCodable {
     retryAt = try o.optionalInstant("retryAt")
     lastError = try o.optionalString("lastError")
     counters = try o.counters("counters")
+    trust = try o.optionalOpen("trust")
+    clockOffset = try o.optionalSeconds("clockOffset")
+    dropping = try o.optionalDecode("dropping")
   }
 
   /// The counter named `name`, if the source has one.
@@ -57,6 +83,44 @@ public struct SourceView: WireCodable {
     if let retryAt { o["retryAt"] = WireFormat.time(retryAt, 0) }
     o["lastError"] = .optional(lastError)
     o["counters"] = WireFormat.counters(counters)
+    if let trust { o["trust"] = .string(trust.word) }
+    o["clockOffset"] = WireFormat.seconds(clockOffset)
+    o["dropping"] = dropping?.json ?? .null
     return .object(o)
+  }
+}
+
+/// A source's fixes being dropped one after another (`dropping` in the source object).
+public struct DroppingView: WireCodable {
+  /// Why the latest was dropped: a key of `rejectedFixes` (`old`, `future`, `outranked`, ...).
+  public var reason: OpenEnum<FixAcceptance.Rejection>
+  /// How many in a row.
+  public var count: Int
+  /// When the first came, to the second.
+  public var since: Instant
+  /// The latest reason in words, for people.
+  public var detail: String
+
+  /// The wire form of `d`.
+  public init(_ d: SourceFixReport.Dropping) {
+    reason = .known(d.reason)
+    count = d.count
+    since = WireFormat.truncate(d.since, 0)
+    detail = d.detail
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    reason = try o.open("reason")
+    count = try o.int("count")
+    since = try o.instant("since")
+    detail = try o.string("detail")
+  }
+
+  public var json: JSON {
+    .object([
+      "reason": .string(reason.word), "count": .int(count), "since": WireFormat.time(since, 0),
+      "detail": .string(detail),
+    ])
   }
 }

@@ -34,7 +34,7 @@ public struct StatusView: WireCodable {
     fix = r.fix.map(FixSummaryView.init)
     timezone = ZoneStatusView(r.timeZone)
     sun = r.sun.map(SunView.init)
-    sources = r.sources.map(SourceView.init)
+    sources = r.sources.map { SourceView($0, fixes: r.sourceFixes[$0.id]) }
     server = ServerView(sessions: r.sessions, counters: r.server)
     daemon = DaemonView(startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem)
     summary = r.summary

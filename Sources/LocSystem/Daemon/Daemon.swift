@@ -95,12 +95,14 @@ public final class Daemon {
     // State before the socket: the first client must get the cached answer.
     var state: StoredState? = nil
     var problem: String? = nil
-    do { try stateFile.ensureDirectory() } catch { problem = "state directory: \(error)" }
-    switch stateFile.read() {
+    var notes: [String] = []
+    do { notes = try stateFile.prepareDirectory() } catch { problem = "state directory: \(error)" }
+    switch stateFile.read(notes: &notes) {
     case .missing: break
     case .loaded(let s): state = s
     case .unusable(let why): problem = why
     }
+    for note in notes { logger.warning(note) }
     execute(engine.handle(.started(state, stateProblem: problem), at: now))
     loadTimers(initial: true)
     loadApps(initial: true)
@@ -233,7 +235,8 @@ public final class Daemon {
         logger.error("source \(uri) is not supported by this build, ignoring")
         feed(
           .sourceUpdated(
-            SourceSnapshot(id: id, uri: uri.description, state: .failed, lastError: "not supported"),
+            SourceSnapshot(
+              id: id, uri: uri.description, state: .failed, lastError: "not supported", trust: uri.trust),
             restarted: true))
         continue
       }
@@ -356,7 +359,9 @@ public final class Daemon {
     var store: TimerStore? = nil
     var allProblems = problems
     if initial {
-      switch timerStore.read() {
+      var notes: [String] = []
+      defer { for note in notes { logger.warning(note) } }
+      switch timerStore.read(notes: &notes) {
       case .success(let s): store = s ?? TimerStore()
       case .failure(let why):
         allProblems.append("\(why); runtime timers and timer memory start empty")

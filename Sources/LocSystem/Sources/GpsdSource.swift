@@ -11,6 +11,8 @@ import LocCore
 public final class GpsdSource: FixSource {
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let nmea: Bool
   let loop: EventLoop
   let sink: SourceSink
@@ -47,6 +49,7 @@ public final class GpsdSource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.gpsd(host: host, port: port, nmea: nmea).description
+    self.trust = SourceURI.gpsd(host: host, port: port, nmea: nmea).trust
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
     self.live = LiveDecoder(loop: loop, gpsdJSON: true, coalescingSameTime: !nmea) { [unowned self] fix in
       self.sink.fix(fix, self.id)
@@ -72,7 +75,7 @@ public final class GpsdSource: FixSource {
       ]
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
-      lastError: connection.lastError ?? protocolError)
+      lastError: connection.lastError ?? protocolError, trust: trust)
   }
 
   public func setActive(_ active: Bool) {

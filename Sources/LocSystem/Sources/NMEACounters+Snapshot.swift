@@ -10,7 +10,7 @@ extension NMEACounters {
       Counter("junkBytes", junkBytes), Counter("truncatedLines", truncatedLines),
       Counter("unterminatedLines", unterminatedLines), Counter("timeWentBackwards", timeWentBackwards),
       Counter("lateSentences", lateSentences), Counter("undatedEpochs", undatedEpochs),
-      Counter("rolloverCorrections", rolloverCorrections),
+      Counter("rolloverCorrections", rolloverCorrections), Counter("implausibleValues", implausibleValues),
     ]
   }
 }

@@ -17,29 +17,41 @@ public final class NMEAListenSource: FixSource {
   /// whose old connection has not timed out yet, and a second device.
   public static let maxPeers = 4
 
+  /// A peer that has sent NMEA within this long is never evicted for a newcomer.
+  static let evictAfterMicroseconds: UInt64 = 5_000_000
+  /// A peer that has sent nothing yet keeps its slot this long after connecting (a receiver
+  /// sends within a second).
+  static let muteGraceMicroseconds: UInt64 = 2_000_000
+
   /// One accepted connection; its watch owns the socket.
   final class Peer {
     let address: SocketAddress
     var watch: IOWatch?
     let live: LiveDecoder
+    /// When it connected (monotonic microseconds).
+    let connectedAt: UInt64
+    /// When it last sent a decoded sentence (or, while idle, a line); nil: never.
+    var lastActiveAt: UInt64?
+    /// Sentences and idle lines so far, to see progress.
+    var progress = 0
 
-    init(address: SocketAddress, live: LiveDecoder) {
+    init(address: SocketAddress, live: LiveDecoder, at now: UInt64) {
       self.address = address
       self.live = live
+      self.connectedAt = now
     }
   }
 
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let host: String
   let port: Int
   let loop: EventLoop
   let sink: SourceSink
-  private let resolver: HostResolver
-  /// The listening socket, owned by its watch.
-  private var listenWatch: IOWatch?
-  private var retry: BindRetry?
-  private var stopped = false
+  /// The listening socket and its retries.
+  private let binding: SocketBinding
   private var peers: [Peer] = []
   /// Counts of peers that left.
   private var ended = NMEACounters()
@@ -48,10 +60,10 @@ public final class NMEAListenSource: FixSource {
   private var active = true
   private var accepted = 0
   private var refused = 0
+  /// Peers closed to make room for a newcomer (`evictable`).
+  private var evicted = 0
   private var disconnects = 0
   private var bytes = 0
-  private var state: SourceState = .starting
-  private var lastError: String?
   /// One buffer for every peer: they are read one at a time.
   private let reader = ReadBuffer(
     chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
@@ -64,7 +76,21 @@ public final class NMEAListenSource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.nmeaTCPListen(address: address, port: port).description
-    self.resolver = HostResolver(loop: loop)
+    self.trust = SourceURI.nmeaTCPListen(address: address, port: port).trust
+    self.binding = SocketBinding(
+      uri: uri, host: address, port: port, socketType: Int32(SOCK_STREAM.rawValue), loop: loop, sink: sink)
+    binding.handlers = SocketBinding.Handlers(
+      open: { [unowned self] address throws(Errno) in
+        try self.loop.watch(InetSocket.listening(address), events: Epoll.input) { [weak self] _ in
+          self?.acceptAll()
+        }
+      },
+      bound: { [unowned self] address in
+        self.sink.log(
+          .info, "source \(self.uri) listening on \(address) (up to \(NMEAListenSource.maxPeers) peers)")
+        self.sink.update(self.snapshot, false)
+      },
+      snapshot: { [unowned self] in self.snapshot })
   }
 
   public var snapshot: SourceSnapshot {
@@ -81,24 +107,15 @@ public final class NMEAListenSource: FixSource {
       total.sourceCounters + [Counter("silences", silences)]
       + [
         Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
+        Counter("evictedPeers", evicted),
         Counter("disconnects", disconnects), Counter("bytes", bytes),
         Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
       ]
-    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+    return SourceSnapshot(
+      id: id, uri: uri, state: binding.state, counters: counters, lastError: binding.lastError, trust: trust)
   }
 
-  public func start() {
-    stopped = false
-    do {
-      retry = try BindRetry(loop: loop) { [weak self] in self?.bind() }
-    } catch {
-      lastError = "timer: \(error)"
-      state = .failed
-      sink.update(snapshot, false)
-      return
-    }
-    bind()
-  }
+  public func start() { binding.start() }
 
   public func setActive(_ active: Bool) {
     self.active = active
@@ -108,75 +125,34 @@ public final class NMEAListenSource: FixSource {
   }
 
   public func stop() {
-    stopped = true
-    resolver.cancel()
-    retry?.cancel()
-    retry = nil
-    closeListener()
+    binding.stop()
     for peer in peers { close(peer, reason: nil) }
   }
 
-  private func bind() {
-    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: true) {
-      [weak self] outcome in
-      guard let self, !self.stopped else { return }
-      switch outcome {
-      case .failure(let error):
-        self.failed(error.description)
-      case .success(let addresses):
-        do throws(Errno) {
-          self.listenWatch = try self.loop.watch(InetSocket.listening(addresses[0]), events: Epoll.input) {
-            [weak self] _ in self?.acceptAll()
-          }
-        } catch {
-          self.closeListener()
-          self.failed(error.description)
-          return
-        }
-        let bound =
-          self.listenWatch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)"
-        self.sink.log(
-          .info, "source \(self.uri) listening on \(bound) (up to \(NMEAListenSource.maxPeers) peers)")
-        self.retry?.succeeded()
-        self.lastError = nil
-        self.state = .connected
-        self.sink.update(self.snapshot, false)
-      }
-    }
-  }
-
-  private func failed(_ reason: String) {
-    lastError = reason
-    guard !stopped, let retry else { return }
-    state = .reconnecting(retryAt: retry.failed(reason, source: uri, log: sink.log))
-    sink.update(snapshot, false)
-  }
-
-  private func closeListener() {
-    listenWatch?.cancel()
-    listenWatch = nil
-  }
-
   private func acceptAll() {
-    guard let listener = listenWatch else { return }
+    guard let listener = binding.watch else { return }
     // A bounded batch per wakeup; the rest wait for the next iteration.
     for _ in 0..<16 {
       var address = SocketAddress()
       let incoming: FileDescriptor?
       do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
       guard let socket = incoming else { return }
+      if peers.count >= NMEAListenSource.maxPeers, let victim = evictable() {
+        evicted += 1
+        close(victim, reason: "evicted for \(address): it sent no NMEA lately")
+      }
       guard peers.count < NMEAListenSource.maxPeers else {
         _ = consume socket  // closed at once
         refused += 1
         sink.log(
           refused == 1 ? .notice : .debug,
-          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers")
+          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers sending NMEA")
         continue
       }
       InetSocket.enableKeepAlive(socket)
       let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
       }
-      let peer = Peer(address: address, live: live)
+      let peer = Peer(address: address, live: live, at: loop.monotonicMicroseconds)
       live.logSilences(of: "source \(uri): \(address)", to: sink.log)
       do {
         peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
@@ -201,11 +177,32 @@ public final class NMEAListenSource: FixSource {
       peer.live.feed(chunk)
       return peer.watch != nil
     }
+    let progress = peer.live.counters.sentences + peer.live.ignoredLines
+    if progress > peer.progress {
+      peer.progress = progress
+      peer.lastActiveAt = loop.monotonicMicroseconds
+    }
     switch outcome {
     case .endOfFile: close(peer, reason: "closed")
     case .failed(let error): close(peer, reason: error.description)
     case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
+  }
+
+  /// The peer a newcomer may replace when all slots are taken, so that connections that
+  /// send nothing cannot lock the receiver out: the oldest of those that sent no sentence
+  /// in the `muteGraceMicroseconds` since they connected, else the one silent longest if
+  /// that is more than `evictAfterMicroseconds`. A peer sending NMEA keeps its slot.
+  private func evictable() -> Peer? {
+    let now = loop.monotonicMicroseconds
+    let mute = peers.filter {
+      $0.lastActiveAt == nil && now - $0.connectedAt > NMEAListenSource.muteGraceMicroseconds
+    }
+    if let oldest = mute.min(by: { $0.connectedAt < $1.connectedAt }) { return oldest }
+    guard let quiet = peers.min(by: { ($0.lastActiveAt ?? 0) < ($1.lastActiveAt ?? 0) }),
+      let last = quiet.lastActiveAt, now - last > NMEAListenSource.evictAfterMicroseconds
+    else { return nil }
+    return quiet
   }
 
   /// Ends a peer; `reason` nil when locd stops.

@@ -9,6 +9,8 @@ import LocCore
 public final class NMEATCPSource: FixSource {
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let sink: SourceSink
   let connection: StreamConnection
   private var live: LiveDecoder!
@@ -18,6 +20,7 @@ public final class NMEATCPSource: FixSource {
     self.id = id
     self.sink = sink
     self.uri = SourceURI.nmeaTCP(host: host, port: port).description
+    self.trust = SourceURI.nmeaTCP(host: host, port: port).trust
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
@@ -36,7 +39,7 @@ public final class NMEATCPSource: FixSource {
       id: id, uri: uri, state: connection.state,
       counters: live.counters.sourceCounters + [Counter("silences", live.silences)] + connection.counters
         + [Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines)],
-      lastError: connection.lastError)
+      lastError: connection.lastError, trust: trust)
   }
 
   public func start() { connection.start() }

@@ -19,20 +19,17 @@ public final class NMEAUDPSource: FixSource {
 
   public let id: SourceID
   let uri: String
+  /// Who can put fixes into it (`SourceURI.trust`).
+  let trust: SourceTrust
   let host: String
   let port: Int
   let loop: EventLoop
   let sink: SourceSink
-  private let resolver: HostResolver
   private var live: LiveDecoder!
-  /// The bound socket, owned by its watch.
-  private var watch: IOWatch?
-  private var retry: BindRetry?
-  private var stopped = false
+  /// The bound socket and its retries.
+  private let binding: SocketBinding
   private var datagrams = 0
   private var bytes = 0
-  private var state: SourceState = .starting
-  private var lastError: String?
   // 65,535 bytes: the largest UDP payload is 65,507 (IPv4) or 65,527 (IPv6), RFC 768 / RFC 8200.
   private var buffer = [UInt8](repeating: 0, count: 65_536)
   private static let newline: [UInt8] = [0x0A]
@@ -45,87 +42,49 @@ public final class NMEAUDPSource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.nmeaUDP(address: address, port: port).description
-    self.resolver = HostResolver(loop: loop)
+    self.trust = SourceURI.nmeaUDP(address: address, port: port).trust
+    self.binding = SocketBinding(
+      uri: uri, host: address, port: port, socketType: Int32(SOCK_DGRAM.rawValue), loop: loop, sink: sink)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
+    binding.handlers = SocketBinding.Handlers(
+      open: { [unowned self] address throws(Errno) in
+        let socket = try InetSocket.bound(address, flags: InetSocket.datagramFlags)
+        return try self.loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.receive() }
+      },
+      bound: { [unowned self] address in
+        self.sink.log(.info, "source \(self.uri) receiving on \(address)")
+        self.live.begin()
+        self.sink.update(self.snapshot, true)
+      },
+      snapshot: { [unowned self] in self.snapshot })
   }
 
   public var snapshot: SourceSnapshot {
     SourceSnapshot(
-      id: id, uri: uri, state: state,
+      id: id, uri: uri, state: binding.state,
       counters: live.counters.sourceCounters + [
         Counter("silences", live.silences), Counter("datagrams", datagrams), Counter("bytes", bytes),
         Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines),
-      ], lastError: lastError)
+      ], lastError: binding.lastError, trust: trust)
   }
 
-  public func start() {
-    stopped = false
-    do {
-      retry = try BindRetry(loop: loop) { [weak self] in self?.bind() }
-    } catch {
-      lastError = "timer: \(error)"
-      state = .failed
-      sink.update(snapshot, false)
-      return
-    }
-    bind()
-  }
+  public func start() { binding.start() }
 
   public func setActive(_ active: Bool) {
     if active { live.resume() } else { live.pause() }
   }
 
   public func stop() {
-    stopped = true
-    resolver.cancel()
-    retry?.cancel()
-    retry = nil
-    watch?.cancel()
-    watch = nil  // closes the socket
+    binding.stop()
     live.stop()
   }
 
-  private func bind() {
-    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_DGRAM.rawValue), passive: true) {
-      [weak self] outcome in
-      guard let self, !self.stopped else { return }
-      switch outcome {
-      case .failure(let error):
-        self.failed(error.description)
-      case .success(let addresses):
-        do throws(Errno) {
-          let socket = try InetSocket.bound(addresses[0], flags: InetSocket.datagramFlags)
-          self.watch = try self.loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.receive() }
-        } catch {
-          self.watch = nil
-          self.failed(error.description)
-          return
-        }
-        let bound =
-          self.watch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)"
-        self.sink.log(.info, "source \(self.uri) receiving on \(bound)")
-        self.retry?.succeeded()
-        self.lastError = nil
-        self.state = .connected
-        self.live.begin()
-        self.sink.update(self.snapshot, true)
-      }
-    }
-  }
-
-  private func failed(_ reason: String) {
-    lastError = reason
-    guard !stopped, let retry else { return }
-    state = .reconnecting(retryAt: retry.failed(reason, source: uri, log: sink.log))
-    sink.update(snapshot, false)
-  }
-
   private func receive() {
-    guard let watch else { return }
+    guard let watch = binding.watch else { return }
     for _ in 0..<NMEAUDPSource.datagramsPerWakeup {
       // Stopped from inside `feed` (the watch was dropped): read no more.
-      guard self.watch === watch else { return }
+      guard binding.watch === watch else { return }
       let received: Int?
       do {
         received = try buffer.withUnsafeMutableBytes { raw in

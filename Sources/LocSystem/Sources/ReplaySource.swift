@@ -42,6 +42,8 @@ public final class ReplaySource: FixSource {
   var lastError: String?
   var timer: Timer?
   var rounds = 0
+  /// The decoder counters of the rounds before this one: counters only grow (SOURCES.md).
+  var earlier = NMEACounters()
 
   /// A replay of `path`.
   public init(
@@ -58,8 +60,15 @@ public final class ReplaySource: FixSource {
 
   public var snapshot: SourceSnapshot {
     SourceSnapshot(
-      id: id, uri: uri, state: state, counters: decoder.counters.sourceCounters + [Counter("rounds", rounds)],
-      lastError: lastError)
+      id: id, uri: uri, state: state, counters: total.sourceCounters + [Counter("rounds", rounds)],
+      lastError: lastError, trust: .system)
+  }
+
+  /// The decoder counters of every round so far.
+  var total: NMEACounters {
+    var t = earlier
+    t.add(decoder.counters)
+    return t
   }
 
   public func start() {
@@ -136,6 +145,7 @@ public final class ReplaySource: FixSource {
 
   func beginRound() {
     next = 0
+    earlier = total
     decoder = NMEADecoder(gpsdJSON: true)
     startedAt = loop.monotonicMicroseconds
     state = .connected

@@ -65,7 +65,8 @@ public final class SerialSource: FixSource {
     counters += [Counter("opens", opens), Counter("disconnects", closes), Counter("bytes", bytes)]
     counters.append(Counter("baud", baud))
     if let hunt { counters.append(Counter("baudProbes", hunt.probes)) }
-    return SourceSnapshot(id: id, uri: uri, state: state, counters: counters, lastError: lastError)
+    return SourceSnapshot(
+      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: .system)
   }
 
   public func start() {
@@ -137,7 +138,9 @@ public final class SerialSource: FixSource {
     let again = everOpened ? " again" : ""
     everOpened = true
     failing = false
-    if var h = hunt {
+    // A speed found before an idle close is kept: the receiver did not change (an unplug,
+    // `gone`, starts the hunt again), so the device is connected at once at that speed.
+    if var h = hunt, !h.isLocked {
       h.beginWindow(validSentences: live.counters.sentences)
       hunt = h
       state = .starting

@@ -4,22 +4,23 @@ import LocCore
   import Glibc
 #endif
 
-/// The one file locd keeps: `state.json` in the state directory, mode 0600, replaced
-/// atomically (write a temporary file, fsync, rename over, fsync the directory), so a
-/// crash at any moment leaves either the old or the new content, never a torn file.
+/// The one file locd keeps about the position: `state.json` in the state directory, mode
+/// 0600, replaced atomically (`StateDirectory`: an unnamed file, synced, named and renamed
+/// over, the directory synced), so a crash at any moment leaves either the old or the new
+/// content, never a torn file, and whatever sits in the directory cannot redirect the write.
 public struct StateFile {
   /// The state directory.
-  public let directory: String
+  public let directory: StateDirectory
   /// Largest state file accepted; a real one is a few hundred bytes.
   public static let sizeLimit = 64 * 1024
   /// The file name inside the directory.
   public static let fileName = "state.json"
 
   /// A state file in `directory`.
-  public init(directory: String) { self.directory = directory }
+  public init(directory: String) { self.directory = StateDirectory(path: directory) }
 
   /// The file's path.
-  public var path: String { directory + "/" + StateFile.fileName }
+  public var path: String { directory.path(of: StateFile.fileName) }
 
   /// What reading found.
   public enum ReadResult {
@@ -27,30 +28,41 @@ public struct StateFile {
     case missing
     /// The content.
     case loaded(StoredState)
-    /// Unreadable or corrupt; the reason names no coordinates.
+    /// Unreadable, corrupt or not to be trusted; the reason names no coordinates.
     case unusable(String)
   }
 
-  /// Reads the file.
+  /// Reads the file; `notes` gets what the log should say besides (a mode that was fixed).
+  public func read(notes: inout [String]) -> ReadResult {
+    switch directory.read(StateFile.fileName, limit: StateFile.sizeLimit, notes: &notes) {
+    case .missing: return .missing
+    case .refused(let why): return .unusable(why)
+    case .bytes(let bytes):
+      do { return .loaded(try StoredState(decoding: bytes)) } catch {
+        return .unusable("\(path): \(error)")
+      }
+    }
+  }
+
+  /// Reads the file, dropping the notes.
   public func read() -> ReadResult {
-    let bytes: [UInt8]
-    do { bytes = try FileIO.read(path: path, limit: StateFile.sizeLimit) } catch {
-      if error.code == ENOENT { return .missing }
-      return .unusable("\(path): \(error)")
-    }
-    do { return .loaded(try StoredState(decoding: bytes)) } catch {
-      return .unusable("\(path): \(error)")
-    }
+    var notes: [String] = []
+    return read(notes: &notes)
+  }
+
+  /// Creates the directory (mode 0700) if it is missing and cleans what a crash left in it
+  /// (`StateDirectory.prepare`): the notes to log.
+  public func prepareDirectory() throws(Errno) -> [String] {
+    try directory.prepare(files: [StateFile.fileName, TimerStoreFile.fileName])
   }
 
   /// Creates the directory (mode 0700) if it is missing.
   public func ensureDirectory() throws(Errno) {
-    try FileIO.makeDirectory(path: directory, mode: 0o700)
+    try FileIO.makeDirectory(path: directory.path, mode: 0o700)
   }
 
-  /// Replaces the file atomically with `state` (temporary file, fsync, rename, fsync of the
-  /// directory; mode 0600 whatever the umask).
+  /// Replaces the file atomically with `state` (mode 0600 whatever the umask).
   public func write(_ state: StoredState) throws(Errno) {
-    try FileIO.replace(path: path, directory: directory, with: state.encoded())
+    try directory.write(StateFile.fileName, state.encoded())
   }
 }
