@@ -68,6 +68,10 @@ extension DaemonConfig {
     .count("Limits", "MaxRequestBytes", \.maxRequestBytes, 256...(16 << 20)),
     .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
+    // [GeoClue]
+    .choice(
+      "GeoClue", "Enable", "BOOL", \.geoClueEnabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
   ]
 
   /// The sections, in table order.

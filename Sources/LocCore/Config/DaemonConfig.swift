@@ -46,6 +46,8 @@ public struct DaemonConfig: Sendable, Equatable {
   public var setSystemTimeZone = false
   /// When locd wants fixes (`[Acquisition]`): on demand (default) or continuously.
   public var acquisition = Acquisition.Policy()
+  /// Serve the GeoClue2 D-Bus interface on the system bus (`[GeoClue] Enable=`; off by default).
+  public var geoClueEnabled = false
 
   /// The defaults.
   public init() {}
