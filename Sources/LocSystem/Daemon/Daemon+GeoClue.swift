@@ -9,8 +9,8 @@ extension Daemon {
     let face = GeoClueService(
       loop: loop, limits: GeoClueService.Limits(maxClients: config.maxClients),
       handlers: GeoClueService.Handlers(
-        opened: { [unowned self] session, peer, app in
-          self.feed(.sessionOpened(session, peer, self.policy.level(for: peer), app: app))
+        opened: { [unowned self] session, peer, app, level in
+          self.feed(.sessionOpened(session, peer, self.geoClueAccess(peer, app: app, level: level), app: app))
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
@@ -24,6 +24,15 @@ extension Daemon {
         log: { [unowned self] level, message in self.logger.log(level, message) }))
     geoClue = face
     face.start()
+  }
+
+  /// The seam between GeoClue's authorization and locd's: the access of the engine session
+  /// of a client its agent authorized at `level`. Today the socket's rules for the peer
+  /// (uid and groups; `level` and `app` are not used yet). With per-app authorization it
+  /// maps `app` (DesktopId) to an app id, Start to "when in use" and `level` to reduced
+  /// (country, city, neighbourhood) or full accuracy (docs/GEOCLUE.md).
+  func geoClueAccess(_ peer: Peer, app: String, level: GeoClueAccuracyLevel) -> AccessLevel {
+    policy.level(for: peer)
   }
 
   /// Stops the face: clients are dropped, the name released.

@@ -133,7 +133,7 @@ extension GeoClueService {
     client.session = session
     client.grantedLevel = level
     sessions[session] = client
-    handlers.opened(session, client.peer, client.desktopID)
+    handlers.opened(session, client.peer, client.desktopID, level)
     handlers.request(session, .number(1), .subscribe([.location]))
   }
 

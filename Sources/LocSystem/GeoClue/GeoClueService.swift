@@ -14,8 +14,9 @@ import LocCore
 public final class GeoClueService {
   /// What the face tells the daemon: the engine events it produces, and log lines.
   public struct Handlers {
-    /// A client became active: open an engine session for `peer` and the app id.
-    public var opened: (SessionID, Peer, String) -> Void
+    /// A client became active: open an engine session for `peer`, its DesktopId and the
+    /// level its agent granted.
+    public var opened: (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void
     /// A request of such a session (`subscribe` to `location`).
     public var request: (SessionID, RequestID, Request) -> Void
     /// The session ended (Stop, the client deleted, its connection gone, the face stopped).
@@ -24,7 +25,7 @@ public final class GeoClueService {
     public var log: (LogLevel, String) -> Void
     /// Handlers.
     public init(
-      opened: @escaping (SessionID, Peer, String) -> Void,
+      opened: @escaping (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void,
       request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
       log: @escaping (LogLevel, String) -> Void
     ) {
