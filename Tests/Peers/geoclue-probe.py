@@ -10,8 +10,8 @@ Usage: geoclue-probe.py MODE [ARGS]   (on $DBUS_SYSTEM_BUS_ADDRESS)
            "latitude": x}   (new/old read with Get inside the signal handler)
           {"signal": "PropertiesChanged", "path": P, "interface": I, "changed": {...}}
         then {"end": true, "alive": [paths of the Location objects seen that still answer]}
-  hold DESKTOPID
-        GetClient, set DesktopId, Start, print {"client": P} and {"location": P} after the first
+  hold DESKTOPID [LEVEL]
+        GetClient, set DesktopId (and RequestedAccuracyLevel), Start, print {"client": P} and {"location": P} after the first
         LocationUpdated, then wait until stdin closes.
   poke CLIENT LOCATION
         From this (other) connection try the other connection's objects; prints
@@ -97,7 +97,7 @@ if mode == "watch":
     out(end=True, client=path, alive=[p for p in seen if readable(p) is not None])
 
 elif mode == "hold":
-    path = client_for(args[0])
+    path = client_for(args[0], level=int(args[1]) if len(args) > 1 else None)
     loop = GLib.MainLoop()
     first = []
 
