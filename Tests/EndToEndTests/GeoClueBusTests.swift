@@ -218,4 +218,40 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
     #expect(second.stop() == 0)
     #expect(first.stop() == 0)
   }
+
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func busActivationThroughTheShippedFileStartsLocdServiceAndTheCallIsAnswered() throws {
+    let dir = LocdProcess.makeDirectory()
+    // The stand-in for systemd may own its name on this bus.
+    try """
+    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+    <busconfig><policy user="root"><allow own="org.freedesktop.systemd1"/></policy></busconfig>
+    """.write(toFile: dir + "/systemd1.conf", atomically: true, encoding: .utf8)
+    let bus = try PrivateSystemBus(
+      policies: [Self.policy, dir + "/systemd1.conf"],
+      services: [Binaries.packageRoot.path + "/dbus/org.freedesktop.GeoClue2.service"],
+      systemdActivation: true,
+      directory: dir)
+    let systemd = try LinePeer(
+      GeoCluePrograms.peer("systemd-activator.py"), [], environment: bus.environment,
+      output: dir + "/activator.out")
+    defer { systemd.stop() }
+    #expect(systemd.waitFor("ready"), "\(systemd.text)")
+    // A client calls GeoClue while nothing owns the name: the bus asks systemd for the unit
+    // the activation file names, and holds the call.
+    let caller = try LinePeer(
+      "/usr/bin/busctl",
+      [
+        "--address=\(bus.address)", "call", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+        "org.freedesktop.GeoClue2.Manager", "GetClient",
+      ], environment: [:], output: dir + "/call.out")
+    defer { caller.stop() }
+    #expect(systemd.waitFor("activate locd.service"), "\(systemd.text)")
+    #expect(caller.text.isEmpty, "\(caller.text)")
+    // systemd would start locd.service now; the test starts the same binary with the face on.
+    let locd = try startGeoClueLocd(on: bus)
+    #expect(caller.waitFor("o \"/org/freedesktop/GeoClue2/Client/"), "\(caller.text)\n\(locd.log)")
+    #expect(locd.stop() == 0)
+  }
 }

@@ -44,21 +44,29 @@ enum GeoCluePrograms {
 
 /// A private dbus-daemon configured like the system bus (Debian's system.conf: nobody may own
 /// a name or call a method unless a policy file in system.d allows it), with the given policy
-/// files installed into its system.d.
+/// files installed into its system.d and activation files into its system-services (with
+/// `systemdActivation`, the bus asks org.freedesktop.systemd1 to start their units, as a
+/// system bus under systemd does).
 final class PrivateSystemBus {
   let directory: String
   let address: String
   private var child: Child!
 
-  init(policies: [String], directory: String? = nil) throws {
+  init(policies: [String], services: [String] = [], systemdActivation: Bool = false, directory: String? = nil)
+    throws
+  {
     self.directory = directory ?? LocdProcess.makeDirectory()
     let socket = self.directory + "/system_bus_socket"
     address = "unix:path=\(socket)"
     let systemD = self.directory + "/system.d"
     try FileManager.default.createDirectory(atPath: systemD, withIntermediateDirectories: true)
-    for policy in policies {
-      try FileManager.default.copyItem(
-        atPath: policy, toPath: systemD + "/" + URL(fileURLWithPath: policy).lastPathComponent)
+    let servicesDir = self.directory + "/system-services"
+    try FileManager.default.createDirectory(atPath: servicesDir, withIntermediateDirectories: true)
+    for (files, dir) in [(policies, systemD), (services, servicesDir)] {
+      for file in files {
+        try FileManager.default.copyItem(
+          atPath: file, toPath: dir + "/" + URL(fileURLWithPath: file).lastPathComponent)
+      }
     }
     try """
     <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
@@ -83,10 +91,13 @@ final class PrivateSystemBus {
         <allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus.Properties"/>
       </policy>
       <includedir>\(systemD)</includedir>
+      <servicedir>\(servicesDir)</servicedir>
     </busconfig>
     """.write(toFile: self.directory + "/system.conf", atomically: true, encoding: .utf8)
     child = try Child(
-      "/usr/bin/dbus-daemon", ["--config-file=\(self.directory)/system.conf", "--nofork"],
+      "/usr/bin/dbus-daemon",
+      ["--config-file=\(self.directory)/system.conf", "--nofork"]
+        + (systemdActivation ? ["--systemd-activation"] : []),
       stderrFD: nil)
     for _ in 0..<250 where access(socket, F_OK) != 0 { usleep(20_000) }
     guard access(socket, F_OK) == 0 else { throw HarnessError("dbus-daemon did not listen on \(socket)") }
