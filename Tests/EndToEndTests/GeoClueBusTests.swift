@@ -254,4 +254,33 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
     #expect(caller.waitFor("o \"/org/freedesktop/GeoClue2/Client/"), "\(caller.text)\n\(locd.log)")
     #expect(locd.stop() == 0)
   }
+
+  @Test(
+    .enabled(if: getuid() == 0, "needs root to run the peers as another user"),
+    .enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func anotherUsersAgentDecidesForItsUserOnlyAndLocdsOwnRulesStillApply() throws {
+    let (bus, locd) = try rig()
+    // root's agent says yes to everything; it is not asked about another user's apps.
+    let rootAgent = try agent(8, "yes", on: bus)
+    defer { rootAgent.stop() }
+    // nobody (65534, in no locd group) with its own agent that says yes.
+    let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", "--"]
+    let nobodyAgent = try LinePeer(
+      "/usr/bin/setpriv", asNobody + [GeoCluePrograms.peer("geoclue-agent.py"), "8", "yes"],
+      environment: bus.environment, output: bus.directory + "/nobody-agent.out")
+    defer { nobodyAgent.stop() }
+    #expect(nobodyAgent.waitFor("ready"), "\(nobodyAgent.text)")
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      asNobody + [GeoCluePrograms.peer("geoclue-probe.py"), "start", "nobodys-app", "8"],
+      environment: bus.environment)
+    let answer = try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    // Its agent said yes; locd's session rules (the socket's: uid and groups) say no.
+    #expect(nobodyAgent.text.contains("authorize nobodys-app 8"), "\(nobodyAgent.text)")
+    #expect(!rootAgent.text.contains("nobodys-app"), "\(rootAgent.text)")
+    #expect(answer["started"] == .bool(false), "\(r.stdout)\(r.stderr)")
+    #expect(answer["error"]?.string == "org.freedesktop.DBus.Error.AccessDenied")
+    #expect(answer["message"]?.string?.hasPrefix("locd refused: ") == true, "\(r.stdout)\n\(locd.log)")
+    #expect(locd.stop() == 0)
+  }
 }
