@@ -137,7 +137,15 @@ final class RealGeoClue {
         let old = m["old"]?.string == "/" ? "/" : (m["oldReadable"] == .bool(true) ? "readable" : "gone")
         out.append("LocationUpdated old \(old), new \(m["newReadable"] == .bool(true) ? "readable" : "gone")")
       case "PropertiesChanged":
-        let changed = m["changed"]?.object?.keys.sorted().joined(separator: ",") ?? ""
+        // The echoes of the probe's own Sets before Start are left out: they may reach it
+        // before or after its signal watch is in place (geoclue emits them from an idle
+        // callback, locd at once), so their presence says nothing about either service.
+        let ownSets: Set<String> = [
+          "DesktopId", "RequestedAccuracyLevel", "DistanceThreshold", "TimeThreshold",
+        ]
+        let keys = m["changed"]?.object?.keys ?? []
+        let changed = keys.filter { !ownSets.contains($0) }.sorted().joined(separator: ",")
+        if changed.isEmpty { continue }
         let kind = m["path"]?.string?.contains("/Location/") == true ? "Location" : "Client"
         let iface = m["interface"]?.string?.split(separator: ".").last.map(String.init) ?? "?"
         out.append("\(iface == "Manager" ? "Manager" : kind) \(changed)")
