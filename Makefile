@@ -106,6 +106,9 @@ BINDIR := $(PREFIX)/bin
 DATADIR := $(PREFIX)/share/locd
 MANDIR := $(PREFIX)/share/man
 DOCDIR := $(PREFIX)/share/doc/locd
+# The GeoClue2 face's bus policy (docs/GEOCLUE.md); dbus-daemon reads /usr/share/dbus-1/system.d
+# and /etc/dbus-1/system.d only.
+DBUSPOLICYDIR := $(PREFIX)/share/dbus-1/system.d
 DATA_FILES := $(wildcard data/*)
 # The licence, the notices (the ODbL one for the boundary data), the changes, and the
 # guides the man pages point to.
@@ -128,6 +131,9 @@ install-files:
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/locd.service
 	install -m 0644 systemd/locd.socket $(DESTDIR)$(SYSTEMDDIR)/locd.socket
 	install -m 0644 systemd/locd.sysusers $(DESTDIR)$(SYSUSERSDIR)/locd.conf
+	install -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DATADIR)/geoclue
+	install -m 0644 dbus/org.freedesktop.GeoClue2.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
+	install -m 0644 dbus/org.freedesktop.GeoClue2.service systemd/locd-geoclue.conf $(DESTDIR)$(DATADIR)/geoclue/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
 	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(MANDIR)/man5/locd.conf.5
@@ -147,7 +153,9 @@ uninstall:
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/locd.conf
 	rm -f $(DESTDIR)$(MANDIR)/man1/locctl.1 $(DESTDIR)$(MANDIR)/man5/locd.conf.5 \
 	  $(DESTDIR)$(MANDIR)/man8/locd.8
-	-rmdir $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.freedesktop.GeoClue2.locd.conf
+	rm -f $(DESTDIR)$(DATADIR)/geoclue/org.freedesktop.GeoClue2.service $(DESTDIR)$(DATADIR)/geoclue/locd-geoclue.conf
+	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration), /var/lib/locd (state) and the locd user"
 

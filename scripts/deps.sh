@@ -5,8 +5,11 @@ set -eu
 what=${1:-build}
 pkgs="libsystemd-dev pkg-config tzdata"
 case "$what" in
-  # groff-base and man-db: the install tests run make docs.
-  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db" ;;
+  # groff-base and man-db: the install tests run make docs. GeoClue's interface XML, daemon
+  # and demo programs, gammastep, redshift and python3-dbus are the peers of locd's GeoClue2
+  # face (docs/GEOCLUE.md).
+  test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db
+    python3-dbus python3-gi geoclue-2.0 libgeoclue-2-dev geoclue-2-demo gammastep redshift" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the

@@ -24,7 +24,8 @@ import Testing
       "usr/lib/systemd/system/locd.socket",
       "usr/lib/sysusers.d/locd.conf", "etc/locd/locd.conf", "usr/share/man/man8/locd.8",
       "usr/share/man/man1/locctl.1",
-      "usr/share/man/man5/locd.conf.5",
+      "usr/share/man/man5/locd.conf.5", "usr/share/dbus-1/system.d/org.freedesktop.GeoClue2.locd.conf",
+      "usr/share/locd/geoclue/org.freedesktop.GeoClue2.service", "usr/share/locd/geoclue/locd-geoclue.conf",
     ] {
       #expect(FileManager.default.fileExists(atPath: dest + "/" + path), "\(path) missing")
     }
@@ -69,6 +70,30 @@ import Testing
 
   @Test func securityExposureIsAtMostTwo() throws {
     let (dir, _) = try unitsForAnalysis()
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+      ["security", "--offline=true", dir + "/locd.service"],
+      environment: ["SYSTEMD_COLORS": "0"])
+    let line = try #require(r.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
+    let score = try #require(
+      line.split(separator: ":").last?.split(separator: " ").first.flatMap { Double($0) })
+    #expect(score <= 2.0, "\(line)")
+  }
+
+  /// The unit as it runs with the GeoClue2 face: the shipped drop-in in locd.service.d next
+  /// to it (systemd-analyze reads drop-ins from there), verified and scored like the unit.
+  @Test func withTheGeoClueDropInTheUnitVerifiesAndExposureStaysAtMostTwo() throws {
+    let (dir, manpath) = try unitsForAnalysis()
+    try FileManager.default.createDirectory(
+      atPath: dir + "/locd.service.d", withIntermediateDirectories: true)
+    try FileManager.default.copyItem(
+      atPath: Binaries.packageRoot.path + "/systemd/locd-geoclue.conf",
+      toPath: dir + "/locd.service.d/geoclue.conf")
+    let verify = try run(
+      URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
+      ["verify", dir + "/locd.service", dir + "/locd.socket"],
+      environment: ["MANPATH": manpath])
+    #expect(verify.status == 0 && verify.stderr.isEmpty, "\(verify.stderr)")
     let r = try run(
       URL(fileURLWithPath: "/usr/bin/systemd-analyze"),
       ["security", "--offline=true", dir + "/locd.service"],

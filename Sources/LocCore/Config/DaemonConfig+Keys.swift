@@ -80,6 +80,10 @@ extension DaemonConfig {
     .count("Limits", "MaxQueuedBytesTotal", \.maxQueuedBytesTotal, 65536...(4 << 30)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
     .span("Limits", "IdleTimeout", \.idleTimeout, .milliseconds(1) ... .seconds(86_400)),
+    // [GeoClue]
+    .choice(
+      "GeoClue", "Enable", "BOOL", \.geoClueEnabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

@@ -58,6 +58,8 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var acquisition = Acquisition.Policy()
   /// Apps and authorization (`[Apps]`).
   public var apps = AppsSettings()
+  /// Serve the GeoClue2 D-Bus interface on the system bus (`[GeoClue] Enable=`; off by default).
+  public var geoClueEnabled = false
 
   /// The defaults.
   public init() {}

@@ -20,6 +20,8 @@ public final class Daemon {
   let zoneData: ZoneData
   var zoneWatcher: ZoneDataWatcher?
   var server: ControlServer?
+  /// The GeoClue2 face on the system bus (`[GeoClue] Enable=yes`), while enabled.
+  var geoClue: GeoClueService?
   /// Whether locd created the socket file (and so removes it at exit).
   var ownsSocketFile = false
   var sources: [FixSource] = []
@@ -147,6 +149,7 @@ public final class Daemon {
         counters: { _ in },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
+    startGeoClue()
     watchZoneData()
     if clock == .replay {
       holdingSources = true
@@ -273,13 +276,19 @@ public final class Daemon {
     for effect in effects {
       switch effect {
       case .reply(let session, let id, let result):
+        if let geoClue, geoClue.owns(session) {
+          geoClue.reply(session, id, result)
+          continue
+        }
         let message: ServerMessage
         switch complete(result) {
         case .success(let response): message = .reply(id, response)
         case .failure(let error): message = .failure(id, error)
         }
         server?.send(bytes: message.lineBytes, to: session)
-      case .push(let sessions, let notice, let at):
+      case .push(var sessions, let notice, let at):
+        if let geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
+        guard !sessions.isEmpty else { continue }
         // One line for every recipient.
         let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
         for session in sessions { server?.send(bytes: line, to: session) }
@@ -436,6 +445,7 @@ public final class Daemon {
       appStore = AppStoreFile(directory: new.stateDirectory)
       do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
+    applyGeoClue(new, old: old)
     if new.effectiveSources != old.effectiveSources {
       logger.info("sources changed; restarting them")
       stopSources()
@@ -462,6 +472,7 @@ public final class Daemon {
     logger.info("stopping (\(reason))")
     Systemd.notify("STOPPING=1\nSTATUS=stopping")
     feed(.stopping)
+    stopGeoClue()
     stopSources()
     server?.stop()
     if ownsSocketFile { unlink(config.socketPath) }

@@ -1,0 +1,109 @@
+import CSystemd
+import LocCore
+
+/// Agents: AddAgent registers the caller as the agent of its own uid (replacing an earlier
+/// one, as GeoClue does); its MaxAccuracyLevel is read at once and watched.
+extension GeoClueService {
+  func addAgent(_ call: BusMessage) {
+    guard let bus, let sender = call.sender else { return }
+    guard let id = try? call.readText(), GeoClueClient.isDesktopID(id) else {
+      counters.agentsRefused += 1
+      fail(call, BusError.invalidArgs, "AddAgent takes the agent's desktop id")
+      return
+    }
+    peers.credentials(of: sender, on: bus) { [weak self] result in
+      guard let self, let bus = self.bus else { return }
+      switch result {
+      case .failure(let problem):
+        self.counters.agentsRefused += 1
+        self.fail(call, BusError.failed, problem.description)
+      case .success(let peer):
+        self.readMaxLevel(of: sender, on: bus) { level in
+          switch level {
+          case .failure(let problem):
+            self.counters.agentsRefused += 1
+            self.fail(call, BusError.failed, "\(id) not added as agent: \(problem)")
+          case .success(let max):
+            self.register(GeoClueAgent(name: sender, uid: peer.uid, desktopID: id, maxLevel: max), on: bus)
+            self.answer(call)
+            self.agentArrived(for: peer.uid)
+          }
+        }
+      }
+    }
+  }
+
+  /// Reads the agent's MaxAccuracyLevel (org.freedesktop.DBus.Properties.Get).
+  private func readMaxLevel(
+    of name: String, on bus: OpaquePointer, _ done: @escaping (Result<UInt32, BusProblem>) -> Void
+  ) {
+    do {
+      try BusCall.call(
+        on: bus, destination: name, path: GeoClueAgent.path, interface: "org.freedesktop.DBus.Properties",
+        member: "Get", arguments: [.string(GeoClueAgent.interface), .string("MaxAccuracyLevel")]
+      ) { reply in
+        if let problem = reply.errorText {
+          done(.failure(BusProblem("cannot read its MaxAccuracyLevel: \(problem)")))
+        } else if let level = try? reply.readVariantUInt32() {
+          done(.success(level))
+        } else {
+          done(.failure(BusProblem("its MaxAccuracyLevel is not a u")))
+        }
+      }
+    } catch {
+      done(.failure(BusProblem("cannot ask for its MaxAccuracyLevel: \(error)")))
+    }
+  }
+
+  private func register(_ agent: GeoClueAgent, on bus: OpaquePointer) {
+    if let old = agents[agent.uid], old.name != agent.name {
+      peers.peers[old.name]?.isAgent = false
+      peers.forgetIfIdle(old.name)
+    }
+    let rule =
+      "type='signal',sender='\(agent.name)',path='\(GeoClueAgent.path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
+    agent.match = try? BusCall.match(on: bus, rule) { [weak self, weak agent] message in
+      guard let self, let agent, self.agents[agent.uid] === agent else { return }
+      if let level = GeoClueService.maxLevelChange(in: message) { self.agentLevelChanged(agent, to: level) }
+    }
+    agents[agent.uid] = agent
+    peers.peers[agent.name]?.isAgent = true
+    counters.agentsAdded += 1
+    handlers.log(
+      .info,
+      "GeoClue: agent '\(agent.desktopID)' registered for uid \(agent.uid) (MaxAccuracyLevel \(agent.maxLevel))"
+    )
+  }
+
+  /// MaxAccuracyLevel in a PropertiesChanged of the Agent interface, if it is there.
+  static func maxLevelChange(in message: BusMessage) -> UInt32? {
+    let m = message.raw
+    guard (try? message.readText()) == GeoClueAgent.interface,
+      sd_bus_message_enter_container(m, BusMessage.Code.array, "{sv}") > 0
+    else { return nil }
+    while sd_bus_message_enter_container(m, BusMessage.Code.dictEntry, "sv") > 0 {
+      guard let key = try? message.readText() else { return nil }
+      if key == "MaxAccuracyLevel" { return try? message.readVariantUInt32() }
+      guard sd_bus_message_skip(m, "v") >= 0, sd_bus_message_exit_container(m) >= 0 else { return nil }
+    }
+    return nil
+  }
+
+  /// The agent changed MaxAccuracyLevel: at 0 its user's active clients stop (Active goes
+  /// false, as in GeoClue); above 0 the ones it stopped start again without a new question.
+  func agentLevelChanged(_ agent: GeoClueAgent, to level: UInt32) {
+    agent.maxLevel = level
+    handlers.log(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
+    for client in clients.values where client.peer.uid == agent.uid {
+      if level == 0, client.active {
+        endSession(client)
+        client.stoppedByAgent = true
+      } else if level > 0, client.stoppedByAgent {
+        client.stoppedByAgent = false
+        let capped = GeoClueAccuracyLevel.clamped(
+          client.requestedLevel, to: GeoClueAccuracyLevel.atMost(level))
+        beginSession(client, level: min(capped, client.grantedLevel ?? capped))
+      }
+    }
+  }
+}

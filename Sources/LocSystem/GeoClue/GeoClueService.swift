@@ -1,0 +1,283 @@
+import CLocShim
+import CSystemd
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// The GeoClue2 face: owns org.freedesktop.GeoClue2 on the system bus and serves the
+/// Manager, Client and Location objects as GeoClue 2.6 does, for programs written against
+/// GeoClue (gammastep, redshift, GNOME, the location portal). A thin adapter: each client's
+/// active period is an engine session that subscribes to `location`; the engine's replies
+/// and pushes come back through `reply` and `deliver`. The contract is in docs/GEOCLUE.md.
+public final class GeoClueService {
+  /// What the face tells the daemon: the engine events it produces, and log lines.
+  public struct Handlers {
+    /// A client became active: open an engine session for `peer`, its DesktopId and the
+    /// level its agent granted.
+    public var opened: (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void
+    /// A request of such a session (`subscribe` to `location`).
+    public var request: (SessionID, RequestID, Request) -> Void
+    /// The session ended (Stop, the client deleted, its connection gone, the face stopped).
+    public var closed: (SessionID) -> Void
+    /// Log a line (never with coordinates above debug).
+    public var log: (LogLevel, String) -> Void
+    /// Handlers.
+    public init(
+      opened: @escaping (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void,
+      request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
+      log: @escaping (LogLevel, String) -> Void
+    ) {
+      self.opened = opened
+      self.request = request
+      self.closed = closed
+      self.log = log
+    }
+  }
+
+  /// Limits on what bus peers can make the face hold.
+  public struct Limits: Sendable {
+    /// Most client objects at once (locd.conf MaxClients).
+    public var maxClients: Int
+    /// Most client objects of one connection.
+    public var maxClientsPerConnection = 64
+    /// How long Start waits for the user's agent to register before it is answered without
+    /// one (GeoClue waits DEFAULT_AGENT_STARTUP_WAIT_SECS, 5 s, for agents starting with the session).
+    public var agentWait: Duration = .seconds(5)
+    /// Limits for `maxClients` client objects.
+    public init(maxClients: Int) { self.maxClients = maxClients }
+  }
+
+  /// Where the face stands.
+  public enum State: Sendable, Hashable {
+    /// Not started, or stopped.
+    case off
+    /// Connected; asking for the name.
+    case starting
+    /// Owns the name and serves.
+    case serving
+    /// Someone else owns the name (geoclue itself?), or the bus policy refused it.
+    case nameUnavailable(String)
+    /// The bus could not be reached, or the connection was lost; retried later.
+    case disconnected(String)
+  }
+
+  /// What happened, counted (shown by `status` in the log at stop).
+  public struct Counters: Sendable, Hashable {
+    /// Client objects made.
+    public var clientsCreated = 0
+    /// GetClient/CreateClient refused by a limit.
+    public var clientsRefused = 0
+    /// Calls and property reads from a connection that does not own the object.
+    public var strangersDenied = 0
+    /// DesktopId values refused.
+    public var invalidDesktopIDs = 0
+    /// Start calls answered AccessDenied.
+    public var startsDenied = 0
+    /// Start calls that succeeded.
+    public var starts = 0
+    /// Agents registered.
+    public var agentsAdded = 0
+    /// AddAgent calls refused.
+    public var agentsRefused = 0
+    /// AuthorizeApp calls made.
+    public var authorizeCalls = 0
+    /// LocationUpdated signals sent.
+    public var locationsSignalled = 0
+  }
+
+  /// The well-known name.
+  public static let busName = "org.freedesktop.GeoClue2"
+  /// The Manager's path.
+  static let managerPath = "/org/freedesktop/GeoClue2/Manager"
+  /// Engine sessions of this face are numbered from here; the socket's count from 1, so
+  /// the two never meet (docs/GEOCLUE.md).
+  public static let firstSessionID: UInt64 = 1 << 48
+
+  let loop: EventLoop
+  var limits: Limits
+  let handlers: Handlers
+  /// The connection, while there is one.
+  private(set) var bus: OpaquePointer?
+  public private(set) var state = State.off
+  public internal(set) var counters = Counters()
+
+  private var manager: GeoClueManagerObject?
+  private var nameSlot: OpaquePointer?
+  private var disconnectSlot: OpaquePointer?
+  private var reconnectTimer: Timer?
+  private var reconnectDelay: Duration = .seconds(1)
+  /// Client objects by path.
+  var clients: [String: GeoClueClient] = [:]
+  /// Active clients by their engine session.
+  var sessions: [SessionID: GeoClueClient] = [:]
+  /// One agent per uid.
+  var agents: [UInt32: GeoClueAgent] = [:]
+  lazy var peers = GeoCluePeerDirectory(vanished: { [unowned self] name in self.peerVanished(name) })
+  var nextClient: UInt64 = 1
+  var nextSession: UInt64 = 0
+  /// InUse as last published.
+  var inUse = false
+
+  /// A face on `loop`; nothing is opened until `start()`.
+  public init(loop: EventLoop, limits: Limits, handlers: Handlers) {
+    self.loop = loop
+    self.limits = limits
+    self.handlers = handlers
+  }
+
+  deinit { teardown() }
+
+  /// Whether `session` is one of this face's (the daemon routes replies and pushes by it).
+  public func owns(_ session: SessionID) -> Bool { session.raw >= GeoClueService.firstSessionID }
+
+  /// Connects to the system bus ($DBUS_SYSTEM_BUS_ADDRESS, else the standard socket),
+  /// publishes the Manager and asks for the name. Failures are logged and retried.
+  public func start() {
+    guard bus == nil else { return }
+    do {
+      try connect()
+    } catch {
+      lost("cannot connect to the system bus: \(error)")
+    }
+  }
+
+  /// Releases the name and every object; active clients' sessions are closed.
+  public func stop() {
+    reconnectTimer?.cancel()
+    reconnectTimer = nil
+    teardown()
+    state = .off
+  }
+
+  private func connect() throws(Errno) {
+    var b: OpaquePointer? = nil
+    _ = try Syscall.systemd("sd_bus_open_system", sd_bus_open_system(&b))
+    guard let b else { throw Errno(call: "sd_bus_open_system", code: ENOMEM) }
+    bus = b
+    do {
+      _ = try Syscall.systemd("sd_bus_attach_event", sd_bus_attach_event(b, loop.event, 0))
+      var slot: OpaquePointer? = nil
+      _ = try Syscall.systemd(
+        "sd_bus_match_signal",
+        sd_bus_match_signal(
+          b, &slot, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+          "Disconnected",
+          { _, userdata, _ in
+            let service = Unmanaged<GeoClueService>.fromOpaque(userdata!).takeUnretainedValue()
+            service.loop.soon { [weak service] in service?.lost("the system bus connection was lost") }
+            return 0
+          }, Unmanaged.passUnretained(self).toOpaque()))
+      disconnectSlot = slot
+      let manager = GeoClueManagerObject(service: self)
+      try manager.register(
+        on: b, interface: "org.freedesktop.GeoClue2.Manager", vtable: locshim_geoclue_manager_vtable())
+      self.manager = manager
+      try requestName(on: b)
+    } catch {
+      teardown()
+      throw error
+    }
+    state = .starting
+  }
+
+  /// Asks for the name without queueing: if it is taken, locd says so and leaves it.
+  private func requestName(on bus: OpaquePointer) throws(Errno) {
+    var slot: OpaquePointer? = nil
+    _ = try Syscall.systemd(
+      "sd_bus_request_name_async",
+      sd_bus_request_name_async(
+        bus, &slot, GeoClueService.busName, 0,
+        { reply, userdata, _ in
+          let service = Unmanaged<GeoClueService>.fromOpaque(userdata!).takeUnretainedValue()
+          service.nameAnswered(reply.map { BusMessage(retaining: $0) })
+          return 0
+        }, Unmanaged.passUnretained(self).toOpaque()))
+    nameSlot = slot
+  }
+
+  /// The answer to RequestName (dbus RequestName: 1 primary owner, 3 exists, 4 already owner).
+  private func nameAnswered(_ reply: BusMessage?) {
+    var why: String? = nil
+    if let problem = reply?.errorText {
+      why = "the bus refused it (\(problem)); is the D-Bus policy file installed (docs/GEOCLUE.md)?"
+    } else if let code = try? reply?.readUInt32(), code == 1 || code == 4 {
+      why = nil
+    } else {
+      why = "another program owns it (is geoclue running? only one of them can serve GeoClue2)"
+    }
+    if let why {
+      handlers.log(
+        .warning,
+        "GeoClue: cannot own \(GeoClueService.busName): \(why); locd goes on without its GeoClue face")
+      teardown()
+      state = .nameUnavailable(why)
+      return
+    }
+    reconnectDelay = .seconds(1)
+    state = .serving
+    handlers.log(.notice, "GeoClue: serving \(GeoClueService.busName) on the system bus")
+  }
+
+  /// The connection is gone: clients and agents went with it; try again later.
+  func lost(_ why: String) {
+    guard bus != nil || state != .off else { return }
+    handlers.log(.warning, "GeoClue: \(why); trying again in \(TimeFormat.duration(reconnectDelay))")
+    teardown()
+    state = .disconnected(why)
+    if reconnectTimer == nil {
+      reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
+        self?.start()
+      }
+    }
+    let delay = reconnectDelay
+    reconnectDelay = min(reconnectDelay * 2, .seconds(60))
+    let micros = UInt64(delay.components.seconds) * 1_000_000
+    reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + micros)
+  }
+
+  /// Drops everything tied to the connection and closes it.
+  private func teardown() {
+    for client in Array(clients.values) { remove(client, answering: "the GeoClue service stopped") }
+    agents = [:]
+    peers.removeAll()
+    manager?.unregister()
+    manager = nil
+    if let nameSlot { sd_bus_slot_unref(nameSlot) }
+    nameSlot = nil
+    if let disconnectSlot { sd_bus_slot_unref(disconnectSlot) }
+    disconnectSlot = nil
+    if let bus { sd_bus_flush_close_unref(bus) }
+    bus = nil
+    inUse = false
+  }
+
+  /// Builds a message with `make` and sends it to `destination` (nil: broadcast); a failure
+  /// is logged and otherwise ignored (the peer may have just left).
+  func send(to destination: String?, path: String, _ make: (OpaquePointer) throws(Errno) -> BusMessage) {
+    guard let bus else { return }
+    do {
+      try make(bus).send(on: bus, to: destination)
+    } catch {
+      handlers.log(
+        .info, "GeoClue: cannot send to \(destination ?? "everyone") for \(path): \(error), ignoring")
+    }
+  }
+
+  // MARK: From the engine
+
+  /// The engine answered a request of one of this face's sessions.
+  public func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
+    guard let client = sessions[session] else { return }
+    startAnswered(client, result)
+  }
+
+  /// The engine pushed `notice` to these sessions (this face's).
+  public func deliver(_ notice: Notice, to sessions: [SessionID]) {
+    guard case .location(let resolved, let fix) = notice,
+      let values = GeoClueLocationValues(resolved, fix: fix)
+    else { return }
+    for session in sessions { self.sessions[session]?.update(values) }
+  }
+}

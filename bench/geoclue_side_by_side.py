@@ -1,0 +1,265 @@
+#!/usr/bin/python3
+"""locd's GeoClue2 face side by side with the real geoclue 2.6 (bench/80-geoclue.sh).
+
+Each service runs on its own private system bus (configured like the test's, with its own
+policy files), with the locd test agent (MaxAccuracyLevel 8, answering yes), fed the same
+live NMEA stream (a fix a second at 59.9139 N 10.7522 E, stamped with the current time):
+geoclue through its network-NMEA source from a Unix socket (`geoclue -t 0 -u SOCKET`, every
+other source off, its configuration bound over /etc/geoclue in a mount namespace: needs
+root), locd through `nmea+tcp://` from the same feeder. Measured per service:
+  - Start to the first LocationUpdated, and to the first one carrying the fed position
+    (median of RUNS clients, each a new connection, RequestedAccuracyLevel 8);
+  - CPU time and voluntary context switches (wakeups) of the service over ACTIVE seconds with
+    one client active, and over IDLE seconds with none;
+  - RSS (VmRSS) after the runs, its anonymous and file-backed parts (shared libraries, locd's
+    memory-mapped time zone boundaries), and its peak (VmHWM).
+Usage: geoclue_side_by_side.py LOCD_BINARY [RUNS ACTIVE IDLE]
+"""
+import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PEERS = os.path.join(ROOT, "Tests", "Peers")
+LAT, LON = 59.9139, 10.7522
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def sentence(body):
+    s = 0
+    for c in body.encode():
+        s ^= c
+    return "$%s*%02X\r\n" % (body, s)
+
+
+def epoch_now():
+    t = time.gmtime()
+    hms, dmy = time.strftime("%H%M%S.00", t), time.strftime("%d%m%y", t)
+    la, lo = "5954.83400,N", "01045.13200,E"
+    return (sentence("GPRMC,%s,A,%s,%s,0.0,0.0,%s,,,A" % (hms, la, lo, dmy))
+            + sentence("GPGGA,%s,%s,%s,1,09,0.9,200.0,M,50.0,M,," % (hms, la, lo))).encode()
+
+
+class Feeder:
+    """One live NMEA stream to every connection on a Unix socket and a loopback TCP port."""
+
+    def __init__(self, unix_path):
+        self.conns, self.lock = [], threading.Lock()
+        self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.unix.bind(unix_path)
+        self.unix.listen(8)
+        self.tcp = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        self.tcp.bind(("127.0.0.1", 0))
+        self.tcp.listen(8)
+        self.port = self.tcp.getsockname()[1]
+        for s in (self.unix, self.tcp):
+            threading.Thread(target=self.accept, args=(s,), daemon=True).start()
+        threading.Thread(target=self.tick, daemon=True).start()
+
+    def accept(self, s):
+        while True:
+            c, _ = s.accept()
+            with self.lock:
+                self.conns.append(c)
+
+    def tick(self):
+        while True:
+            time.sleep(1 - time.time() % 1)
+            data = epoch_now()
+            with self.lock:
+                for c in list(self.conns):
+                    try:
+                        c.sendall(data)
+                    except OSError:
+                        self.conns.remove(c)
+
+
+BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+ "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
+<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
+<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
+<allow send_requested_reply="true" send_type="error"/>
+<allow receive_type="method_call"/><allow receive_type="method_return"/>
+<allow receive_type="error"/><allow receive_type="signal"/>
+<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
+</policy>%s</busconfig>"""
+
+GEOCLUE_CONF = """[agent]
+whitelist=locd-test-agent
+[network-nmea]
+enable=true
+[3g]
+enable=false
+[cdma]
+enable=false
+[modem-gps]
+enable=false
+[wifi]
+enable=false
+[compass]
+enable=false
+"""
+
+
+def wait_for(predicate, timeout=15):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def owned(env):
+    r = subprocess.run(["busctl", "--address=" + env["DBUS_SYSTEM_BUS_ADDRESS"], "status",
+                        "org.freedesktop.GeoClue2"], capture_output=True)
+    return r.returncode == 0
+
+
+def proc(pid):
+    """(cpu seconds, voluntary context switches, VmRSS, VmHWM, RssAnon, RssFile in kB) of a process."""
+    stat = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
+    cpu = (int(stat[11]) + int(stat[12])) / TICK
+    fields = dict(line.split(":", 1) for line in open("/proc/%d/status" % pid))
+    kb = lambda k: int(fields[k].split()[0])
+    return (cpu, int(fields["voluntary_ctxt_switches"]), kb("VmRSS"), kb("VmHWM"), kb("RssAnon"), kb("RssFile"))
+
+
+def client(env, hold=0.0):
+    """Runs one client in a fresh process; returns its timings."""
+    r = subprocess.run([sys.executable, __file__, "--client", str(hold)], env=env, capture_output=True,
+                       text=True, timeout=60)
+    try:
+        return json.loads(r.stdout.strip().splitlines()[-1])
+    except (IndexError, ValueError):
+        return {"first": None, "fix": None, "error": r.stderr.strip()[-300:]}
+
+
+def run_client(hold):
+    import dbus, dbus.mainloop.glib
+    from gi.repository import GLib
+    dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
+    bus = dbus.SystemBus()
+    svc = "org.freedesktop.GeoClue2"
+    manager = dbus.Interface(bus.get_object(svc, "/org/freedesktop/GeoClue2/Manager"),
+                             "org.freedesktop.GeoClue2.Manager")
+    path = manager.GetClient()
+    props = dbus.Interface(bus.get_object(svc, path), "org.freedesktop.DBus.Properties")
+    props.Set("org.freedesktop.GeoClue2.Client", "DesktopId", "geoclue-bench")
+    props.Set("org.freedesktop.GeoClue2.Client", "RequestedAccuracyLevel", dbus.UInt32(8))
+    loop, out = GLib.MainLoop(), {"first": None, "fix": None}
+
+    def updated(old, new):
+        now = time.monotonic() - t0
+        if out["first"] is None:
+            out["first"] = now
+        lat = float(bus.get_object(svc, new).Get("org.freedesktop.GeoClue2.Location", "Latitude",
+                                                 dbus_interface="org.freedesktop.DBus.Properties"))
+        if out["fix"] is None and abs(lat - LAT) < 1e-4:
+            out["fix"] = now
+            GLib.timeout_add(int(hold * 1000), loop.quit)
+
+    bus.add_signal_receiver(updated, signal_name="LocationUpdated", path=path)
+    GLib.timeout_add(30000, loop.quit)
+    t0 = time.monotonic()
+    dbus.Interface(bus.get_object(svc, path), "org.freedesktop.GeoClue2.Client").Start()
+    loop.run()
+    print(json.dumps(out), flush=True)
+
+
+def measure(name, pid, env, runs, active, idle):
+    firsts, fixes = [], []
+    for _ in range(runs):
+        r = client(env)
+        if r.get("first") is not None:
+            firsts.append(r["first"])
+        if r.get("fix") is not None:
+            fixes.append(r["fix"])
+        time.sleep(1)
+    holder = threading.Thread(target=client, args=(env, active + 2))
+    holder.start()
+    time.sleep(2)
+    a0 = proc(pid)
+    time.sleep(active)
+    a1 = proc(pid)
+    holder.join()
+    time.sleep(3)
+    i0 = proc(pid)
+    time.sleep(idle)
+    i1 = proc(pid)
+    med = lambda xs: "%.0f ms" % (statistics.median(xs) * 1000) if xs else "none"
+    return {
+        "Start to first LocationUpdated": med(firsts),
+        "Start to the fed position": med(fixes) + " (%d/%d)" % (len(fixes), runs),
+        "active: CPU over %d s" % active: "%.2f s" % (a1[0] - a0[0]),
+        "active: wakeups over %d s" % active: str(a1[1] - a0[1]),
+        "idle: CPU over %d s" % idle: "%.2f s" % (i1[0] - i0[0]),
+        "idle: wakeups over %d s" % idle: str(i1[1] - i0[1]),
+        "RSS": "%.1f MB" % (i1[2] / 1024),
+        "  of it anonymous / file": "%.1f / %.1f MB" % (i1[4] / 1024, i1[5] / 1024),
+        "RSS peak": "%.1f MB" % (i1[3] / 1024),
+    }
+
+
+def main():
+    locd, runs, active, idle = sys.argv[1], *(int(a) for a in (sys.argv[2:] + ["5", "10", "10"])[:3])
+    tmp = tempfile.mkdtemp(prefix="locd-bench-geoclue-")
+    children = []
+
+    def spawn(args, env=None, stdin=None, log="/dev/null"):
+        p = subprocess.Popen(args, env=env, stdin=stdin, stdout=open(log, "w"), stderr=subprocess.STDOUT)
+        children.append(p)
+        return p
+
+    try:
+        feeder = Feeder(tmp + "/nmea.sock")
+        results = {}
+        for name in ("geoclue", "locd"):
+            d = os.path.join(tmp, name)
+            os.makedirs(d + "/etc")
+            if name == "geoclue":
+                policies = ["/etc/dbus-1/system.d/org.freedesktop.GeoClue2.conf",
+                            "/etc/dbus-1/system.d/org.freedesktop.GeoClue2.Agent.conf"]
+            else:
+                policies = [os.path.join(ROOT, "dbus", "org.freedesktop.GeoClue2.locd.conf")]
+            includes = "".join("<include>%s</include>" % p for p in policies)
+            open(d + "/bus.conf", "w").write(BUS_CONF % (d + "/bus", includes))
+            spawn(["dbus-daemon", "--config-file=" + d + "/bus.conf", "--nofork"])
+            wait_for(lambda: os.path.exists(d + "/bus"))
+            env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + d + "/bus")
+            if name == "geoclue":
+                open(d + "/etc/geoclue.conf", "w").write(GEOCLUE_CONF)
+                service = spawn(["unshare", "-m", "--propagation", "private", "/bin/sh", "-c",
+                                 "mount --bind %s/etc /etc/geoclue && exec /usr/libexec/geoclue -t 0 -u %s/nmea.sock"
+                                 % (d, tmp)], env=env, log=d + "/service.log")
+            else:
+                open(d + "/locd.conf", "w").write("[GeoClue]\nEnable=yes\n")
+                service = spawn([locd, "--config", d + "/locd.conf", "--socket", d + "/locd.sock",
+                                 "--state-dir", d + "/state", "--source",
+                                 "nmea+tcp://127.0.0.1:%d" % feeder.port], env=env, log=d + "/service.log")
+            if not wait_for(lambda: owned(env)):
+                sys.exit("%s did not take org.freedesktop.GeoClue2: %s" % (name, open(d + "/service.log").read()[-2000:]))
+            spawn([os.path.join(PEERS, "geoclue-agent.py"), "8", "yes"], env=env, stdin=subprocess.PIPE,
+                  log=d + "/agent.out")
+            wait_for(lambda: "ready" in open(d + "/agent.out").read())
+            time.sleep(1)
+            results[name] = measure(name, service.pid, env, runs, active, idle)
+        rows = list(results["locd"].keys())
+        width = max(len(r) for r in rows)
+        print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))
+        for r in rows:
+            print("%-*s  %18s  %18s" % (width, r, results["geoclue"][r], results["locd"][r]))
+    finally:
+        for p in reversed(children):
+            p.terminate()
+            try:
+                p.wait(5)
+            except subprocess.TimeoutExpired:
+                p.kill()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1 and sys.argv[1] == "--client":
+        run_client(float(sys.argv[2]))
+    else:
+        main()
