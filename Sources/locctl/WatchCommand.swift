@@ -76,6 +76,10 @@ enum WatchCommand: LocctlCommand {
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
       text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .beaconsRanged(let r):
+      text = BeaconsLiveCommands.render(r)
+    case .beaconRegion(let r):
+      text = BeaconsLiveCommands.render(r)
     case .other(_, let data):
       text = data.serialized
     }

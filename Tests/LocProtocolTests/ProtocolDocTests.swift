@@ -78,6 +78,10 @@ import Testing
     case .showTimer, .addTimer: return try Call.showTimer("x").result(json).json
     case .locate: return try Call.locate().result(json).json
     case .refresh: return try Call.refresh.result(json).json
+    case .rangeBeacons(let c): return try Call.rangeBeacons(c).result(json).json
+    case .monitorBeacons(let c, _): return try Call.monitorBeacons(c).result(json).json
+    case .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
+      return try Call.stopRangingBeacons(c).result(json).json
     }
   }
 

@@ -38,6 +38,10 @@ import Testing
       .request(.locate(timeout: nil, accuracy: nil)),
       .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
       .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+      .request(.rangeBeacons(S.beaconConstraint)), .request(.stopRangingBeacons(S.beaconConstraint)),
+      .request(.monitorBeacons(S.beaconConstraint, exitAfter: nil)),
+      .request(.monitorBeacons(S.beaconConstraint, exitAfter: .milliseconds(12_500))),
+      .request(.stopMonitoringBeacons(S.beaconConstraint)),
     ]
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -75,6 +79,8 @@ import Testing
           position: S.degraded, wanted: 10, waited: .seconds(30),
           note: "no fresh fix within 10 m came in 30 s")),
       .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+      .beaconRanging(S.beaconConstraint),
+      .beaconMonitor(S.beaconConstraint, state: .inside, exitAfter: .seconds(30)),
     ]
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -98,6 +104,11 @@ import Testing
       case .timer(let t): #expect(try Call.showTimer("x").result(result).timer == TimerView(t))
       case .located(let a): #expect(try Call.locate().result(result) == LocateView(a))
       case .acquisition(let a): #expect(try Call.refresh.result(result).acquisition == AcquisitionView(a))
+      case .beaconRanging(let c): #expect(try Call.rangeBeacons(c).result(result).constraint == c)
+      case .beaconMonitor(let c, let state, let exitAfter):
+        #expect(
+          try Call.monitorBeacons(c).result(result)
+            == BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter))
       }
     }
   }
@@ -132,8 +143,12 @@ import Testing
         try S.firing(), zone: "Europe/Madrid",
         local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
       .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
+      .beaconsRanged(S.beaconConstraint, S.rangedBeacons), .beaconsRanged(S.beaconConstraint, []),
+      .beaconRegion(S.beaconConstraint, .entered, state: .inside),
+      .beaconRegion(S.beaconConstraint, .exited, state: .outside),
+      .beaconRegion(S.beaconConstraint, .determinedOutside, state: .outside),
     ]
-    #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
+    #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {
       let message = ServerMessage.event(EventMessage(notice, at: S.t))
       #expect(try viaLine(message) == message, "\(message.line)")

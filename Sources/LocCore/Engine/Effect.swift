@@ -28,6 +28,9 @@ public enum Effect: Sendable, Hashable {
   /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
   /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
   case receivers(active: Bool)
+  /// Scan for beacons (true: some session monitors or ranges) or stop (false): BlueZ
+  /// discovery follows need (docs/BEACONS.md).
+  case beaconScanning(active: Bool)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -48,4 +51,6 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case acquisitionRefresh
   /// The earliest `locate` request is due to be answered with what there is.
   case locateDeadline
+  /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
+  case beacons
 }

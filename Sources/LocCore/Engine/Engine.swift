@@ -23,6 +23,8 @@ public struct Engine {
   var sessions = SessionMachine()
   /// The systemd STATUS= line and its throttle.
   var statusLine = StatusLineMachine()
+  /// Beacon monitors and ranging requests of the sessions.
+  var beacons = BeaconSessionMachine()
   /// Which of the shell's timers are armed, and for when.
   var armed = ArmedTimers()
 
@@ -50,8 +52,11 @@ public struct Engine {
       sessions.opened(id, peer: peer, access: access, app: app)
     case .requestReceived(let session, let id, let request):
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
+    case .beaconHeard(let sighting, _):
+      deliver(beacons.heard(sighting, at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       sessions.closed(id)
+      deliver(beacons.closed(id, at: now), at: now, into: &effects)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -124,6 +129,7 @@ public struct Engine {
       let transitions = acquisition.refresh(at: now)
       announce(transitions, into: &effects)
     case .locateDeadline: break  // after every event, what is due is answered
+    case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
     }
   }
 
@@ -155,7 +161,8 @@ public struct Engine {
   /// copied and serialized once for every recipient. (Mutating only so that calling it from
   /// the engine's mutating paths does not copy the whole engine for a borrowed `self`.)
   mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
-    let recipients = sessions.recipients(of: notice.kind)
+    guard let kind = notice.kind else { return }
+    let recipients = sessions.recipients(of: kind)
     if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
   }
 

@@ -7,6 +7,8 @@ public enum EngineEvent: Sendable {
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,
   /// replay loop): fix times may start over.
   case sourceUpdated(SourceSnapshot, restarted: Bool)
+  /// A source heard a beacon advertisement (`now` is when: the capture's time in a replay).
+  case beaconHeard(BeaconSighting, source: SourceID)
   /// A client completed the hello.
   case sessionOpened(SessionID, Peer, AccessLevel, app: String?)
   /// A client sent a request.

@@ -175,10 +175,16 @@ public enum Notice: Sendable, Hashable {
   case timerFired(TimerFiring, zone: String, local: LocalDateTime)
   /// Acquisition changed phase.
   case acquisition(AcquisitionChange)
+  /// A monitored beacon region changed (sent to the session that monitors it).
+  case beaconRegion(BeaconConstraint, BeaconRegionEvent, state: BeaconRegionState)
+  /// A ranging list, nearest first (sent to the session that ranges).
+  case beaconsRanged(BeaconConstraint, [RangedBeacon])
 
-  /// The kind a subscriber asks for to get this.
-  public var kind: EventKind {
+  /// The kind a subscriber asks for to get this; nil for notices that go to the session
+  /// that asked for them (beacons), not to subscribers.
+  public var kind: EventKind? {
     switch self {
+    case .beaconRegion, .beaconsRanged: return nil
     case .location: return .location
     case .significantChange: return .significantChange
     case .sourceStatus: return .sourceStatus
@@ -217,6 +223,14 @@ public enum Request: Sendable, Hashable {
   case locate(timeout: Duration?, accuracy: Meters?)
   /// Acquire a fresh fix now (`locctl refresh`).
   case refresh
+  /// Start ranging beacons matching the constraint (about once a second, to this session).
+  case rangeBeacons(BeaconConstraint)
+  /// Stop ranging them.
+  case stopRangingBeacons(BeaconConstraint)
+  /// Start monitoring the beacon region of the constraint (nil: ExitAfter's default, 30 s).
+  case monitorBeacons(BeaconConstraint, exitAfter: Duration?)
+  /// Stop monitoring it.
+  case stopMonitoringBeacons(BeaconConstraint)
 }
 
 /// A successful answer.
@@ -237,4 +251,8 @@ public enum Response: Sendable, Hashable {
   case located(LocateAnswer)
   /// The acquisition state (after `refresh`).
   case acquisition(AcquisitionReport)
+  /// Ranging of the constraint started (or went on).
+  case beaconRanging(BeaconConstraint)
+  /// Monitoring of the constraint started (or restarted): the region's state now.
+  case beaconMonitor(BeaconConstraint, state: BeaconRegionState, exitAfter: Duration)
 }

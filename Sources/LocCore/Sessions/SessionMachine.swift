@@ -79,8 +79,14 @@ struct SessionMachine: EngineMachine {
     // receiver on by subscribing to `location` (docs/PRIVACY.md).
     case .status, .subscribe, .unsubscribe, .listTimers, .showTimer, .locate, .refresh: return .read
     case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .admin
+    case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons: return beaconAccess
     }
   }
+
+  /// The one seam for beacon authorization: beacon identities are location data
+  /// (docs/BEACONS.md), so until per-app authorization lands they need what coordinates need
+  /// (read access); with apps, this becomes the app's location authorization and in-use state.
+  static let beaconAccess = AccessLevel.read
 
   /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
   private mutating func indexSubscribers() {

@@ -18,6 +18,9 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
 
   /// `replay:PATH?speed=1|N|max&loop=1`: plays a log file paced by its own timestamps.
   case replay(path: String, speed: Speed, loop: Bool)
+  /// `replay:PATH.btsnoop?speed=1|N|max&loop=1`: plays the beacon advertisements of an HCI
+  /// capture (btsnoop) paced by its timestamps (docs/BEACONS.md).
+  case beaconReplay(path: String, speed: Speed, loop: Bool)
   /// `gpsd://HOST:PORT[?nmea=1]`: a gpsd client (JSON watch, or raw NMEA).
   case gpsd(host: String, port: Int, nmea: Bool)
   /// `nmea+tcp://HOST:PORT`: connects and reads NMEA.
@@ -119,7 +122,13 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         guard l == "0" || l == "1" else { throw fail("loop must be 0 or 1") }
         loop = l == "1"
       }
-      self = .replay(path: rest, speed: speed, loop: loop)
+      // A capture's name says what it is: `btmon -w` and Android write `*.btsnoop` (or
+      // `btsnoop_hci.log`, which has to be renamed or linked for locd to read it as one).
+      if rest.hasSuffix(".btsnoop") {
+        self = .beaconReplay(path: rest, speed: speed, loop: loop)
+      } else {
+        self = .replay(path: rest, speed: speed, loop: loop)
+      }
     case "gpsd":
       try checkQuery(["nmea"])
       let (host, port) = try hostPort(defaultPort: SourceURI.gpsdDefaultPort)
@@ -157,13 +166,19 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     }
   }
 
+  /// Whether the source gives beacon advertisements rather than fixes.
+  public var isBeaconSource: Bool {
+    if case .beaconReplay = self { return true }
+    return false
+  }
+
   /// The URI, normalised.
   public var description: String {
     func authority(_ host: String, _ port: Int) -> String {
       host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
     switch self {
-    case .replay(let path, let speed, let loop):
+    case .replay(let path, let speed, let loop), .beaconReplay(let path, let speed, let loop):
       let s: String
       switch speed {
       case .max: s = "max"

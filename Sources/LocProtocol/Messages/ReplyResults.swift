@@ -173,6 +173,9 @@ extension Response {
     case .timer(let status): return TimerResult(timer: TimerView(status)).json
     case .located(let answer): return LocateView(answer).json
     case .acquisition(let report): return AcquisitionResult(acquisition: AcquisitionView(report)).json
+    case .beaconRanging(let c): return BeaconRangingResult(constraint: c).json
+    case .beaconMonitor(let c, let state, let exitAfter):
+      return BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter).json
     }
   }
 }

@@ -12,7 +12,8 @@ public enum WireRequest: Sendable, Hashable {
   /// Every method name, for `unknown-method` answers and the docs.
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
-    "show-timer", "add-timer", "remove-timer", "locate", "refresh",
+    "show-timer", "add-timer", "remove-timer", "locate", "refresh", "range-beacons", "stop-ranging-beacons",
+    "monitor-beacons", "stop-monitoring-beacons",
   ]
 
   /// The method's name.
@@ -31,6 +32,10 @@ public enum WireRequest: Sendable, Hashable {
     case .removeTimer: return "remove-timer"
     case .locate: return "locate"
     case .refresh: return "refresh"
+    case .rangeBeacons: return "range-beacons"
+    case .stopRangingBeacons: return "stop-ranging-beacons"
+    case .monitorBeacons: return "monitor-beacons"
+    case .stopMonitoringBeacons: return "stop-monitoring-beacons"
     }
   }
 
@@ -71,6 +76,12 @@ public enum WireRequest: Sendable, Hashable {
       case .command(let argv, _): o["command"] = .array(argv.map { .string($0) })
       }
       if t.missed != .skip { o["missed"] = .string(t.missed.rawValue) }
+      return o
+    case .rangeBeacons(let c), .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
+      return ["constraint": .string(c.description)]
+    case .monitorBeacons(let c, let exitAfter):
+      var o: JSONObject = ["constraint": .string(c.description)]
+      if let exitAfter { o["exitAfter"] = .number(exitAfter.seconds) }
       return o
     case .locate(let timeout, let accuracy):
       var o = JSONObject()
