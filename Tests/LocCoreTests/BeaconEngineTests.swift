@@ -129,3 +129,25 @@ import Testing
     #expect(code(over) == .failed)
   }
 }
+
+/// A beacon source's state says nothing about fixes: `locate` and the status's reason
+/// look only at fix sources.
+@Suite struct BeaconSourceIsNoFixSourceTests {
+  @Test func locateIsAnsweredAtOnceWhenOnlyBeaconSourcesRemain() throws {
+    var h = EngineHarness(at: at("2026-03-01T10:00:00Z"))
+    // The harness's fix source (0) finished; a beacon source (1) plays on.
+    h.handle(
+      .sourceUpdated(SourceSnapshot(id: h.source, uri: "replay:test", state: .finished), restarted: false))
+    h.handle(
+      .sourceUpdated(
+        SourceSnapshot(id: SourceID(1), uri: "replay:x.btsnoop", state: .connected, givesFixes: false),
+        restarted: true))
+    let reply = h.request(.locate(timeout: .seconds(60), accuracy: nil))
+    guard case .success(.located(let answer))? = reply else {
+      Issue.record("locate not answered at once: \(String(describing: reply))")
+      return
+    }
+    #expect(answer.note?.contains("replay:test: finished") == true, "\(answer.note ?? "")")
+    #expect(answer.note?.contains("btsnoop") == false)
+  }
+}

@@ -90,16 +90,21 @@ public struct SourceSnapshot: Sendable, Hashable {
   public var counters: [Counter]
   /// The last error, e.g. "connect: Connection refused".
   public var lastError: String?
+  /// Whether the source can deliver fixes (false for beacon sources: their state says
+  /// nothing about where fixes come from).
+  public var givesFixes: Bool
 
   /// A snapshot.
   public init(
-    id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil
+    id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil,
+    givesFixes: Bool = true
   ) {
     self.id = id
     self.uri = uri
     self.state = state
     self.counters = counters
     self.lastError = lastError
+    self.givesFixes = givesFixes
   }
 }
 

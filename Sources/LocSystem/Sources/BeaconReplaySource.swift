@@ -53,7 +53,7 @@ public final class BeaconReplaySource: FixSource {
         Counter("altbeacon", c.altBeacons), Counter("other", c.otherAdvertisements),
         Counter("implausiblePower", c.implausiblePower), Counter("advertisements", played),
         Counter("rounds", rounds),
-      ], lastError: lastError)
+      ], lastError: lastError, givesFixes: false)
   }
 
   public func start() {
