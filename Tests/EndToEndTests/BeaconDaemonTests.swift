@@ -127,6 +127,15 @@ import Testing
       if !got.isEmpty { nonEmpty += 1 }
     }
     #expect(nonEmpty > 0)
+    // locctl has gone: its request ended; the capture plays to its end, every advertisement
+    // counted as a sighting (the CSV lists them all: the captures have no AltBeacon).
+    let status = try locd.waitForStatus {
+      $0.beacons?.counters.first { $0.name == "sightings" }?.value == all.count
+    }
+    let beacons = try #require(status.beacons)
+    #expect(!beacons.scanning && beacons.ranging == 0 && beacons.monitors == 0)
+    #expect(status.sources.first?.counter("advertisements") == all.count)
+    #expect(status.sources.first?.counter("ibeacon") == all.count)
   }
 
   /// Monitoring with the default ExitAfter (30 s): entered at each matching advertisement

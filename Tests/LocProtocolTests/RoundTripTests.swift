@@ -62,6 +62,23 @@ import Testing
     }
   }
 
+  @Test func statusWithBeacons() throws {
+    var report = try S.status()
+    report.beacons = BeaconStatus(
+      scanning: true, monitors: 2, ranging: 1, tracked: 7,
+      counters: [Counter("sightings", 2140), Counter("unmatched", 12), Counter("refusedPerSession", 1)])
+    let message = ServerMessage.reply(.number(1), .status(report))
+    let back = try viaLine(message)
+    #expect(back == message)
+    guard case .reply(_, let result) = back else {
+      Issue.record("not a reply: \(back)")
+      return
+    }
+    let view = try Call.status.result(result)
+    #expect(view.beacons == BeaconStatusView(try #require(report.beacons)))
+    #expect(view.beacons?.counters.map(\.name) == ["sightings", "unmatched", "refusedPerSession"])
+  }
+
   @Test func everyResponse() throws {
     let responses: [Response] = [
       .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),

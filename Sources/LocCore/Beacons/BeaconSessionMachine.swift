@@ -104,6 +104,20 @@ struct BeaconSessionMachine: EngineMachine {
     return deliveries(outputs)
   }
 
+  /// What `status` shows.
+  var report: BeaconStatus {
+    let monitors = owners.values.filter { $0.kind == .monitor }.count
+    let c = machine.counters
+    return BeaconStatus(
+      scanning: machine.scanningNeeded, monitors: monitors, ranging: owners.count - monitors,
+      tracked: machine.trackedBeaconCount,
+      counters: [
+        Counter("sightings", c.sightings), Counter("unmatched", c.unmatched),
+        Counter("evictedBeacons", c.evictedBeacons), Counter("refused", c.refused),
+        Counter("clockWentBack", c.clockWentBack), Counter("refusedPerSession", refusedPerSession),
+      ])
+  }
+
   /// The requests of `session`, for its status.
   func requests(of session: SessionID) -> [Key] {
     owners.values.filter { $0.session == session }.sorted {

@@ -180,3 +180,42 @@ public struct BeaconMonitorResult: WireCodable {
     ])
   }
 }
+
+/// `beacons` in `status`: scanning, live requests and transmitters, counters (no identity).
+public struct BeaconStatusView: WireCodable {
+  /// Whether some session monitors or ranges.
+  public var scanning: Bool
+  /// Region monitors live.
+  public var monitors: Int
+  /// Ranging requests live.
+  public var ranging: Int
+  /// Transmitters remembered for ranging.
+  public var tracked: Int
+  /// Named counters in the daemon's order.
+  public var counters: [Counter]
+
+  /// The wire form of `s`.
+  public init(_ s: BeaconStatus) {
+    scanning = s.scanning
+    monitors = s.monitors
+    ranging = s.ranging
+    tracked = s.tracked
+    counters = s.counters
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    scanning = try o.bool("scanning")
+    monitors = try o.int("monitors")
+    ranging = try o.int("ranging")
+    tracked = try o.int("tracked")
+    counters = try o.counters("counters")
+  }
+
+  public var json: JSON {
+    .object([
+      "scanning": .bool(scanning), "monitors": .int(monitors), "ranging": .int(ranging),
+      "tracked": .int(tracked), "counters": WireFormat.counters(counters),
+    ])
+  }
+}

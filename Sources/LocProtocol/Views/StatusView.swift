@@ -25,6 +25,8 @@ public struct StatusView: WireCodable {
   public var rejectedFixes: [Counter]
   /// When fixes are wanted (null from a daemon before protocol 1.1).
   public var acquisition: AcquisitionView?
+  /// Beacon monitoring and ranging (absent from a daemon before protocol 1.2).
+  public var beacons: BeaconStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -39,6 +41,7 @@ public struct StatusView: WireCodable {
     timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
     rejectedFixes = r.rejectedFixes
     acquisition = r.acquisition.map(AcquisitionView.init)
+    beacons = r.beacons.map(BeaconStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -55,15 +58,18 @@ public struct StatusView: WireCodable {
     timers = try o.decode("timers")
     rejectedFixes = try o.counters("rejectedFixes")
     acquisition = try o.optionalDecode("acquisition")
+    beacons = try o.optionalDecode("beacons")
   }
 
   public var json: JSON {
-    .object([
+    var o: JSONObject = [
       "position": position.json, "fix": fix?.json ?? .null, "timezone": timezone.json,
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
-    ])
+    ]
+    if let beacons { o["beacons"] = beacons.json }
+    return .object(o)
   }
 }
 
