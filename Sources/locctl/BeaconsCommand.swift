@@ -7,14 +7,22 @@ import LocSystem
 
 /// `locctl beacons decode FILE|- [--json]`: prints every beacon advertisement (iBeacon,
 /// AltBeacon) in a btsnoop capture without a daemon, then a summary of the counters on stderr.
+/// `locctl beacons range|monitor CONSTRAINT`: asks locd (BeaconsLiveCommands).
 enum BeaconsCommand: LocctlCommand {
   static let name = "beacons"
-  static let summary = "decode the beacon advertisements in a btsnoop capture (FILE or -)"
+  static let summary = "range or monitor iBeacons through locd; decode a btsnoop capture"
 
-  static let usage = "usage: locctl beacons decode [--json] FILE|-"
+  static let usage = """
+    usage: locctl beacons decode [--json] FILE|-
+           locctl beacons range [--json] [--count N] UUID[:MAJOR[:MINOR]]
+           locctl beacons monitor [--json] [--count N] [--exit-after SECONDS] UUID[:MAJOR[:MINOR]]
+    """
 
   static func run(_ arguments: [String], socket: String) -> Int32 {
-    guard let options = parseOptions(arguments, flags: ["json", "help"], command: "beacons") else {
+    guard
+      let options = parseOptions(
+        arguments, valued: ["count", "exit-after"], flags: ["json", "help"], command: "beacons")
+    else {
       return ExitStatus.usage
     }
     if options.flag("help") {
@@ -22,6 +30,9 @@ enum BeaconsCommand: LocctlCommand {
       return ExitStatus.ok
     }
     let words = options.positionals
+    if words.first == "range" || words.first == "monitor" {
+      return BeaconsLiveCommands.run(words, options: options, socket: socket)
+    }
     guard words.first == "decode" else {
       printError("locctl: beacons: " + (words.first.map { "unknown subcommand \($0); " } ?? "") + usage)
       return ExitStatus.usage

@@ -79,6 +79,12 @@ enum StatusCommand: LocctlCommand {
     if let a = s.acquisition {
       row("Receiver:", describe(acquisition: a, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
     }
+    if let b = s.beacons, b.scanning || b.counters.contains(where: { $0.value > 0 }) {
+      row(
+        "Beacons:",
+        "\(b.scanning ? "scanning" : "not scanning"), \(b.ranging) ranging, \(b.monitors) monitoring, "
+          + "\(b.tracked) transmitters in range")
+    }
     row("Clients:", "\(s.server.sessions) connected")
     if let apps = s.apps {
       // The counterpart of the status-bar arrow: who has the location right now.

@@ -91,6 +91,10 @@ enum WatchCommand: LocctlCommand {
     case .accessChanged(let a):
       let lost = a.unsubscribed.sorted().map(\.rawValue).joined(separator: ", ")
       text = "\(a.from) -> \(a.to) [\(a.reason.word)]" + (lost.isEmpty ? "" : "; unsubscribed from \(lost)")
+    case .beaconsRanged(let r):
+      text = BeaconsLiveCommands.render(r)
+    case .beaconRegion(let r):
+      text = BeaconsLiveCommands.render(r)
     case .other(_, let data):
       text = data.serialized
     }

@@ -87,9 +87,12 @@ case .failure(let failure):
   exit(options.flag("check-config") ? 1 : 78)  // EX_CONFIG (sysexits.h)
 }
 if clock == .replay {
-  // Simulated time needs one clock: the fixes of replay sources.
+  // Simulated time needs one clock: the fixes of replay sources (or a capture's times).
   for source in config.effectiveSources {
-    guard case .replay = source else { fail("--clock replay needs replay: sources only, not \(source)") }
+    switch source {
+    case .replay, .beaconReplay: continue
+    default: fail("--clock replay needs replay: sources only, not \(source)")
+    }
   }
 }
 if options.flag("check-config") {

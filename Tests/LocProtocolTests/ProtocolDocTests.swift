@@ -84,6 +84,10 @@ import Testing
     case .registerAgent: return try Call.registerAgent.result(json).json
     case .listApps: return try Call.listApps().result(json).json
     case .changeApp(let app, _, _): return try Call.changeApp(app, .reset).result(json).json
+    case .rangeBeacons(let c): return try Call.rangeBeacons(c).result(json).json
+    case .monitorBeacons(let c, _): return try Call.monitorBeacons(c).result(json).json
+    case .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
+      return try Call.stopRangingBeacons(c).result(json).json
     }
   }
 

@@ -40,6 +40,10 @@ import Testing
         .request(.locate(timeout: nil, accuracy: nil)),
         .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
         .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+        .request(.rangeBeacons(S.beaconConstraint)), .request(.stopRangingBeacons(S.beaconConstraint)),
+        .request(.monitorBeacons(S.beaconConstraint, exitAfter: nil)),
+        .request(.monitorBeacons(S.beaconConstraint, exitAfter: .milliseconds(12_500))),
+        .request(.stopMonitoringBeacons(S.beaconConstraint)),
       ] + AppSamples.requests
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -60,6 +64,23 @@ import Testing
     }
   }
 
+  @Test func statusWithBeacons() throws {
+    var report = try S.status()
+    report.beacons = BeaconStatus(
+      scanning: true, monitors: 2, ranging: 1, tracked: 7,
+      counters: [Counter("sightings", 2140), Counter("unmatched", 12), Counter("refusedPerSession", 1)])
+    let message = ServerMessage.reply(.number(1), .status(report))
+    let back = try viaLine(message)
+    #expect(back == message)
+    guard case .reply(_, let result) = back else {
+      Issue.record("not a reply: \(back)")
+      return
+    }
+    let view = try Call.status.result(result)
+    #expect(view.beacons == BeaconStatusView(try #require(report.beacons)))
+    #expect(view.beacons?.counters.map(\.name) == ["sightings", "unmatched", "refusedPerSession"])
+  }
+
   @Test func everyResponse() throws {
     let responses: [Response] =
       [
@@ -78,6 +99,8 @@ import Testing
             position: S.degraded, wanted: 10, waited: .seconds(30),
             note: "no fresh fix within 10 m came in 30 s")),
         .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+        .beaconRanging(S.beaconConstraint),
+        .beaconMonitor(S.beaconConstraint, state: .inside, exitAfter: .seconds(30)),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -108,6 +131,11 @@ import Testing
         #expect(try Call.registerAgent.result(result) == AgentResult(uid: uid, pending: pending))
       case .apps(let list): #expect(try Call.listApps().result(result).apps == list.map(AppListingView.init))
       case .app(let l): #expect(try Call.changeApp(l.key.app, .reset).result(result).app == AppListingView(l))
+      case .beaconRanging(let c): #expect(try Call.rangeBeacons(c).result(result).constraint == c)
+      case .beaconMonitor(let c, let state, let exitAfter):
+        #expect(
+          try Call.monitorBeacons(c).result(result)
+            == BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter))
       }
     }
   }
@@ -151,8 +179,12 @@ import Testing
           AccessChange(
             from: .read, to: .admin, reason: .configurationReloaded, unsubscribed: [],
             subscriptions: [.accessChanged, .location])),
+        .beaconsRanged(S.beaconConstraint, S.rangedBeacons), .beaconsRanged(S.beaconConstraint, []),
+        .beaconRegion(S.beaconConstraint, .entered, state: .inside),
+        .beaconRegion(S.beaconConstraint, .exited, state: .outside),
+        .beaconRegion(S.beaconConstraint, .determinedOutside, state: .outside),
       ] + AppSamples.notices
-    #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
+    #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {
       let message = ServerMessage.event(EventMessage(notice, at: S.t))
       #expect(try viaLine(message) == message, "\(message.line)")

@@ -6,6 +6,26 @@ import LocProtocol
 /// decimals, missing values) for the wire tests: what the engine hands the daemon.
 enum WireSamples {
   static let t = Instant(iso8601: "2026-06-21T19:57:21.316544Z")!
+
+  /// A wildcard-minor constraint of the Govee thermometers' UUID (Tests/Fixtures/beacons).
+  static let beaconConstraint = BeaconConstraint("494e5445-4c4c-495f-524f-434b535f4857:20597")!
+
+  /// A ranging list: one beacon with a distance (an unrounded one, as the model gives it),
+  /// one with an RSSI but no plausible power, one silent beyond the smoothing window.
+  static let rangedBeacons: [RangedBeacon] = {
+    let identity = BeaconIdentity(uuid: beaconConstraint.uuid, major: 20597, minor: 62207)
+    return [
+      RangedBeacon(
+        identity: identity, address: BluetoothAddress("a4:c1:38:d5:a3:3b")!, rssi: DecibelMilliwatts(-68.5),
+        accuracy: Meters(2.1134890398366466), proximity: .near, lastHeard: t),
+      RangedBeacon(
+        identity: identity, address: BluetoothAddress("d0:35:33:33:44:03")!, rssi: DecibelMilliwatts(-52),
+        accuracy: nil, proximity: .unknown, lastHeard: t.adding(seconds: -1.5)),
+      RangedBeacon(
+        identity: identity, address: BluetoothAddress("e3:60:59:21:80:65")!, rssi: nil, accuracy: nil,
+        proximity: .unknown, lastHeard: t.adding(seconds: -7)),
+    ]
+  }()
   static let oslo = Coordinate(lat: 59.913_912_345_6, lon: 10.752_245_678_9)!
 
   static let position = Position(

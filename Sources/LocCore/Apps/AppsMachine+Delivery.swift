@@ -76,11 +76,11 @@ extension AppsMachine {
   /// Routes an event of a gated kind: who gets it at full and at reduced accuracy; it is
   /// held for provisional apps not in use and queued for always apps not connected.
   mutating func route(_ notice: Notice, at now: Instant, into outputs: inout [AppsOutput]) -> Routing {
-    let kind = notice.kind
+    var routing = Routing()
+    guard let kind = notice.kind else { return routing }
     if case .location(let r, _) = notice, let p = r.position { _ = grid.observe(p.coordinate) }
     let lists = index.lists(kind)
     let absent = index.absent[kind]
-    var routing = Routing()
     guard !lists.isEmpty || absent != nil else { return routing }
     routing.full = lists.full
     if kind == .location, !filtered.isEmpty { routing.full = lists.full.filter { passesFilter($0, notice) } }
@@ -179,7 +179,7 @@ extension AppsMachine {
     let a = authorization(key)
     if a.allowsBackground {
       var kept: [WaitingEvent] = []
-      for kind in Set(events.map(\.notice.kind)).sorted() {
+      for kind in Set(events.compactMap(\.notice.kind)).sorted() {
         let ofKind = events.filter { $0.notice.kind == kind }
         let to = sessions(of: key).filter { sessions[$0]?.kinds.contains(kind) == true }
         if to.isEmpty { kept += ofKind } else { outputs.append(.deliver(to, ofKind)) }

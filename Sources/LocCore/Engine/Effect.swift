@@ -30,6 +30,9 @@ public enum Effect: Sendable, Hashable {
   /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
   /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
   case receivers(active: Bool)
+  /// Scan for beacons (true: some session monitors or ranges) or stop (false): BlueZ
+  /// discovery follows need (docs/BEACONS.md).
+  case beaconScanning(active: Bool)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -52,4 +55,6 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case locateDeadline
   /// The apps machine's earliest deadline: a grace window, a prompt, a waiting event.
   case apps
+  /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
+  case beacons
 }

@@ -57,6 +57,8 @@ extension Engine {
       let transitions = acquisition.trigger(.manual, at: now)
       announce(transitions, into: &effects)
       reply(.acquisition(acquisition.report))
+    case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons:
+      handleBeaconRequest(request, ref: ref, at: now, into: &effects)
     }
   }
 

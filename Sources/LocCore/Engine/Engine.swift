@@ -25,6 +25,8 @@ public struct Engine {
   var apps: AppsMachine
   /// The systemd STATUS= line and its throttle.
   var statusLine = StatusLineMachine()
+  /// Beacon monitors and ranging requests of the sessions.
+  var beacons = BeaconSessionMachine()
   /// Which of the shell's timers are armed, and for when.
   var armed = ArmedTimers()
 
@@ -55,8 +57,11 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
+    case .beaconHeard(let sighting, _):
+      deliver(beacons.heard(sighting, at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
+      deliver(beacons.closed(id, at: now), at: now, into: &effects)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -148,6 +153,7 @@ public struct Engine {
       var outputs: [AppsOutput] = []
       apps.timerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
+    case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
     }
   }
 
@@ -184,8 +190,9 @@ public struct Engine {
   /// gets it as it is (serialized once), one for the apps with reduced accuracy. (Mutating
   /// also so that calling it from the engine's mutating paths does not copy the engine.)
   mutating func publish(_ notice: Notice, at now: Instant, into effects: inout [Effect]) {
-    var recipients = sessions.recipients(of: notice.kind)
-    guard notice.kind.isGated else {
+    guard let kind = notice.kind else { return }
+    var recipients = sessions.recipients(of: kind)
+    guard kind.isGated else {
       if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
       return
     }

@@ -92,11 +92,14 @@ public struct SourceSnapshot: Sendable, Hashable {
   public var lastError: String?
   /// Who can put fixes into it; a live source outranks every less trusted one.
   public var trust: SourceTrust
+  /// Whether the source can deliver fixes (false for beacon sources: their state says
+  /// nothing about where fixes come from).
+  public var givesFixes: Bool
 
   /// A snapshot.
   public init(
     id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil,
-    trust: SourceTrust = .system
+    trust: SourceTrust = .system, givesFixes: Bool = true
   ) {
     self.id = id
     self.uri = uri
@@ -104,6 +107,7 @@ public struct SourceSnapshot: Sendable, Hashable {
     self.counters = counters
     self.lastError = lastError
     self.trust = trust
+    self.givesFixes = givesFixes
   }
 }
 
@@ -203,10 +207,16 @@ public enum Notice: Sendable, Hashable {
   case agentPromptWithdrawn(PromptID, reason: String)
   /// The receiving session's access changed.
   case accessChanged(AccessChange)
+  /// A monitored beacon region changed (sent to the session that monitors it).
+  case beaconRegion(BeaconConstraint, BeaconRegionEvent, state: BeaconRegionState)
+  /// A ranging list, nearest first (sent to the session that ranges).
+  case beaconsRanged(BeaconConstraint, [RangedBeacon])
 
-  /// The kind a subscriber asks for to get this.
-  public var kind: EventKind {
+  /// The kind a subscriber asks for to get this; nil for notices that go to the session
+  /// that asked for them (beacons), not to subscribers.
+  public var kind: EventKind? {
     switch self {
+    case .beaconRegion, .beaconsRanged: return nil
     case .location: return .location
     case .significantChange: return .significantChange
     case .sourceStatus: return .sourceStatus
@@ -264,6 +274,14 @@ public enum Request: Sendable, Hashable {
   case listApps(uid: UInt32?)
   /// Grant, deny or reset an app of a user (nil: the caller).
   case changeApp(AppID, uid: UInt32?, AppChange)
+  /// Start ranging beacons matching the constraint (about once a second, to this session).
+  case rangeBeacons(BeaconConstraint)
+  /// Stop ranging them.
+  case stopRangingBeacons(BeaconConstraint)
+  /// Start monitoring the beacon region of the constraint (nil: ExitAfter's default, 30 s).
+  case monitorBeacons(BeaconConstraint, exitAfter: Duration?)
+  /// Stop monitoring it.
+  case stopMonitoringBeacons(BeaconConstraint)
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.
@@ -304,6 +322,10 @@ public enum Response: Sendable, Hashable {
   case apps([AppListing])
   /// One app after a change.
   case app(AppListing)
+  /// Ranging of the constraint started (or went on).
+  case beaconRanging(BeaconConstraint)
+  /// Monitoring of the constraint started (or restarted): the region's state now.
+  case beaconMonitor(BeaconConstraint, state: BeaconRegionState, exitAfter: Duration)
 }
 
 /// The answer to `hello`.

@@ -121,6 +121,8 @@ public struct StatusReport: Sendable, Hashable {
   public var apps: AppsReport? = nil
   /// Per source: whether its fixes are being dropped and why, and its time against the clock.
   public var sourceFixes: [SourceID: SourceFixReport] = [:]
+  /// Beacon monitoring and ranging: scanning, requests, counters.
+  public var beacons: BeaconStatus? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the
@@ -134,5 +136,30 @@ public struct StatusReport: Sendable, Hashable {
       if let s = live.first(where: { $0.id == report.sources[i].id }) { report.sources[i] = s }
     }
     return report
+  }
+}
+
+/// Beacon monitoring and ranging in `status`: whether scanning is needed, how many requests
+/// and beacons are live, and what was counted. No identity: those are location data.
+public struct BeaconStatus: Sendable, Hashable {
+  /// Whether some session monitors or ranges (so beacon sources scan).
+  public var scanning: Bool
+  /// Region monitors live.
+  public var monitors: Int
+  /// Ranging requests live.
+  public var ranging: Int
+  /// Transmitters remembered for ranging now.
+  public var tracked: Int
+  /// `sightings`, `unmatched`, `evictedBeacons`, `refused`, `clockWentBack`,
+  /// `refusedPerSession`, in that order.
+  public var counters: [Counter]
+
+  /// A report.
+  public init(scanning: Bool, monitors: Int, ranging: Int, tracked: Int, counters: [Counter]) {
+    self.scanning = scanning
+    self.monitors = monitors
+    self.ranging = ranging
+    self.tracked = tracked
+    self.counters = counters
   }
 }

@@ -142,12 +142,18 @@ struct SessionMachine: EngineMachine {
     // Anyone manages their own apps and answers for them; other users' apps need admin
     // (checked where the uid is known).
     case .registerAgent, .answerPrompt, .listApps, .changeApp: return .plain(.none)
+    case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons: return .plain(beaconAccess)
     }
   }
 
   /// The access a subscription to `kind` needs: every kind tells something about the
   /// position or what follows from it (zone, sun, timers), so reading.
   static func access(toReceive kind: EventKind) -> AccessLevel { .read }
+
+  /// The one seam for beacon authorization: beacon identities are location data
+  /// (docs/BEACONS.md), so they need what coordinates need (read access) from a plain
+  /// session; app sessions are refused until beacons follow the app's authorization.
+  static let beaconAccess = AccessLevel.read
 
   /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
   private mutating func indexSubscribers() {

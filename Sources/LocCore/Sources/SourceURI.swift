@@ -18,6 +18,9 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
 
   /// `replay:PATH?speed=1|N|max&loop=1`: plays a log file paced by its own timestamps.
   case replay(path: String, speed: Speed, loop: Bool)
+  /// `replay:PATH.btsnoop?speed=1|N|max&loop=1`: plays the beacon advertisements of an HCI
+  /// capture (btsnoop) paced by its timestamps (docs/BEACONS.md).
+  case beaconReplay(path: String, speed: Speed, loop: Bool)
   /// `gpsd://HOST:PORT[?nmea=1]`: a gpsd client (JSON watch, or raw NMEA).
   case gpsd(host: String, port: Int, nmea: Bool)
   /// `nmea+tcp://HOST:PORT`: connects and reads NMEA.
@@ -87,7 +90,11 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         throw parts.fail("speed must be a positive number or 'max'")
       }
     }
-    return .replay(path: parts.rest, speed: speed, loop: try parts.flag("loop"))
+    let loop = try parts.flag("loop")
+    // A capture's name says what it is: `btmon -w` and Android write `*.btsnoop` (or
+    // `btsnoop_hci.log`, which has to be renamed or linked for locd to read it as one).
+    if parts.rest.hasSuffix(".btsnoop") { return .beaconReplay(path: parts.rest, speed: speed, loop: loop) }
+    return .replay(path: parts.rest, speed: speed, loop: loop)
   }
 
   /// `serial:PATH?baud=...`.
@@ -104,13 +111,19 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     return .serial(path: parts.rest, baud: baud)
   }
 
+  /// Whether the source gives beacon advertisements rather than fixes.
+  public var isBeaconSource: Bool {
+    if case .beaconReplay = self { return true }
+    return false
+  }
+
   /// The URI, normalised.
   public var description: String {
     func authority(_ host: String, _ port: Int) -> String {
       host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
     }
     switch self {
-    case .replay(let path, let speed, let loop):
+    case .replay(let path, let speed, let loop), .beaconReplay(let path, let speed, let loop):
       let s: String
       switch speed {
       case .max: s = "max"
@@ -138,7 +151,7 @@ extension SourceURI {
   /// send to, is `localUsers`; anything bound to or reached over another address is `network`.
   public var trust: SourceTrust {
     switch self {
-    case .replay, .serial: return .system
+    case .replay, .beaconReplay, .serial: return .system
     case .gpsd(let host, _, _), .nmeaTCP(let host, _):
       return SourceURI.isLoopback(host) ? .system : .network
     case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):

@@ -53,6 +53,14 @@ extension Call where Result == ManualLocationResult {
 }
 
 extension Call where Result == EmptyResult {
+  /// `stop-ranging-beacons`; error `not-found` when the session does not range `constraint`.
+  public static func stopRangingBeacons(_ constraint: BeaconConstraint) -> Call {
+    Call(.request(.stopRangingBeacons(constraint)))
+  }
+  /// `stop-monitoring-beacons`; error `not-found` when the session does not monitor it.
+  public static func stopMonitoringBeacons(_ constraint: BeaconConstraint) -> Call {
+    Call(.request(.stopMonitoringBeacons(constraint)))
+  }
   /// `reload` (admin).
   public static var reload: Call { Call(.request(.reload)) }
   /// `remove-timer` (admin).
@@ -86,4 +94,18 @@ extension Call where Result == LocateView {
 extension Call where Result == AcquisitionResult {
   /// `refresh`.
   public static var refresh: Call { Call(.request(.refresh)) }
+}
+
+extension Call where Result == BeaconRangingResult {
+  /// `range-beacons`: `beacons-ranged` events about once a second until stopped.
+  public static func rangeBeacons(_ constraint: BeaconConstraint) -> Call {
+    Call(.request(.rangeBeacons(constraint)))
+  }
+}
+
+extension Call where Result == BeaconMonitorResult {
+  /// `monitor-beacons`: `beacon-region` events; nil takes the default ExitAfter (30 s).
+  public static func monitorBeacons(_ constraint: BeaconConstraint, exitAfter: Duration? = nil) -> Call {
+    Call(.request(.monitorBeacons(constraint, exitAfter: exitAfter)))
+  }
 }

@@ -56,6 +56,10 @@ public enum EventData: Hashable, Sendable {
   case agentPrompt(AgentPromptEvent)
   /// `access-changed`.
   case accessChanged(AccessChangedEvent)
+  /// `beacons-ranged`: sent to the session that ranges, not by subscription.
+  case beaconsRanged(BeaconsRangedEvent)
+  /// `beacon-region`: sent to the session that monitors, not by subscription.
+  case beaconRegion(BeaconRegionChangeEvent)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -76,11 +80,28 @@ public enum EventData: Hashable, Sendable {
     case .agentPromptWithdrawn(let id, let reason):
       self = .agentPrompt(.withdrawn(prompt: id.raw, reason: reason))
     case .accessChanged(let c): self = .accessChanged(AccessChangedEvent(c))
+    case .beaconsRanged(let c, let list):
+      self = .beaconsRanged(BeaconsRangedEvent(constraint: c, beacons: list.map(BeaconView.init)))
+    case .beaconRegion(let c, let event, let state):
+      self = .beaconRegion(BeaconRegionChangeEvent(constraint: c, event: event, state: state))
     }
   }
 
+  /// Names of the events sent to the session that asked for them rather than to subscribers.
+  public static let beaconsRangedName = "beacons-ranged"
+  /// See `beaconsRangedName`.
+  public static let beaconRegionName = "beacon-region"
+
   /// Decodes the data of an event named `name`.
   public init(name: String, json: JSON, path: WirePath) throws(WireDecodingError) {
+    if name == Self.beaconsRangedName {
+      self = .beaconsRanged(try BeaconsRangedEvent(json: json, path: path))
+      return
+    }
+    if name == Self.beaconRegionName {
+      self = .beaconRegion(try BeaconRegionChangeEvent(json: json, path: path))
+      return
+    }
     switch EventKind(rawValue: name) {
     case .location?: self = .location(try LocationEvent(json: json, path: path))
     case .significantChange?: self = .significantChange(try SignificantChangeEvent(json: json, path: path))
@@ -96,7 +117,8 @@ public enum EventData: Hashable, Sendable {
     }
   }
 
-  /// The kind, nil for a kind this build does not know.
+  /// The kind, nil for a kind this build does not know and for the beacon events (which
+  /// no subscription asks for).
   public var kind: EventKind? {
     switch self {
     case .location: return .location
@@ -109,14 +131,18 @@ public enum EventData: Hashable, Sendable {
     case .authorization: return .authorization
     case .agentPrompt: return .agentPrompt
     case .accessChanged: return .accessChanged
-    case .other: return nil
+    case .beaconsRanged, .beaconRegion, .other: return nil
     }
   }
 
   /// The kind's name on the wire (`event`).
   public var name: String {
-    if case .other(let name, _) = self { return name }
-    return kind?.rawValue ?? ""
+    switch self {
+    case .other(let name, _): return name
+    case .beaconsRanged: return Self.beaconsRangedName
+    case .beaconRegion: return Self.beaconRegionName
+    default: return kind?.rawValue ?? ""
+    }
   }
 
   /// The `data` object.
@@ -132,6 +158,8 @@ public enum EventData: Hashable, Sendable {
     case .authorization(let e): return e.json
     case .agentPrompt(let e): return e.json
     case .accessChanged(let e): return e.json
+    case .beaconsRanged(let e): return e.json
+    case .beaconRegion(let e): return e.json
     case .other(_, let data): return data
     }
   }

@@ -197,6 +197,9 @@ extension Response {
     case .agent(let uid, let pending): return AgentResult(uid: uid, pending: pending).json
     case .apps(let list): return AppListResult(apps: list.map(AppListingView.init)).json
     case .app(let listing): return AppResult(app: AppListingView(listing)).json
+    case .beaconRanging(let c): return BeaconRangingResult(constraint: c).json
+    case .beaconMonitor(let c, let state, let exitAfter):
+      return BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter).json
     }
   }
 }

@@ -75,6 +75,8 @@ extension WireRequest {
     case "locate": return locate(params).map(WireRequest.request)
     case "refresh": return ok(.refresh)
     case "show-timer", "remove-timer", "add-timer": return timer(method, params).map(WireRequest.request)
+    case "range-beacons", "stop-ranging-beacons", "monitor-beacons", "stop-monitoring-beacons":
+      return beacons(method, params).map(WireRequest.request)
     default:
       if let app = decodeApp(method: method, params: params) { return app.map(WireRequest.request) }
       return .failure(
@@ -186,5 +188,35 @@ extension WireRequest {
     }
     let definition = TimerDefinition(name: name, rule: rule, action: action, missed: missed, origin: .runtime)
     return .success(.addTimer(definition))
+  }
+
+  static func beacons(_ method: String, _ params: JSONObject) -> Result<Request, RequestError> {
+    let allowed = method == "monitor-beacons" ? ["constraint", "exitAfter"] : ["constraint"]
+    for key in params.keys where !allowed.contains(key) {
+      return .failure(
+        RequestError(
+          .invalidParams, "unknown parameter \"\(key)\"; \(method) takes \(allowed.joined(separator: ", "))"))
+    }
+    guard let text = params["constraint"]?.string, text.utf8.count <= 64, let c = BeaconConstraint(text)
+    else {
+      return .failure(
+        RequestError(
+          .invalidParams, "\(method) needs \"constraint\": UUID, UUID:MAJOR or UUID:MAJOR:MINOR (0-65535)"))
+    }
+    switch method {
+    case "range-beacons": return .success(.rangeBeacons(c))
+    case "stop-ranging-beacons": return .success(.stopRangingBeacons(c))
+    case "stop-monitoring-beacons": return .success(.stopMonitoringBeacons(c))
+    default: break
+    }
+    var exitAfter: Duration? = nil
+    if let e = params["exitAfter"], !e.isNull {
+      guard let seconds = e.number, seconds > 0, seconds <= 86400 else {
+        return .failure(
+          RequestError(.invalidParams, "\"exitAfter\" must be above 0 and at most 86400 seconds"))
+      }
+      exitAfter = .milliseconds(Int64((seconds * 1000).rounded()))
+    }
+    return .success(.monitorBeacons(c, exitAfter: exitAfter))
   }
 }

@@ -14,7 +14,8 @@ public enum WireRequest: Sendable, Hashable {
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
     "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
-    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
+    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app", "show-timer", "add-timer", "remove-timer", "locate", "refresh", "range-beacons", "stop-ranging-beacons",
+    "monitor-beacons", "stop-monitoring-beacons",
   ]
 
   /// The method's name.
@@ -41,6 +42,10 @@ public enum WireRequest: Sendable, Hashable {
     case .answerPrompt: return "agent-answer"
     case .listApps: return "list-apps"
     case .changeApp: return "change-app"
+    case .rangeBeacons: return "range-beacons"
+    case .stopRangingBeacons: return "stop-ranging-beacons"
+    case .monitorBeacons: return "monitor-beacons"
+    case .stopMonitoringBeacons: return "stop-monitoring-beacons"
     }
   }
 
@@ -84,6 +89,12 @@ public enum WireRequest: Sendable, Hashable {
       case .command(let argv, _): o["command"] = .array(argv.map { .string($0) })
       }
       if t.missed != .skip { o["missed"] = .string(t.missed.rawValue) }
+      return o
+    case .rangeBeacons(let c), .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
+      return ["constraint": .string(c.description)]
+    case .monitorBeacons(let c, let exitAfter):
+      var o: JSONObject = ["constraint": .string(c.description)]
+      if let exitAfter { o["exitAfter"] = .number(exitAfter.seconds) }
       return o
     case .locate(let timeout, let accuracy):
       var o = JSONObject()

@@ -27,6 +27,8 @@ public struct StatusView: WireCodable {
   public var acquisition: AcquisitionView?
   /// Apps using the location now, agents, prompts (null from a daemon before protocol 1.2).
   public var apps: AppsStatusView?
+  /// Beacon monitoring and ranging (absent from a daemon before protocol 1.2).
+  public var beacons: BeaconStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -42,6 +44,7 @@ public struct StatusView: WireCodable {
     rejectedFixes = r.rejectedFixes
     acquisition = r.acquisition.map(AcquisitionView.init)
     apps = r.apps.map(AppsStatusView.init)
+    beacons = r.beacons.map(BeaconStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -59,16 +62,19 @@ public struct StatusView: WireCodable {
     rejectedFixes = try o.counters("rejectedFixes")
     acquisition = try o.optionalDecode("acquisition")
     apps = try o.optionalDecode("apps")
+    beacons = try o.optionalDecode("beacons")
   }
 
   public var json: JSON {
-    .object([
+    var o: JSONObject = [
       "position": position.json, "fix": fix?.json ?? .null, "timezone": timezone.json,
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
       "apps": apps?.json ?? .null,
-    ])
+    ]
+    if let beacons { o["beacons"] = beacons.json }
+    return .object(o)
   }
 }
 

@@ -38,6 +38,8 @@ public final class Daemon {
   var holdingSources = false
   /// Whether the engine wants receivers powered (its last `receivers(active:)`).
   var receiversActive = true
+  /// Whether the engine wants beacon scanning (its last `beaconScanning(active:)`).
+  var beaconScanning = false
   var timerStore: TimerStoreFile
   /// apps.json: the apps' decisions.
   var appStore: AppStoreFile
@@ -137,7 +139,7 @@ public final class Daemon {
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
-          if self.holdingSources, case .subscribe = request {
+          if self.holdingSources, Daemon.startsReplay(request) {
             // The simulation starts once someone watches, so no event is missed.
             self.holdingSources = false
             self.logger.info("replay clock: a client subscribed; playing")
@@ -231,7 +233,13 @@ public final class Daemon {
       update: { [unowned self] snapshot, restarted in
         self.feed(.sourceUpdated(snapshot, restarted: restarted))
       },
-      log: { [unowned self] level, message in self.logger.log(level, message) })
+      log: { [unowned self] level, message in self.logger.log(level, message) },
+      beacon: { [unowned self] advertisement, id in
+        if self.clock == .replay {
+          self.execute(self.simulated.advance(&self.engine, to: advertisement.time).map(\.effect))
+        }
+        self.feed(.beaconHeard(advertisement.sighting, source: id))
+      })
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = makeSource(uri, id, loop, sink) else {
@@ -245,8 +253,17 @@ public final class Daemon {
       }
       sources.append(source)
       if !receiversActive { source.setActive(false) }
+      source.setScanning(beaconScanning)
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
+    }
+  }
+
+  /// Requests that start a held replay (`--clock replay`): someone now watches.
+  static func startsReplay(_ request: Request) -> Bool {
+    switch request {
+    case .subscribe, .rangeBeacons, .monitorBeacons: return true
+    default: return false
     }
   }
 
@@ -342,6 +359,12 @@ public final class Daemon {
         loop.soon { [weak self] in
           guard let self, self.receiversActive == active else { return }  // superseded meanwhile
           for source in self.sources { source.setActive(active) }
+        }
+      case .beaconScanning(let active):
+        beaconScanning = active
+        loop.soon { [weak self] in
+          guard let self, self.beaconScanning == active else { return }  // superseded meanwhile
+          for source in self.sources { source.setScanning(active) }
         }
       case .setSystemTimeZone(let zone):
         bus.setTimezone(zone) { [unowned self] problem in

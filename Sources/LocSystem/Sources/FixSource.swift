@@ -1,7 +1,8 @@
 import LocCore
 
-/// A running source of fixes (replay file, gpsd, NMEA socket, serial line). Sources live
-/// on the event loop and report through their sink; they retry on their own.
+/// A running source of fixes (replay file, gpsd, NMEA socket, serial line) or of beacon
+/// advertisements (a btsnoop replay). Sources live on the event loop and report through
+/// their sink; they retry on their own.
 public protocol FixSource: AnyObject {
   /// Which configured source this is.
   var id: SourceID { get }
@@ -16,10 +17,14 @@ public protocol FixSource: AnyObject {
   /// its input; no retry timer runs while asleep. The default does nothing (a replay powers
   /// no receiver and is the simulated clock itself).
   func setActive(_ active: Bool)
+  /// Scans for beacons (true) or stops (false) as monitors and ranging requests need; the
+  /// default does nothing (fix sources, and a capture, which plays whatever is asked).
+  func setScanning(_ scanning: Bool)
 }
 
 extension FixSource {
   public func setActive(_ active: Bool) {}
+  public func setScanning(_ scanning: Bool) {}
 }
 
 /// Where sources report.
@@ -30,14 +35,18 @@ public struct SourceSink {
   public var update: (SourceSnapshot, Bool) -> Void
   /// A log line (never coordinates above debug).
   public var log: (LogLevel, String) -> Void
+  /// A beacon advertisement was heard (beacon sources only; never logged above debug).
+  public var beacon: (BeaconAdvertisement, SourceID) -> Void
 
   /// A sink.
   public init(
     fix: @escaping (Fix, SourceID) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
-    log: @escaping (LogLevel, String) -> Void
+    log: @escaping (LogLevel, String) -> Void,
+    beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in }
   ) {
     self.fix = fix
     self.update = update
     self.log = log
+    self.beacon = beacon
   }
 }

@@ -9,6 +9,8 @@ public enum SourceFactory {
     switch uri {
     case .replay(let path, let speed, let loops):
       return ReplaySource(id: id, path: path, speed: speed, loops: loops, loop: loop, sink: sink)
+    case .beaconReplay(let path, let speed, let loops):
+      return BeaconReplaySource(id: id, path: path, speed: speed, loops: loops, loop: loop, sink: sink)
     case .gpsd(let host, let port, let nmea):
       return GpsdSource(id: id, host: host, port: port, nmea: nmea, loop: loop, sink: sink)
     case .nmeaTCP(let host, let port):
