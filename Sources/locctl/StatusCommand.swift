@@ -68,6 +68,9 @@ enum StatusCommand: LocctlCommand {
       row("Receiver:", describe(acquisition: a, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
     }
     row("Clients:", "\(s.server.sessions) connected")
+    if let sim = s.simulation {
+      row("Replay:", describe(simulation: sim, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
+    }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
   }
@@ -118,6 +121,23 @@ enum StatusCommand: LocctlCommand {
 }
 
 extension StatusCommand {
+  /// "playing, simulated time 21:57:05 WEST on 2026-06-21; paused 3 times (1.2 s)": the
+  /// replay clock's simulation (`locd --clock replay`), on the wall clock of `offset`.
+  static func describe(simulation sim: SimulationView, offset: Int, zone: String) -> String {
+    var parts = [sim.state.word]
+    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('locctl watch' starts it)" }
+    if let t = sim.time, let clock = localClock(t, offset: offset) {
+      let date = t.adding(seconds: Double(offset)).utcDate
+      parts.append("simulated time \(clock)\(zone.isEmpty ? "" : " " + zone) on \(date)")
+    }
+    if sim.pauses > 0 {
+      parts.append(
+        "paused \(sim.pauses) time(s) for full client queues (\(TimeFormat.duration(sim.pausedFor)))")
+    }
+    if sim.exitAtEnd { parts.append("locd exits at the end") }
+    return parts.joined(separator: "; ")
+  }
+
   /// "idle (on-demand): settled ±4 m at 08:00; next refresh 08:15" or "acquiring since
   /// 08:00 (manual, start), gives up at 08:01": times on the wall clock of `offset`.
   static func describe(acquisition a: AcquisitionView, offset: Int, zone: String) -> String {

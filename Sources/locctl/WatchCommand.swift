@@ -31,8 +31,17 @@ enum WatchCommand: LocctlCommand {
     StandardStreams.lineBufferOutput()
     return withDaemon(socket) { client throws(ControlClient.Failure) in
       _ = try client.call(.subscribe(kinds))
+      // Set once a simulation that ends with locd (`--exit-at-end`) has finished: the
+      // connection closing after that is the end of the stream, not a failure.
+      var simulationOver = false
       while true {
-        let event = try client.nextEvent()
+        let event: EventMessage
+        do throws(ControlClient.Failure) {
+          event = try client.nextEvent()
+        } catch {
+          guard simulationOver, case .protocolError = error else { throw error }
+          return ExitStatus.ok
+        }
         // Kinds of a newer daemon are left out, as the protocol asks of clients.
         guard event.data.kind != nil else { continue }
         if options.flag("json") {
@@ -40,6 +49,7 @@ enum WatchCommand: LocctlCommand {
         } else {
           print(render(event))
         }
+        if case .simulationFinished(let s) = event.data, s.exitAtEnd { simulationOver = true }
       }
     }
   }
@@ -76,6 +86,8 @@ enum WatchCommand: LocctlCommand {
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
       text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .simulationFinished(let s):
+      text = "replay done at \(s.time.map { $0.iso8601() } ?? "-")" + (s.exitAtEnd ? "; locd exits" : "")
     case .other(_, let data):
       text = data.serialized
     }

@@ -132,6 +132,9 @@ import Testing
         try S.firing(), zone: "Europe/Madrid",
         local: LocalDateTime(microsecondsSinceLocalEpoch: S.t.microsecondsSinceEpoch + 7_200_000_000)),
       .acquisition(AcquisitionChange(transition: acquisition.lastTransition!, report: a)),
+      .simulationFinished(
+        SimulationReport(
+          state: .finished, time: S.t, pauses: 2, pausedFor: .milliseconds(1500), exitAtEnd: false)),
     ]
     #expect(Set(notices.map(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {

@@ -50,7 +50,8 @@ import Testing
     defer { unlink(path) }
     let loop = try EventLoop()
     let r = Recorder()
-    let source = ReplaySource(id: SourceID(0), path: path, speed: .max, loops: false, loop: loop, sink: r.sink)
+    let source = ReplaySource(
+      id: SourceID(0), path: path, speed: .max, loops: false, loop: loop, sink: r.sink)
     source.start()
     defer { source.stop() }
     // Paused as soon as the first fix is in: at most the batch being fed finishes.

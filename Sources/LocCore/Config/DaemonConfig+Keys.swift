@@ -68,6 +68,7 @@ extension DaemonConfig {
     .count("Limits", "MaxRequestBytes", \.maxRequestBytes, 256...(16 << 20)),
     .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
+    .span("Limits", "ReplayStallTimeout", \.replayStallTimeout, .milliseconds(100) ... .seconds(86_400)),
   ]
 
   /// The sections, in table order.

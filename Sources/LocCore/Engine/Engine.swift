@@ -80,6 +80,8 @@ public struct Engine {
           .notice,
           "time-zone data read again (\(catalog.readable) zones, \(unusable) unreadable); re-planning"))
       regenerate(.timeZoneData, at: now, into: &effects)
+    case .simulationFinished(let report):
+      publish(.simulationFinished(report), at: now, into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
       if timers.ready, !timers.scheduler.names.isEmpty {

@@ -155,6 +155,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case sourceStatus = "source-status"
   /// Acquisition changed phase (idle, acquiring, settled), with the reason.
   case acquisition
+  /// The replay of `locd --clock replay` reached its end.
+  case simulationFinished = "simulation-finished"
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -175,6 +177,8 @@ public enum Notice: Sendable, Hashable {
   case timerFired(TimerFiring, zone: String, local: LocalDateTime)
   /// Acquisition changed phase.
   case acquisition(AcquisitionChange)
+  /// The replay of `locd --clock replay` reached its end.
+  case simulationFinished(SimulationReport)
 
   /// The kind a subscriber asks for to get this.
   public var kind: EventKind {
@@ -186,6 +190,7 @@ public enum Notice: Sendable, Hashable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .simulationFinished: return .simulationFinished
     }
   }
 }

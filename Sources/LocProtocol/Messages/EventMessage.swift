@@ -50,6 +50,8 @@ public enum EventData: Hashable, Sendable {
   case timerFired(TimerFiredEvent)
   /// `acquisition`.
   case acquisition(AcquisitionEvent)
+  /// `simulation-finished`: the simulation object.
+  case simulationFinished(SimulationView)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -65,6 +67,7 @@ public enum EventData: Hashable, Sendable {
     case .timerFired(let f, let zone, let local):
       self = .timerFired(TimerFiredEvent(f, zone: zone, local: local))
     case .acquisition(let c): self = .acquisition(AcquisitionEvent(c))
+    case .simulationFinished(let r): self = .simulationFinished(SimulationView(r))
     }
   }
 
@@ -78,6 +81,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated?: self = .solarRegenerated(try SolarRegeneratedEvent(json: json, path: path))
     case .timerFired?: self = .timerFired(try TimerFiredEvent(json: json, path: path))
     case .acquisition?: self = .acquisition(try AcquisitionEvent(json: json, path: path))
+    case .simulationFinished?: self = .simulationFinished(try SimulationView(json: json, path: path))
     case nil: self = .other(name: name, data: json)
     }
   }
@@ -92,6 +96,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .simulationFinished: return .simulationFinished
     case .other: return nil
     }
   }
@@ -112,6 +117,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated(let e): return e.json
     case .timerFired(let e): return e.json
     case .acquisition(let e): return e.json
+    case .simulationFinished(let e): return e.json
     case .other(_, let data): return data
     }
   }

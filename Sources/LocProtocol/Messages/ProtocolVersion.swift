@@ -12,9 +12,9 @@ public struct ProtocolVersion: Hashable, Sendable, Comparable, CustomStringConve
     self.minor = minor
   }
 
-  /// The version this build speaks: 1.1 (locate, refresh, acquisition; see the changelog in
+  /// The version this build speaks: 1.2 (see the changelog in
   /// docs/PROTOCOL.md).
-  public static let current = ProtocolVersion(major: 1, minor: 1)
+  public static let current = ProtocolVersion(major: 1, minor: 2)
 
   /// The major version this build speaks.
   public static var major: Int { current.major }

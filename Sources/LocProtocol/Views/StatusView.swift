@@ -25,6 +25,9 @@ public struct StatusView: WireCodable {
   public var rejectedFixes: [Counter]
   /// When fixes are wanted (null from a daemon before protocol 1.1).
   public var acquisition: AcquisitionView?
+  /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
+  /// before protocol 1.2).
+  public var simulation: SimulationView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -39,6 +42,7 @@ public struct StatusView: WireCodable {
     timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
     rejectedFixes = r.rejectedFixes
     acquisition = r.acquisition.map(AcquisitionView.init)
+    simulation = r.simulation.map(SimulationView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -55,6 +59,7 @@ public struct StatusView: WireCodable {
     timers = try o.decode("timers")
     rejectedFixes = try o.counters("rejectedFixes")
     acquisition = try o.optionalDecode("acquisition")
+    simulation = try o.optionalDecode("simulation")
   }
 
   public var json: JSON {
@@ -63,6 +68,7 @@ public struct StatusView: WireCodable {
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
+      "simulation": simulation?.json ?? .null,
     ])
   }
 }

@@ -72,6 +72,9 @@ public final class ControlServer {
   var nextID: UInt64 = 1
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
+  /// With the replay clock: clients over their queue limit pause the replay instead of
+  /// being dropped at once (`enableFlowControl`).
+  public private(set) var flowControl: FlowControl?
 
   /// A server on an already listening socket, which it owns from now on.
   public init(
@@ -88,6 +91,14 @@ public final class ControlServer {
 
   /// Clients connected now (with or without hello).
   public var clientCount: Int { clients.count }
+
+  /// Holds clients over their queue limit instead of dropping them, telling `congestion`
+  /// when the producer should pause and go on (docs/SOURCES.md, "Replays and simulated time").
+  public func enableFlowControl(stallLimit: Duration, congestion: @escaping (Bool) -> Void) -> FlowControl {
+    let control = FlowControl(server: self, stallLimit: stallLimit, congestion: congestion)
+    flowControl = control
+    return control
+  }
 
   func bump(_ change: (inout ServerCounters) -> Void) {
     change(&counters)
@@ -155,7 +166,22 @@ public final class ControlServer {
       level, "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)")
     let wasOpen = client.handshaken
     client.shutdown()
+    flowControl?.forget(client.id)
     if wasOpen { handlers.closed(client.id) }
+  }
+
+  /// Drops a client that does not read: counted, told `slow-consumer` (best effort: its
+  /// socket buffer may well be full), logged.
+  func dropSlow(_ client: ClientConnection, why: String) {
+    bump { $0.droppedSlow += 1 }
+    let reason =
+      ServerMessage.failure(
+        nil,
+        RequestError(
+          .slowConsumer, "events were not read; queue of \(limits.maxQueuedBytes) bytes overflowed")
+      ).line + "\n"
+    if let watch = client.watch { _ = try? watch.descriptor.send(Array(reason.utf8)) }
+    drop(client, reason: "not reading (\(why))", level: .warning)
   }
 
   /// Closes every client and stops listening (the socket file, if locd made one, is the
@@ -329,18 +355,11 @@ final class ClientConnection {
       watch.setEvents(Epoll.input | Epoll.output)
       return
     }
-    if queuedBytes + bytes.count > server.limits.maxQueuedBytes {
-      server.bump { $0.droppedSlow += 1 }
-      // Best effort: say why before closing; the socket buffer may well be full.
-      let reason =
-        ServerMessage.failure(
-          nil,
-          RequestError(
-            .slowConsumer, "events were not read; queue of \(server.limits.maxQueuedBytes) bytes overflowed")
-        ).line + "\n"
-      _ = try? watch.descriptor.send(Array(reason.utf8))
-      server.drop(
-        self, reason: "not reading (queue over \(server.limits.maxQueuedBytes) bytes)", level: .warning)
+    // Over the limit: dropped, unless flow control holds it and pauses the producer.
+    if queuedBytes + bytes.count > server.limits.maxQueuedBytes,
+      server.flowControl?.hold(self, adding: bytes.count) != true
+    {
+      server.dropSlow(self, why: "queue over \(server.limits.maxQueuedBytes) bytes")
       return
     }
     if outOffset > 65536, outOffset * 2 > out.count {
@@ -353,14 +372,16 @@ final class ClientConnection {
 
   func flush() {
     guard let watch, let sent = sendNow(out, from: outOffset) else { return }
+    let progressed = sent > outOffset
     outOffset = sent
     if outOffset < out.count {
       watch.setEvents(Epoll.input | Epoll.output)
-      return
+    } else {
+      out.removeAll(keepingCapacity: out.count <= 65536)
+      outOffset = 0
+      watch.setEvents(Epoll.input)
     }
-    out.removeAll(keepingCapacity: out.count <= 65536)
-    outOffset = 0
-    watch.setEvents(Epoll.input)
+    server.flowControl?.flushed(self, progressed: progressed)
   }
 
   /// Sends as much of `bytes[offset...]` as the socket takes now; returns the offset

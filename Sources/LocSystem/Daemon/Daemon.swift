@@ -34,6 +34,12 @@ public final class Daemon {
   var simulated = SimulatedClock()
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
+  /// With `--clock replay`: the end of the replay and flow control's pauses.
+  var replay = ReplayProgress()
+  /// `--exit-at-end`: exit once the replay finished and clients have what was queued.
+  let exitAtEnd: Bool
+  /// Bounds the wait for timer commands before exiting at the end of a replay.
+  var exitTimer: Timer?
   /// Whether the engine wants receivers powered (its last `receivers(active:)`).
   var receiversActive = true
   var timerStore: TimerStoreFile
@@ -56,9 +62,10 @@ public final class Daemon {
   public init(
     config: DaemonConfig, loader: ConfigLoader, zoneData: ZoneData,
     makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
-    clock: ClockMode = .system
+    clock: ClockMode = .system, exitAtEnd: Bool = false
   ) throws(Errno) {
     self.clock = clock
+    self.exitAtEnd = exitAtEnd
     self.timerStore = TimerStoreFile(directory: config.stateDirectory)
     self.loop = try EventLoop()
     self.logger = Logger(level: config.logLevel)
@@ -140,9 +147,9 @@ public final class Daemon {
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
     watchZoneData()
+    enableFlowControl()
     if clock == .replay {
-      holdingSources = true
-      logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
+      holdSources()
     } else {
       startSources()
     }
@@ -219,6 +226,7 @@ public final class Daemon {
       },
       update: { [unowned self] snapshot, restarted in
         self.feed(.sourceUpdated(snapshot, restarted: restarted))
+        self.sourceChanged(snapshot)
       },
       log: { [unowned self] level, message in self.logger.log(level, message) })
     for (index, uri) in config.effectiveSources.enumerated() {
@@ -233,6 +241,7 @@ public final class Daemon {
       }
       sources.append(source)
       if !receiversActive { source.setActive(false) }
+      if replay.pausedSince != nil { (source as? ReplaySource)?.pause() }
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
     }
@@ -257,7 +266,9 @@ public final class Daemon {
   func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
     guard case .success(.status(let report)) = result else { return result }
     let counters = server?.counters ?? ServerCounters()
-    return .success(.status(report.completed(server: counters, sources: sources.map(\.snapshot))))
+    var completed = report.completed(server: counters, sources: sources.map(\.snapshot))
+    if clock == .replay { completed.simulation = simulationReport }
+    return .success(.status(completed))
   }
 
   func execute(_ effects: [Effect]) {
@@ -306,7 +317,9 @@ public final class Daemon {
         }
       case .runCommand(let argv, let user, let environment, let timer):
         if let commands {
-          commands.run(argv: argv, user: user, environment: environment, timer: timer)
+          // A hook can tell a simulation from the real thing (docs/TIMERS.md).
+          let simulated = clock == .replay ? ["LOCD_SIMULATED=1"] : []
+          commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
         } else {
           logger.error("timer \(timer): commands are disabled (no child watch); not run")
         }
@@ -400,6 +413,7 @@ public final class Daemon {
       timerStore = TimerStoreFile(directory: new.stateDirectory)
       do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
+    server?.flowControl?.stallLimit = new.replayStallTimeout
     if new.effectiveSources != old.effectiveSources {
       logger.info("sources changed; restarting them")
       stopSources()
@@ -407,7 +421,7 @@ public final class Daemon {
     }
   }
 
-  func shutdown(reason: String) {
+  func shutdown(reason: String, code: Int32 = 0) {
     guard !stopping else { return }
     stopping = true
     logger.info("stopping (\(reason))")
@@ -417,6 +431,7 @@ public final class Daemon {
     server?.stop()
     if ownsSocketFile { unlink(config.socketPath) }
     for timer in timers.values { timer.cancel() }
-    loop.exit(code: 0)
+    exitTimer?.cancel()
+    loop.exit(code: code)
   }
 }
