@@ -32,7 +32,12 @@ enum StatusCommand: LocctlCommand {
       out += Style.bold(label.padding(11)) + value + "\n"
     }
     let offset = s.timezone.zone.offset ?? 0
-    position(s.position, row)
+    if s.simulation?.state == .known(.waiting) {
+      // No receiver to connect: the replay starts with the first subscriber.
+      position(s.position) { label, value in row(label, label == "To fix:" ? "run 'locctl watch'" : value) }
+    } else {
+      position(s.position, row)
+    }
     if let f = s.fix {
       var parts = [modeName(f.mode)]
       if let q = f.quality { parts.append(q.word) }

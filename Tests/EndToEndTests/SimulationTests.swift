@@ -196,6 +196,9 @@ import Testing
     #expect(waiting.position.reason?.contains("waits for the first subscriber") == true)
     let human = try daemon.locctl(["status"])
     #expect(human.stdout.contains("Replay:") && human.stdout.contains("waiting"), "\(human.stdout)")
+    #expect(
+      !human.stdout.contains("connect a GPS receiver"),
+      "the remedy is to subscribe, not a receiver: \(human.stdout)")
     let out = dir + "/watch.jsonl"
     let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     let watcher = try Child(
