@@ -11,12 +11,18 @@ SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
-RUN_DIR := .run
-# The embedded default for `make run`: a car drive recorded by a real u-blox receiver
-# (GPSD regression corpus, BSD-2-Clause; see Tests/Fixtures/nmea/PROVENANCE.md).
-RUN_SOURCE ?= replay:Tests/Fixtures/nmea/bt451.log?speed=1&loop=1
+RUN_DIR ?= .run
+# The embedded default for `make run` (demo/README.md): a synthetic drive from Badajoz into
+# Elvas across the Spain-Portugal border at sunset, in simulated time (--clock replay) at
+# the pace it was driven (RUN_SPEED), looped; each round plays one day later. The sunset
+# timer of demo/timers.d fires in the first half minute and the zone changes a few seconds
+# later. The drive starts when the first client subscribes (`locctl watch`).
+RUN_SPEED ?= 1
+RUN_SOURCE ?= replay:$(CURDIR)/demo/badajoz-elvas.nmea?speed=$(RUN_SPEED)&loop=1
+RUN_ARGS = --config /dev/null --socket $(RUN_DIR)/locd.sock --state-dir $(RUN_DIR)/state \
+  --timers-dir $(RUN_DIR)/timers.d --clock replay --source '$(RUN_SOURCE)' --log-level info
 
-.PHONY: all deps deps-test build release test run bench soak lint format fuzz install install-files uninstall docs tzdata clean
+.PHONY: all deps deps-test build release test run run-files run-args bench soak lint format fuzz install install-files uninstall docs tzdata clean
 
 all: build
 
@@ -45,12 +51,27 @@ test: deps-test lint
 	@status=0; $(SWIFT) test --skip-build --parallel --xunit-output .build/test-results.xml || status=$$?; \
 	  scripts/test-summary.sh .build/test-results-swift-testing.xml || true; exit $$status
 
-run: build
-	@mkdir -p $(RUN_DIR)/state
-	@echo "locd: socket $(RUN_DIR)/locd.sock, state $(RUN_DIR)/state; in another terminal:"
+run: build run-files
+	@echo "locd: socket $(RUN_DIR)/locd.sock, state $(RUN_DIR)/state. The drive starts when you watch;"
+	@echo "in another terminal:"
+	@echo "  $(BIN)/locctl --socket $(RUN_DIR)/locd.sock watch"
 	@echo "  $(BIN)/locctl --socket $(RUN_DIR)/locd.sock status"
-	$(BIN)/locd --config /dev/null --socket $(RUN_DIR)/locd.sock --state-dir $(RUN_DIR)/state \
-	  --source '$(RUN_SOURCE)' --log-level info
+	$(BIN)/locd $(RUN_ARGS)
+
+# A fresh state for every run (the simulation replays the same evening, and a timer fires
+# once per day), and the demo timer copied with mode 0644 whatever the umask (locd refuses
+# timer files others can write).
+run-files:
+	@rm -rf $(RUN_DIR)/state $(RUN_DIR)/timers.d
+	@mkdir -p $(RUN_DIR)
+	@install -d -m 0700 $(RUN_DIR)/state
+	@install -d -m 0755 $(RUN_DIR)/timers.d
+	@install -m 0644 demo/timers.d/*.timer $(RUN_DIR)/timers.d/
+
+# locd's arguments for `make run`, one a line, after preparing its files (the tests start
+# the demo with exactly these).
+run-args: run-files
+	@printf '%s\n' $(RUN_ARGS)
 
 bench:
 	@scripts/deps.sh bench

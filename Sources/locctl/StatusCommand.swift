@@ -32,7 +32,12 @@ enum StatusCommand: LocctlCommand {
       out += Style.bold(label.padding(11)) + value + "\n"
     }
     let offset = s.timezone.zone.offset ?? 0
-    position(s.position, row)
+    if s.simulation?.state == .known(.waiting) {
+      // No receiver to connect: the replay starts with the first subscriber.
+      position(s.position) { label, value in row(label, label == "To fix:" ? "run 'locctl watch'" : value) }
+    } else {
+      position(s.position, row)
+    }
     if let f = s.fix {
       var parts = [modeName(f.mode)]
       if let q = f.quality { parts.append(q.word) }
@@ -97,6 +102,9 @@ enum StatusCommand: LocctlCommand {
           ? "none using the location (\(apps.connected) connected)" : using.joined(separator: ", "))
       for problem in apps.problems { row("", Style.yellow(problem)) }
     }
+    if let sim = s.simulation {
+      row("Replay:", describe(simulation: sim, offset: offset, zone: s.timezone.zone.abbreviation ?? ""))
+    }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
   }
@@ -147,6 +155,23 @@ enum StatusCommand: LocctlCommand {
 }
 
 extension StatusCommand {
+  /// "playing, simulated time 21:57:05 WEST on 2026-06-21; paused 3 times (1.2 s)": the
+  /// replay clock's simulation (`locd --clock replay`), on the wall clock of `offset`.
+  static func describe(simulation sim: SimulationView, offset: Int, zone: String) -> String {
+    var parts = [sim.state.word]
+    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('locctl watch' starts it)" }
+    if let t = sim.time, let clock = localClock(t, offset: offset) {
+      let date = t.adding(seconds: Double(offset)).utcDate
+      parts.append("simulated time \(clock)\(zone.isEmpty ? "" : " " + zone) on \(date)")
+    }
+    if sim.pauses > 0 {
+      parts.append(
+        "paused \(sim.pauses) time(s) for full client queues (\(TimeFormat.duration(sim.pausedFor)))")
+    }
+    if sim.exitAtEnd { parts.append("locd exits at the end") }
+    return parts.joined(separator: "; ")
+  }
+
   /// "idle (on-demand): settled ±4 m at 08:00; next refresh 08:15" or "acquiring since
   /// 08:00 (manual, start), gives up at 08:01": times on the wall clock of `offset`.
   static func describe(acquisition a: AcquisitionView, offset: Int, zone: String) -> String {

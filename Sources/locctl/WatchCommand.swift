@@ -31,8 +31,17 @@ enum WatchCommand: LocctlCommand {
     StandardStreams.lineBufferOutput()
     return withDaemon(socket) { client throws(ControlClient.Failure) in
       _ = try client.call(.subscribe(kinds))
+      // Set once a simulation that ends with locd (`--exit-at-end`) has finished: the
+      // connection closing after that is the end of the stream, not a failure.
+      var simulationOver = false
       while true {
-        let event = try client.nextEvent()
+        let event: EventMessage
+        do throws(ControlClient.Failure) {
+          event = try client.nextEvent()
+        } catch {
+          guard simulationOver, case .protocolError = error else { throw error }
+          return ExitStatus.ok
+        }
         // Kinds of a newer daemon are left out, as the protocol asks of clients.
         guard event.data.kind != nil else { continue }
         if options.flag("json") {
@@ -45,6 +54,7 @@ enum WatchCommand: LocctlCommand {
             "locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
           return ExitStatus.permission
         }
+        if case .simulationFinished(let s) = event.data, s.exitAtEnd { simulationOver = true }
       }
     }
   }
@@ -95,6 +105,8 @@ enum WatchCommand: LocctlCommand {
       text = BeaconsLiveCommands.render(r)
     case .beaconRegion(let r):
       text = BeaconsLiveCommands.render(r)
+    case .simulationFinished(let s):
+      text = "replay done at \(s.time.map { $0.iso8601() } ?? "-")" + (s.exitAtEnd ? "; locd exits" : "")
     case .other(_, let data):
       text = data.serialized
     }

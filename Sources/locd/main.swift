@@ -16,6 +16,8 @@ let usage = """
     --timers-dir DIR    where NAME.timer files are read (default /etc/locd/timers.d)
     --clock CLOCK       system (default) or replay: time follows the replay source's fix
                         times, so a recorded drive plays through in simulated time
+    --exit-at-end       with --clock replay: exit (status 0) once the replay has ended and
+                        clients have read what was queued for them
     --check-config      check the configuration, print problems as FILE:LINE: ..., exit
     --version           print the version
   See locd(8) and locd.conf(5).
@@ -33,7 +35,7 @@ do {
   options = try CommandLineOptions(
     Array(CommandLine.arguments.dropFirst()),
     valued: ["config", "socket", "state-dir", "source", "log-level", "timers-dir", "clock"],
-    flagNames: ["check-config", "version", "help"])
+    flagNames: ["check-config", "version", "help", "exit-at-end"])
 } catch {
   fail("\(error); see 'locd --help'")
 }
@@ -90,10 +92,14 @@ if clock == .replay {
   // Simulated time needs one clock: the fixes of replay sources (or a capture's times).
   for source in config.effectiveSources {
     switch source {
-    case .replay, .beaconReplay: continue
+    case .beaconReplay: continue
+    case .replay(_, _, let loops):
+      if loops, options.flag("exit-at-end") { fail("--exit-at-end: \(source) loops, so it never ends") }
     default: fail("--clock replay needs replay: sources only, not \(source)")
     }
   }
+} else if options.flag("exit-at-end") {
+  fail("--exit-at-end needs --clock replay")
 }
 if options.flag("check-config") {
   print("\(loader.path): OK (\(config.effectiveSources.count) source(s), socket \(config.socketPath))")
@@ -114,7 +120,8 @@ let zoneData = ZoneData(boundaries: boundaries)
 let daemon: Daemon
 do {
   daemon = try Daemon(
-    config: config, loader: loader, zoneData: zoneData, makeSource: SourceFactory.make, clock: clock)
+    config: config, loader: loader, zoneData: zoneData, makeSource: SourceFactory.make, clock: clock,
+    exitAtEnd: options.flag("exit-at-end"))
 } catch {
   fail("cannot start: \(error)", status: 1)
 }

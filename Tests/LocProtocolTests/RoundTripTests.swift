@@ -183,6 +183,9 @@ import Testing
         .beaconRegion(S.beaconConstraint, .entered, state: .inside),
         .beaconRegion(S.beaconConstraint, .exited, state: .outside),
         .beaconRegion(S.beaconConstraint, .determinedOutside, state: .outside),
+        .simulationFinished(
+          SimulationReport(
+            state: .finished, time: S.t, pauses: 2, pausedFor: .milliseconds(1500), exitAtEnd: false)),
       ] + AppSamples.notices
     #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {

@@ -79,6 +79,7 @@ extension DaemonConfig {
     .count("Limits", "MaxQueuedBytesPerClient", \.maxQueuedBytesPerClient, 4096...(256 << 20)),
     .count("Limits", "MaxQueuedBytesTotal", \.maxQueuedBytesTotal, 65536...(4 << 30)),
     .span("Limits", "HandshakeTimeout", \.handshakeTimeout, .milliseconds(1) ... .seconds(3600)),
+    .span("Limits", "ReplayStallTimeout", \.replayStallTimeout, .milliseconds(100) ... .seconds(86_400)),
     .span("Limits", "IdleTimeout", \.idleTimeout, .milliseconds(1) ... .seconds(86_400)),
     // [GeoClue]
     .choice(

@@ -41,6 +41,9 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var maxQueuedBytesTotal = 64 << 20
   /// A client must complete the hello within this time.
   public var handshakeTimeout: Duration = .seconds(10)
+  /// With `--clock replay`, a client over its queue limit pauses the replay instead of being
+  /// dropped; one that then reads nothing for this long is dropped after all.
+  public var replayStallTimeout: Duration = .seconds(60)
   /// Where timer files (`NAME.timer`) are read from.
   public var timersDirectory = "/etc/locd/timers.d"
   /// A timer occurrence handled later than this after its deadline was missed (machine

@@ -102,6 +102,8 @@ public struct Engine {
           .notice,
           "time-zone data read again (\(catalog.readable) zones, \(unusable) unreadable); re-planning"))
       regenerate(.timeZoneData, at: now, into: &effects)
+    case .simulationFinished(let report):
+      publish(.simulationFinished(report), at: now, into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine

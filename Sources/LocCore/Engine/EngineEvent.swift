@@ -34,6 +34,8 @@ public enum EngineEvent: Sendable {
   /// The time-zone data was read again (tzdata changed on disk, or a reload): what the zones
   /// hold now. Parsed rules are forgotten and everything is planned again.
   case timeZoneDataChanged(ZoneCatalog)
+  /// The replay of `locd --clock replay` reached its end (the shell's report of it).
+  case simulationFinished(SimulationReport)
   /// The daemon is stopping.
   case stopping
   /// apps.json as read at start (nil: none yet, or unusable because of `problem`; the

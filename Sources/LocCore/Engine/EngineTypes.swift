@@ -179,6 +179,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   /// The session's own access changed (a reload); also sent, unasked, to a session that
   /// loses a subscription through the change.
   case accessChanged = "access-changed"
+  /// The replay of `locd --clock replay` reached its end.
+  case simulationFinished = "simulation-finished"
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -211,6 +213,8 @@ public enum Notice: Sendable, Hashable {
   case beaconRegion(BeaconConstraint, BeaconRegionEvent, state: BeaconRegionState)
   /// A ranging list, nearest first (sent to the session that ranges).
   case beaconsRanged(BeaconConstraint, [RangedBeacon])
+  /// The replay of `locd --clock replay` reached its end.
+  case simulationFinished(SimulationReport)
 
   /// The kind a subscriber asks for to get this; nil for notices that go to the session
   /// that asked for them (beacons), not to subscribers.
@@ -227,6 +231,7 @@ public enum Notice: Sendable, Hashable {
     case .authorization: return .authorization
     case .agentPrompt, .agentPromptWithdrawn: return .agentPrompt
     case .accessChanged: return .accessChanged
+    case .simulationFinished: return .simulationFinished
     }
   }
 }

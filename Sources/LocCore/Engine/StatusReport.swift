@@ -123,6 +123,8 @@ public struct StatusReport: Sendable, Hashable {
   public var sourceFixes: [SourceID: SourceFixReport] = [:]
   /// Beacon monitoring and ranging: scanning, requests, counters.
   public var beacons: BeaconStatus? = nil
+  /// With `locd --clock replay`, the simulation (the shell fills it in); nil otherwise.
+  public var simulation: SimulationReport? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

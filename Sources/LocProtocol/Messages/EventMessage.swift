@@ -60,6 +60,8 @@ public enum EventData: Hashable, Sendable {
   case beaconsRanged(BeaconsRangedEvent)
   /// `beacon-region`: sent to the session that monitors, not by subscription.
   case beaconRegion(BeaconRegionChangeEvent)
+  /// `simulation-finished`: the simulation object.
+  case simulationFinished(SimulationView)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -84,6 +86,7 @@ public enum EventData: Hashable, Sendable {
       self = .beaconsRanged(BeaconsRangedEvent(constraint: c, beacons: list.map(BeaconView.init)))
     case .beaconRegion(let c, let event, let state):
       self = .beaconRegion(BeaconRegionChangeEvent(constraint: c, event: event, state: state))
+    case .simulationFinished(let r): self = .simulationFinished(SimulationView(r))
     }
   }
 
@@ -113,6 +116,7 @@ public enum EventData: Hashable, Sendable {
     case .authorization?: self = .authorization(try AppStatusView(json: json, path: path))
     case .agentPrompt?: self = .agentPrompt(try AgentPromptEvent(json: json, path: path))
     case .accessChanged?: self = .accessChanged(try AccessChangedEvent(json: json, path: path))
+    case .simulationFinished?: self = .simulationFinished(try SimulationView(json: json, path: path))
     case nil: self = .other(name: name, data: json)
     }
   }
@@ -131,6 +135,7 @@ public enum EventData: Hashable, Sendable {
     case .authorization: return .authorization
     case .agentPrompt: return .agentPrompt
     case .accessChanged: return .accessChanged
+    case .simulationFinished: return .simulationFinished
     case .beaconsRanged, .beaconRegion, .other: return nil
     }
   }
@@ -160,6 +165,7 @@ public enum EventData: Hashable, Sendable {
     case .accessChanged(let e): return e.json
     case .beaconsRanged(let e): return e.json
     case .beaconRegion(let e): return e.json
+    case .simulationFinished(let e): return e.json
     case .other(_, let data): return data
     }
   }

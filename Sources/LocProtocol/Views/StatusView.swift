@@ -29,6 +29,9 @@ public struct StatusView: WireCodable {
   public var apps: AppsStatusView?
   /// Beacon monitoring and ranging (absent from a daemon before protocol 1.2).
   public var beacons: BeaconStatusView?
+  /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
+  /// before protocol 1.2).
+  public var simulation: SimulationView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -45,6 +48,7 @@ public struct StatusView: WireCodable {
     acquisition = r.acquisition.map(AcquisitionView.init)
     apps = r.apps.map(AppsStatusView.init)
     beacons = r.beacons.map(BeaconStatusView.init)
+    simulation = r.simulation.map(SimulationView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -63,6 +67,7 @@ public struct StatusView: WireCodable {
     acquisition = try o.optionalDecode("acquisition")
     apps = try o.optionalDecode("apps")
     beacons = try o.optionalDecode("beacons")
+    simulation = try o.optionalDecode("simulation")
   }
 
   public var json: JSON {
@@ -71,7 +76,7 @@ public struct StatusView: WireCodable {
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
-      "apps": apps?.json ?? .null,
+      "apps": apps?.json ?? .null, "simulation": simulation?.json ?? .null,
     ]
     if let beacons { o["beacons"] = beacons.json }
     return .object(o)

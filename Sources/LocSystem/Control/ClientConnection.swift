@@ -318,6 +318,8 @@ final class ClientConnection {
   /// Writes what the socket takes of the queue.
   private func flush() {
     guard let watch else { return }
+    let before = queuedBytes
+    defer { if phase == .open { server.flowControl?.flushed(self, progressed: queuedBytes < before) } }
     while outHead < outLines.count {
       let line = outLines[outHead]
       let sent: Int?

@@ -13,7 +13,9 @@ extension ControlServer {
 
   /// `client`'s queue grew: the limits are checked.
   func queueGrew(_ client: ClientConnection) {
-    if client.queuedBytes > limits.maxQueuedBytes {
+    // Over the limit: dropped, unless flow control (the replay clock) holds it and pauses
+    // the replay until it reads.
+    if client.queuedBytes > limits.maxQueuedBytes, flowControl?.hold(client, adding: 0) != true {
       overflowed(client, "queue over \(limits.maxQueuedBytes) bytes")
     }
     if queuedTotal > limits.maxQueuedBytesTotal { shedBiggestQueues() }
@@ -31,6 +33,9 @@ extension ControlServer {
       overflowed(client, "\(client.queuedBytes) bytes queued while all queues held over \(total)")
     }
   }
+
+  /// Drops a client flow control gave up on (it read nothing for `ReplayStallTimeout=`).
+  func dropSlow(_ client: ClientConnection, why: String) { overflowed(client, why) }
 
   private func overflowed(_ client: ClientConnection, _ why: String) {
     bump { $0.droppedSlow += 1 }

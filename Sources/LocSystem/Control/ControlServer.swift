@@ -124,6 +124,9 @@ public final class ControlServer {
   var noticeThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
+  /// With the replay clock: clients over their queue limit pause the replay instead of
+  /// being dropped at once (`enableFlowControl`).
+  public private(set) var flowControl: FlowControl?
 
   /// A server on an already listening socket, which it owns from now on.
   public init(
@@ -156,6 +159,14 @@ public final class ControlServer {
     guard let client = clients[id], client.phase == .open else { return }
     client.access = access
     client.reviewIdleness()
+  }
+
+  /// Holds clients over their queue limit instead of dropping them, telling `congestion`
+  /// when the producer should pause and go on (docs/SOURCES.md, "Replays and simulated time").
+  public func enableFlowControl(stallLimit: Duration, congestion: @escaping (Bool) -> Void) -> FlowControl {
+    let control = FlowControl(server: self, stallLimit: stallLimit, congestion: congestion)
+    flowControl = control
+    return control
   }
 
   func bump(_ change: (inout ServerCounters) -> Void) {
@@ -196,6 +207,7 @@ public final class ControlServer {
     let line = "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)"
     if level == .debug { handlers.log(level, line) } else { logThrottled(level, line) }
     let wasOpen = client.phase == .open
+    flowControl?.forget(client.id)
     if let lastWords {
       lingering[client.id] = client
       client.closeAfter(lastWords: Array((ServerMessage.failure(nil, lastWords).line + "\n").utf8))

@@ -13,6 +13,11 @@ public final class CommandRunner {
   /// pid -> timer name.
   var running: [pid_t: String] = [:]
   let log: (LogLevel, String) -> Void
+  /// Called when the last running command has ended (`locd --exit-at-end` waits for it).
+  public var idle: (() -> Void)?
+
+  /// Commands running now.
+  public var runningCount: Int { running.count }
 
   /// A runner on `loop` (it takes over SIGCHLD).
   public init(loop: EventLoop, log: @escaping (LogLevel, String) -> Void) throws(Errno) {
@@ -92,6 +97,10 @@ public final class CommandRunner {
           code == 0 ? .info : .warning,
           "timer \(timer): command (pid \(pid)) exited with status \(code)\(detail)")
       }
+    }
+    if running.isEmpty, let idle {
+      self.idle = nil
+      idle()
     }
   }
 

@@ -36,6 +36,12 @@ public final class Daemon {
   var simulated = SimulatedClock()
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
+  /// With `--clock replay`: the end of the replay and flow control's pauses.
+  var replay = ReplayProgress()
+  /// `--exit-at-end`: exit once the replay finished and clients have what was queued.
+  let exitAtEnd: Bool
+  /// Bounds the wait for timer commands before exiting at the end of a replay.
+  var exitTimer: Timer?
   /// Whether the engine wants receivers powered (its last `receivers(active:)`).
   var receiversActive = true
   /// Whether the engine wants beacon scanning (its last `beaconScanning(active:)`).
@@ -62,9 +68,10 @@ public final class Daemon {
   public init(
     config: DaemonConfig, loader: ConfigLoader, zoneData: ZoneData,
     makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
-    clock: ClockMode = .system
+    clock: ClockMode = .system, exitAtEnd: Bool = false
   ) throws(Errno) {
     self.clock = clock
+    self.exitAtEnd = exitAtEnd
     self.timerStore = TimerStoreFile(directory: config.stateDirectory)
     self.appStore = AppStoreFile(directory: config.stateDirectory)
     self.loop = try EventLoop()
@@ -153,9 +160,9 @@ public final class Daemon {
 
     startGeoClue()
     watchZoneData()
+    enableFlowControl()
     if clock == .replay {
-      holdingSources = true
-      logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
+      holdSources()
     } else {
       startSources()
     }
@@ -232,6 +239,7 @@ public final class Daemon {
       },
       update: { [unowned self] snapshot, restarted in
         self.feed(.sourceUpdated(snapshot, restarted: restarted))
+        self.sourceChanged(snapshot)
       },
       log: { [unowned self] level, message in self.logger.log(level, message) },
       beacon: { [unowned self] advertisement, id in
@@ -254,6 +262,7 @@ public final class Daemon {
       sources.append(source)
       if !receiversActive { source.setActive(false) }
       source.setScanning(beaconScanning)
+      if replay.pausedSince != nil { (source as? ReplaySource)?.pause() }
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
     }
@@ -286,7 +295,9 @@ public final class Daemon {
   func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
     guard case .success(.status(let report)) = result else { return result }
     let counters = server?.counters ?? ServerCounters()
-    return .success(.status(report.completed(server: counters, sources: sources.map(\.snapshot))))
+    var completed = report.completed(server: counters, sources: sources.map(\.snapshot))
+    if clock == .replay { completed.simulation = simulationReport }
+    return .success(.status(completed))
   }
 
   func execute(_ effects: [Effect]) {
@@ -347,7 +358,9 @@ public final class Daemon {
         }
       case .runCommand(let argv, let user, let environment, let timer):
         if let commands {
-          commands.run(argv: argv, user: user, environment: environment, timer: timer)
+          // A hook can tell a simulation from the real thing (docs/TIMERS.md).
+          let simulated = clock == .replay ? ["LOCD_SIMULATED=1"] : []
+          commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
         } else {
           logger.error("timer \(timer): commands are disabled (no child watch); not run")
         }
@@ -469,6 +482,7 @@ public final class Daemon {
       do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     applyGeoClue(new, old: old)
+    server?.flowControl?.stallLimit = new.replayStallTimeout
     if new.effectiveSources != old.effectiveSources {
       logger.info("sources changed; restarting them")
       stopSources()
@@ -489,7 +503,7 @@ public final class Daemon {
     }
   }
 
-  func shutdown(reason: String) {
+  func shutdown(reason: String, code: Int32 = 0) {
     guard !stopping else { return }
     stopping = true
     logger.info("stopping (\(reason))")
@@ -500,6 +514,7 @@ public final class Daemon {
     server?.stop()
     if ownsSocketFile { unlink(config.socketPath) }
     for timer in timers.values { timer.cancel() }
-    loop.exit(code: 0)
+    exitTimer?.cancel()
+    loop.exit(code: code)
   }
 }

@@ -8,6 +8,12 @@ import LocCore
 /// decoder, paced by the sentences' own timestamps: each receiver cycle is released when
 /// as much time has passed (divided by `speed`) as separates it from the first one. Gaps
 /// over `maxGap` and steps backwards (concatenated recordings) count as one second.
+///
+/// A looped replay starts each round as a new stream (`restarted`, so acceptance starts
+/// over) whose fix times are moved forward by whole days (`roundShift`): round 2 plays the
+/// recording one day later than round 1, and so on, so a replay's time never goes back and
+/// daily timers fire again every round. `pause()` holds it (flow control) and `resume()`
+/// goes on where it stopped, the pacing moved by the time paused.
 public final class ReplaySource: FixSource {
   public let id: SourceID
   let path: String
@@ -44,6 +50,15 @@ public final class ReplaySource: FixSource {
   var rounds = 0
   /// The decoder counters of the rounds before this one: counters only grow (SOURCES.md).
   var earlier = NMEACounters()
+  /// How far each round's fix times move past the round before (whole days).
+  var roundShift: Int64 = ReplaySource.day
+  /// Held by flow control since this monotonic instant.
+  var pausedAt: UInt64?
+  /// A tick came while paused; `resume()` makes up for it.
+  var missedTick = false
+
+  /// One day in microseconds.
+  static let day: Int64 = 86_400_000_000
 
   /// A replay of `path`.
   public init(
@@ -56,6 +71,31 @@ public final class ReplaySource: FixSource {
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.replay(path: path, speed: speed, loop: loops).description
+  }
+
+  /// Whether flow control holds it now.
+  public var isPaused: Bool { pausedAt != nil }
+
+  /// Holds the replay after the receiver cycle being fed (flow control: a client's queue is
+  /// full); nothing more is fed until `resume()`.
+  public func pause() {
+    guard pausedAt == nil else { return }
+    pausedAt = loop.monotonicMicroseconds
+  }
+
+  /// Goes on after `pause()`, on the next loop iteration, with the pacing moved by the time
+  /// paused (so `speed=N` keeps its rate rather than catching up).
+  public func resume() {
+    guard let since = pausedAt else { return }
+    pausedAt = nil
+    startedAt += loop.monotonicMicroseconds - since
+    if missedTick {
+      missedTick = false
+      loop.soon { [weak self] in
+        guard let self, self.timer != nil, !self.isPaused else { return }
+        self.schedule()
+      }
+    }
   }
 
   public var snapshot: SourceSnapshot {
@@ -79,10 +119,11 @@ public final class ReplaySource: FixSource {
       return
     }
     index()
-    guard !cycles.isEmpty else {
+    guard let last = cycles.last else {
       fail("\(path): no NMEA sentences")
       return
     }
+    roundShift = ReplaySource.roundShift(span: last.offset)
     do {
       timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 1000) { [weak self] in self?.tick() }
     } catch {
@@ -143,6 +184,22 @@ public final class ReplaySource: FixSource {
     return result
   }
 
+  /// Whole days, at least one, covering a round of `span` microseconds and the pause after it.
+  static func roundShift(span: Int64) -> Int64 {
+    let length = span + Int64(loopPause)
+    return max(1, (length + day - 1) / day) * day
+  }
+
+  /// Hands a decoded fix on, moved to its round's day.
+  func emit(_ fix: Fix) {
+    var fix = fix
+    if rounds > 1 { fix.time = Instant(microsecondsSinceEpoch: fix.time.microsecondsSinceEpoch + shift) }
+    sink.fix(fix, id)
+  }
+
+  /// How far this round's fix times are moved.
+  var shift: Int64 { Int64(rounds - 1) * roundShift }
+
   func beginRound() {
     next = 0
     earlier = total
@@ -157,6 +214,10 @@ public final class ReplaySource: FixSource {
   }
 
   func schedule() {
+    if next > cycles.count {  // between rounds: the pause before the next
+      timer?.arm(atMicroseconds: startedAt + ReplaySource.loopPause)
+      return
+    }
     guard next < cycles.count else {
       finishRound()
       return
@@ -172,6 +233,10 @@ public final class ReplaySource: FixSource {
 
   func tick() {
     guard timer != nil else { return }  // stopped
+    guard pausedAt == nil else {
+      missedTick = true
+      return
+    }
     if next > cycles.count {
       beginRound()
       return
@@ -182,21 +247,25 @@ public final class ReplaySource: FixSource {
       for n in cycle.lines {
         var line = Array(bytes[lineRanges[n]])
         line.append(0x0A)
-        line.withUnsafeBytes { decoder.feed($0) { fix in sink.fix(fix, id) } }
+        line.withUnsafeBytes { decoder.feed($0) { fix in emit(fix) } }
         fed += 1
       }
       next += 1
-    } while speed == .max && next < cycles.count && fed < ReplaySource.maxBatch
+    } while speed == .max && next < cycles.count && fed < ReplaySource.maxBatch && pausedAt == nil
+    if pausedAt != nil {
+      missedTick = true
+      return
+    }
     schedule()
   }
 
   func finishRound() {
-    decoder.finish { fix in sink.fix(fix, id) }
+    decoder.finish { fix in emit(fix) }
     if loops {
       sink.update(snapshot, false)
       startedAt = loop.monotonicMicroseconds
-      timer?.arm(atMicroseconds: loop.monotonicMicroseconds + ReplaySource.loopPause)
       next = cycles.count + 1  // marks "between rounds" for tick
+      schedule()
       return
     }
     state = .finished

@@ -1,0 +1,115 @@
+import LocCore
+
+/// The shell's part of `locd --clock replay`: the sources wait for the first subscriber,
+/// flow control pauses the replay while a client's queue is full, the end of the replay is
+/// announced (log line, `simulation-finished` event, `status`), and `--exit-at-end` exits
+/// once clients have read what was queued and timer commands have ended.
+extension Daemon {
+  /// The simulation as `status` and `simulation-finished` show it.
+  var simulationReport: SimulationReport {
+    replay.report(
+      waiting: holdingSources, time: simulated.now, exitAtEnd: exitAtEnd, now: loop.monotonicMicroseconds)
+  }
+
+  /// Keeps the sources until a client subscribes; `status` shows them waiting.
+  func holdSources() {
+    holdingSources = true
+    for (index, uri) in config.effectiveSources.enumerated() {
+      let waiting = SourceSnapshot(
+        id: SourceID(index), uri: uri.description, state: .starting,
+        lastError: "waits for the first subscriber (locctl watch) to start")
+      feed(.sourceUpdated(waiting, restarted: true))
+    }
+    logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
+  }
+
+  /// Holds clients over their queue limit instead of dropping them, pausing the replay.
+  func enableFlowControl() {
+    guard clock == .replay, let server else { return }
+    _ = server.enableFlowControl(stallLimit: config.replayStallTimeout) { [unowned self] congested in
+      self.congestion(congested)
+    }
+  }
+
+  /// Flow control: a client's queue is full (pause) or every held queue drained (go on).
+  func congestion(_ congested: Bool) {
+    let now = loop.monotonicMicroseconds
+    if congested {
+      replay.paused(at: now)
+      logger.debug("replay paused: a client's queue is full")
+    } else {
+      replay.resumed(at: now)
+      logger.debug("replay resumed")
+    }
+    for case let source as ReplaySource in sources {
+      if congested { source.pause() } else { source.resume() }
+    }
+  }
+
+  /// A source reported `snapshot`: with the replay clock, the end of the last source is the
+  /// end of the simulation (checked on the next iteration: a source may fail inside its own
+  /// `start()`, before the others exist).
+  func sourceChanged(_ snapshot: SourceSnapshot) {
+    guard clock == .replay, !replay.finished else { return }
+    switch snapshot.state {
+    case .finished, .failed: loop.soon { [weak self] in self?.checkReplayEnd() }
+    default: break
+    }
+  }
+
+  /// Announces the end once every source finished or failed; with `--exit-at-end`, exits.
+  func checkReplayEnd() {
+    guard !replay.finished, !holdingSources, !stopping, sources.count == config.effectiveSources.count else {
+      return
+    }
+    var failed = false
+    for source in sources {
+      switch source.snapshot.state {
+      case .finished: continue
+      case .failed: failed = true
+      default: return
+      }
+    }
+    replay.finished = true
+    replay.failed = failed
+    let at = simulated.now.map { "at \($0.iso8601()) simulated time" } ?? "before any fix"
+    let problem = failed ? " (a source failed: see above)" : ""
+    let then = exitAtEnd ? "; exiting once clients have read what is queued" : ""
+    logger.log(failed ? .error : .info, "replay finished \(at)\(problem)\(then)")
+    feed(.simulationFinished(simulationReport))
+    if exitAtEnd { exitWhenDelivered(code: failed ? 1 : 0) }
+  }
+
+  /// Exits with `code` once every client's queue is written out (a client that reads
+  /// nothing for `ReplayStallTimeout` is dropped) and timer commands have ended.
+  func exitWhenDelivered(code: Int32) {
+    guard let control = server?.flowControl else {
+      shutdown(reason: "replay finished", code: code)
+      return
+    }
+    control.drain { [unowned self] in self.exitWhenCommandsEnd(code: code) }
+  }
+
+  /// Exits once no timer command runs, or after `ReplayStallTimeout` leaving them running.
+  func exitWhenCommandsEnd(code: Int32) {
+    guard let commands, commands.runningCount > 0 else {
+      shutdown(reason: "replay finished", code: code)
+      return
+    }
+    let limit = config.replayStallTimeout
+    logger.info("replay finished; waiting for \(commands.runningCount) timer command(s) to end")
+    commands.idle = { [unowned self] in self.shutdown(reason: "replay finished", code: code) }
+    do {
+      let timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [unowned self] in
+        self.logger.warning(
+          "timer command(s) still running after \(TimeFormat.duration(limit)); exiting without them")
+        self.shutdown(reason: "replay finished", code: code)
+      }
+      timer.arm(atMicroseconds: loop.monotonicMicroseconds + UInt64(max(0, limit.seconds) * 1_000_000))
+      exitTimer = timer
+    } catch {
+      logger.warning("cannot time the wait for timer commands (\(error)); exiting without them")
+      shutdown(reason: "replay finished", code: code)
+    }
+  }
+}
