@@ -142,7 +142,8 @@ struct SessionMachine: EngineMachine {
     // Anyone manages their own apps and answers for them; other users' apps need admin
     // (checked where the uid is known).
     case .registerAgent, .answerPrompt, .listApps, .changeApp: return .plain(.none)
-    case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons: return .plain(beaconAccess)
+    case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons:
+      return .plain(beaconAccess)
     }
   }
 

@@ -14,7 +14,8 @@ public enum WireRequest: Sendable, Hashable {
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
     "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
-    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app", "show-timer", "add-timer", "remove-timer", "locate", "refresh", "range-beacons", "stop-ranging-beacons",
+    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
+    "range-beacons", "stop-ranging-beacons",
     "monitor-beacons", "stop-monitoring-beacons",
   ]
 

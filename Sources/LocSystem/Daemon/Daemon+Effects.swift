@@ -1,0 +1,113 @@
+import LocCore
+import LocProtocol
+
+/// The shell's side of the engine's effects: replies and events to the socket (or the
+/// GeoClue face), files written, timers armed, units and commands started.
+extension Daemon {
+  /// A reply as it goes on the wire; a status report gets the parts only the shell knows
+  /// (server counters, sources' live counters) here.
+  func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
+    guard case .success(.status(let report)) = result else { return result }
+    let counters = server?.counters ?? ServerCounters()
+    var completed = report.completed(server: counters, sources: sources.map(\.snapshot))
+    if clock == .replay { completed.simulation = simulationReport }
+    return .success(.status(completed))
+  }
+
+  /// Carries out the engine's effects, in order.
+  func execute(_ effects: [Effect]) {
+    for effect in effects { execute(effect) }
+  }
+
+  private func execute(_ effect: Effect) {
+    switch effect {
+    case .reply(let session, let id, let result):
+      reply(session, id, result)
+    case .push(let sessions, let notice, let at):
+      push(notice, at: at, to: sessions)
+    case .arm(let which, let at):
+      arm(which, at: at)
+    case .disarm(let which):
+      timers[which]?.disarm()
+    case .persist(let state):
+      do { try stateFile.write(state) } catch { cannotWrite("the state file", error) }
+    case .notifyStatus(let line):
+      Systemd.notify("STATUS=\(line)")
+    case .reloadConfiguration(let requester):
+      reload(requestedBy: requester)
+    case .log(let level, let message):
+      logger.log(level, message)
+    case .persistTimers(let store):
+      do { try timerStore.write(store) } catch { cannotWrite(timerStore.path, error) }
+    case .persistApps(let store):
+      do { try appStore.write(store) } catch { cannotWrite(appStore.path, error) }
+    case .startUnit(let unit, let timer):
+      bus.startUnit(unit) { [unowned self] problem in
+        if let problem {
+          self.logger.warning("timer \(timer): cannot start \(unit): \(problem)")
+        } else {
+          self.logger.info("timer \(timer): started \(unit)")
+        }
+      }
+    case .runCommand(let argv, let user, let environment, let timer):
+      if let commands {
+        // A hook can tell a simulation from the real thing (docs/TIMERS.md).
+        let simulated = clock == .replay ? ["LOCD_SIMULATED=1"] : []
+        commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
+      } else {
+        logger.error("timer \(timer): commands are disabled (no child watch); not run")
+      }
+    case .receivers(let active):
+      // On the next iteration: the fix that settled acquisition may be in the middle of a
+      // source's read, and a source must not close its descriptor or flush its decoder
+      // from inside its own callback.
+      receiversActive = active
+      loop.soon { [weak self] in
+        guard let self, self.receiversActive == active else { return }  // superseded meanwhile
+        for source in self.sources { source.setActive(active) }
+      }
+    case .beaconScanning(let active):
+      beaconScanning = active
+      loop.soon { [weak self] in
+        guard let self, self.beaconScanning == active else { return }  // superseded meanwhile
+        for source in self.sources { source.setScanning(active) }
+      }
+    case .setSystemTimeZone(let zone):
+      bus.setTimezone(zone) { [unowned self] problem in
+        if let problem {
+          self.logger.warning("cannot set the system time zone to \(zone): \(problem)")
+        } else {
+          self.logger.notice("system time zone set to \(zone)")
+        }
+      }
+    }
+  }
+
+  /// A reply to a session: a GeoClue client's goes to the bus, anyone else's to the socket.
+  private func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
+    if let geoClue, geoClue.owns(session) {
+      geoClue.reply(session, id, result)
+      return
+    }
+    let message: ServerMessage
+    switch complete(result) {
+    case .success(let response): message = .reply(id, response)
+    case .failure(let error): message = .failure(id, error)
+    }
+    server?.send(bytes: message.lineBytes, to: session)
+  }
+
+  /// An event to sessions: GeoClue's take theirs, the rest get one shared line.
+  private func push(_ notice: Notice, at: Instant, to recipients: [SessionID]) {
+    var sessions = recipients
+    if let geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
+    guard !sessions.isEmpty else { return }
+    let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
+    for session in sessions { server?.send(bytes: line, to: session) }
+  }
+
+  private func cannotWrite(_ what: String, _ error: any Error) {
+    logger.error("cannot write \(what): \(error); will try again at the next change")
+  }
+
+}
