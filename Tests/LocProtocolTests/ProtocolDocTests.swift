@@ -78,6 +78,7 @@ import Testing
     case .showTimer, .addTimer: return try Call.showTimer("x").result(json).json
     case .locate: return try Call.locate().result(json).json
     case .refresh: return try Call.refresh.result(json).json
+    case .wait(let target): return try Call.wait(target).result(json).json
     }
   }
 

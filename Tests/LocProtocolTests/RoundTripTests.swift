@@ -38,6 +38,8 @@ import Testing
       .request(.locate(timeout: nil, accuracy: nil)),
       .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
       .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+      .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
+      .request(.wait(.timezoneChange)),
     ]
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -61,12 +63,14 @@ import Testing
   @Test func everyResponse() throws {
     let responses: [Response] = [
       .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
-      .manualLocation(S.manual), .manualLocation(nil), .done,
+      .manualLocation(S.manual, previous: nil), .manualLocation(nil, previous: S.manual),
+      .manualLocation(nil, previous: nil), .done,
       .timers(
         [
           try S.timer(),
           try S.timer(
-            file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
+            file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil),
+            outcome: TimerActionOutcome(succeeded: false, at: S.t, detail: "exited with status 3")),
         ], problems: ["a.timer:3: bad rule"]),
       .timer(try S.timer(action: .event)),
       .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
@@ -75,6 +79,8 @@ import Testing
           position: S.degraded, wanted: 10, waited: .seconds(30),
           note: "no fresh fix within 10 m came in 30 s")),
       .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+      .waited(try S.waitedForRule()),
+      .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
     ]
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -88,8 +94,10 @@ import Testing
       switch response {
       case .status(let r): #expect(try Call.status.result(result) == StatusView(r))
       case .subscriptions(let k): #expect(try Call.subscribe(k).result(result).events == k)
-      case .manualLocation(let p):
-        #expect(try Call.clearLocation.result(result).manual == p.map { PositionView($0, rounded: false) })
+      case .manualLocation(let p, let previous):
+        let decoded = try Call.clearLocation.result(result)
+        #expect(decoded.manual == p.map { PositionView($0, rounded: false) })
+        #expect(decoded.previous == previous.map { PositionView($0, rounded: false) })
       case .done: #expect(try Call.reload.result(result) == EmptyResult())
       case .timers(let list, let problems):
         #expect(
@@ -98,6 +106,9 @@ import Testing
       case .timer(let t): #expect(try Call.showTimer("x").result(result).timer == TimerView(t))
       case .located(let a): #expect(try Call.locate().result(result) == LocateView(a))
       case .acquisition(let a): #expect(try Call.refresh.result(result).acquisition == AcquisitionView(a))
+      case .waited(let o):
+        let rule = try TimerRule(parsing: "sunset-30m")
+        #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
       }
     }
   }

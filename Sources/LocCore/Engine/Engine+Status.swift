@@ -20,17 +20,19 @@ extension Engine {
       FixSummary(
         mode: $0.fix.mode, quality: $0.fix.quality, satellitesUsed: $0.fix.satellitesUsed,
         satellitesInView: $0.fix.satellitesInView, accuracy: $0.fix.horizontalAccuracy, hdop: $0.fix.hdop,
-        time: $0.fix.time)
+        time: $0.fix.time, altitudeMSL: $0.fix.altitudeMSL, speed: $0.fix.speed, course: $0.fix.course)
     }
     var server = ServerCounters()
     server.permissionDenied = sessions.permissionDenied
-    return StatusReport(
+    var report = StatusReport(
       position: resolved, fix: fix, sources: positions.sortedSources, timeZone: zone, sun: sun,
       server: server,
       sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
       summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
       timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),
       rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report)
+    report.manual = positions.manualLocation
+    return report
   }
 }
 

@@ -19,6 +19,8 @@ public struct Engine {
   var regeneration = RegenerationMachine()
   /// User timers.
   var timers: TimerMachine
+  /// `wait` requests waiting for a rule's occurrence or a zone change.
+  var waits = WaitMachine()
   /// Connected clients, their access and subscriptions.
   var sessions = SessionMachine()
   /// The systemd STATUS= line and its throttle.
@@ -52,6 +54,7 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .sessionClosed(let id):
       sessions.closed(id)
+      waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -80,6 +83,8 @@ public struct Engine {
           .notice,
           "time-zone data read again (\(catalog.readable) zones, \(unusable) unreadable); re-planning"))
       regenerate(.timeZoneData, at: now, into: &effects)
+    case .timerActionEnded(let name, let succeeded, let detail):
+      timers.actionEnded(name, TimerActionOutcome(succeeded: succeeded, at: now, detail: detail))
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
       if timers.ready, !timers.scheduler.names.isEmpty {

@@ -217,6 +217,8 @@ public enum Request: Sendable, Hashable {
   case locate(timeout: Duration?, accuracy: Meters?)
   /// Acquire a fresh fix now (`locctl refresh`).
   case refresh
+  /// Answer when a rule's next occurrence comes, or the zone changes (`locctl wait`).
+  case wait(WaitTarget)
 }
 
 /// A successful answer.
@@ -225,8 +227,8 @@ public enum Response: Sendable, Hashable {
   case status(StatusReport)
   /// The session's subscriptions after the change.
   case subscriptions(Set<EventKind>)
-  /// The manual location now in effect (nil after clearing).
-  case manualLocation(Position?)
+  /// The manual location now in effect (nil after clearing), and the one before.
+  case manualLocation(Position?, previous: Position?)
   /// Done, nothing to report.
   case done
   /// Every timer, and the problems of timer files that could not be loaded.
@@ -237,4 +239,6 @@ public enum Response: Sendable, Hashable {
   case located(LocateAnswer)
   /// The acquisition state (after `refresh`).
   case acquisition(AcquisitionReport)
+  /// What a `wait` waited for happened.
+  case waited(WaitOutcome)
 }

@@ -77,7 +77,7 @@ struct SessionMachine: EngineMachine {
     switch request {
     // Asking for a fresh fix needs no more than reading it: a reader can already keep the
     // receiver on by subscribing to `location` (docs/PRIVACY.md).
-    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer, .locate, .refresh: return .read
+    case .status, .subscribe, .unsubscribe, .listTimers, .showTimer, .locate, .refresh, .wait: return .read
     case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .admin
     }
   }

@@ -14,7 +14,7 @@ public struct ProtocolVersion: Hashable, Sendable, Comparable, CustomStringConve
 
   /// The version this build speaks: 1.1 (locate, refresh, acquisition; see the changelog in
   /// docs/PROTOCOL.md).
-  public static let current = ProtocolVersion(major: 1, minor: 1)
+  public static let current = ProtocolVersion(major: 1, minor: 2)
 
   /// The major version this build speaks.
   public static var major: Int { current.major }

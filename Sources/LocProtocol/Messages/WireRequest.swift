@@ -12,7 +12,7 @@ public enum WireRequest: Sendable, Hashable {
   /// Every method name, for `unknown-method` answers and the docs.
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
-    "show-timer", "add-timer", "remove-timer", "locate", "refresh",
+    "show-timer", "add-timer", "remove-timer", "locate", "refresh", "wait",
   ]
 
   /// The method's name.
@@ -31,6 +31,7 @@ public enum WireRequest: Sendable, Hashable {
     case .removeTimer: return "remove-timer"
     case .locate: return "locate"
     case .refresh: return "refresh"
+    case .wait: return "wait"
     }
   }
 
@@ -77,6 +78,8 @@ public enum WireRequest: Sendable, Hashable {
       if let timeout { o["timeout"] = .number(timeout.seconds) }
       if let accuracy { o["accuracy"] = .number(accuracy.value) }
       return o
+    case .wait(.rule(let rule)): return ["rule": .string(rule.description)]
+    case .wait(.timezoneChange): return ["event": .string(EventKind.timezoneChanged.rawValue)]
     }
   }
 }
