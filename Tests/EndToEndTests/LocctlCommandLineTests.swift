@@ -149,6 +149,41 @@ import Testing
     #expect(late.status == 1, "\(late.stderr)")
   }
 
+  @Test(.enabled(if: getuid() == 0, "needs root: a Command= is only read from a root-owned timers.d"))
+  func commandProblemsAreReportedWhenTimersLoad() throws {
+    let dir = LocdProcess.makeDirectory()
+    let timers = dir + "/timers.d"
+    #expect(mkdir(timers, 0o755) == 0)
+    let text = "[Timer]\nRule=sunset-30m\n\n[Action]\nCommand=/no/such/program --x\n"
+    try text.write(toFile: timers + "/dim.timer", atomically: true, encoding: .utf8)
+    #expect(chmod(timers + "/dim.timer", 0o644) == 0)
+    // --check-config names the command's problem (and exits 1), after the timer count.
+    let check = try run(Binaries.locd, ["--config", "/dev/null", "--timers-dir", timers, "--check-config"])
+    #expect(check.status == 1, "\(check.stdout) \(check.stderr)")
+    #expect(check.stdout.contains("\(timers): 1 timer(s), 1 problem(s)"), "\(check.stdout)")
+    #expect(check.stderr.contains("/no/such/program does not exist"), "\(check.stderr)")
+    // The daemon loads the timer anyway (its event still fires); `locctl timers` shows why
+    // the command will not run.
+    let daemon = try LocdProcess(arguments: ["--timers-dir", timers], directory: dir)
+    let list = try daemon.locctl(["timers"])
+    #expect(list.status == 0, "\(list.stderr)")
+    #expect(list.stdout.contains("dim"))
+    #expect((list.stdout + list.stderr).contains("/no/such/program does not exist"), "\(list.stdout)")
+  }
+
+  @Test(
+    .enabled(
+      if: access("/etc/locd/locd.conf", F_OK) != 0, "the default configuration file exists on this machine"))
+  func checkConfigSaysWhenTheDefaultFileIsMissing() throws {
+    let check = try run(Binaries.locd, ["--check-config"])
+    #expect(check.status == 0, "\(check.stderr)")
+    #expect(
+      check.stdout.hasPrefix("/etc/locd/locd.conf: does not exist; the defaults apply"), "\(check.stdout)")
+    // A file named with --config must exist.
+    let named = try run(Binaries.locd, ["--config", "/nonexistent/locd.conf", "--check-config"])
+    #expect(named.status == 1 && named.stderr.contains("/nonexistent/locd.conf: "), "\(named.stderr)")
+  }
+
   @Test func completionsComeFromTheCommandTable() throws {
     for shell in ["bash", "zsh", "fish"] {
       let r = try run(Binaries.locctl, ["completion", shell])
