@@ -197,3 +197,53 @@ import Testing
     #expect(check.status == 0, "\(check.stderr)")
   }
 }
+
+/// locd's log lines: to a terminal with the local time and the level in words, elsewhere
+/// with the `<N>` prefixes journald and syslog read.
+@Suite struct ForegroundLogTests {
+  /// What arrives on `fd` within `timeout` seconds, until `done` says it is enough.
+  func read(_ fd: Int32, timeout: Double, until done: (String) -> Bool) -> String {
+    var text = ""
+    let deadline = Date().addingTimeInterval(timeout)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while Date() < deadline, !done(text) {
+      var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+      guard poll(&p, 1, 100) > 0 else { continue }
+      let n = Glibc.read(fd, &buffer, buffer.count)
+      guard n > 0 else { break }
+      text += String(decoding: buffer[0..<n], as: UTF8.self)
+    }
+    return text
+  }
+
+  @Test func aTerminalGetsTimestampsAndLevelWords() throws {
+    let terminal = try FakeSerialDevice()
+    let slave = open(terminal.path, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    try #require(slave >= 0)
+    let dir = LocdProcess.makeDirectory()
+    let locd = try Child(
+      Binaries.locd.path,
+      [
+        "--config", "/dev/null", "--socket", dir + "/s", "--state-dir", dir + "/state", "--source",
+        "gpsd://127.0.0.1:1",
+      ],
+      stderrFD: slave)
+    close(slave)
+    defer {
+      kill(locd.pid, SIGTERM)
+      locd.wait(timeout: 10)
+    }
+    // `2026-06-21 21:22:03.123 notice: ...`: the wall clock to the millisecond, then the level.
+    let pattern = #/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} (err|warning|notice|info): /#
+    let text = read(terminal.master, timeout: 10) { $0.contains(pattern) }
+    #expect(text.contains(pattern), "\(text)")
+    #expect(!text.contains("<6>") && !text.contains("<5>"), "\(text)")
+  }
+
+  @Test func aFileGetsPriorityPrefixes() throws {
+    // LocdProcess sends stderr to a regular file.
+    let daemon = try LocdProcess()
+    #expect(daemon.log.hasPrefix("<"), "\(daemon.log.prefix(200))")
+    #expect(!daemon.log.contains(#/^\d{4}-\d\d-\d\d /#))
+  }
+}
