@@ -84,6 +84,7 @@ import Testing
     case .registerAgent: return try Call.registerAgent.result(json).json
     case .listApps: return try Call.listApps().result(json).json
     case .changeApp(let app, _, _): return try Call.changeApp(app, .reset).result(json).json
+    case .wait(let target): return try Call.wait(target).result(json).json
     }
   }
 

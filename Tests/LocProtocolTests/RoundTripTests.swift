@@ -40,6 +40,8 @@ import Testing
         .request(.locate(timeout: nil, accuracy: nil)),
         .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
         .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+        .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
+        .request(.wait(.timezoneChange)),
       ] + AppSamples.requests
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -64,12 +66,14 @@ import Testing
     let responses: [Response] =
       [
         .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
-        .manualLocation(S.manual), .manualLocation(nil), .done,
+        .manualLocation(S.manual, previous: nil), .manualLocation(nil, previous: S.manual),
+        .manualLocation(nil, previous: nil), .done,
         .timers(
           [
             try S.timer(),
             try S.timer(
-              file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
+              file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil),
+              outcome: TimerActionOutcome(succeeded: false, at: S.t, detail: "exited with status 3")),
           ], problems: ["a.timer:3: bad rule"]),
         .timer(try S.timer(action: .event)),
         .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
@@ -78,6 +82,8 @@ import Testing
             position: S.degraded, wanted: 10, waited: .seconds(30),
             note: "no fresh fix within 10 m came in 30 s")),
         .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
+        .waited(try S.waitedForRule()),
+        .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -91,8 +97,10 @@ import Testing
       switch response {
       case .status(let r): #expect(try Call.status.result(result) == StatusView(r))
       case .subscriptions(let k): #expect(try Call.subscribe(k).result(result).events == k)
-      case .manualLocation(let p):
-        #expect(try Call.clearLocation.result(result).manual == p.map { PositionView($0, rounded: false) })
+      case .manualLocation(let p, let previous):
+        let decoded = try Call.clearLocation.result(result)
+        #expect(decoded.manual == p.map { PositionView($0, rounded: false) })
+        #expect(decoded.previous == previous.map { PositionView($0, rounded: false) })
       case .done: #expect(try Call.reload.result(result) == EmptyResult())
       case .timers(let list, let problems):
         #expect(
@@ -108,6 +116,9 @@ import Testing
         #expect(try Call.registerAgent.result(result) == AgentResult(uid: uid, pending: pending))
       case .apps(let list): #expect(try Call.listApps().result(result).apps == list.map(AppListingView.init))
       case .app(let l): #expect(try Call.changeApp(l.key.app, .reset).result(result).app == AppListingView(l))
+      case .waited(let o):
+        let rule = try TimerRule(parsing: "sunset-30m")
+        #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
       }
     }
   }

@@ -57,6 +57,8 @@ extension Engine {
       let transitions = acquisition.trigger(.manual, at: now)
       announce(transitions, into: &effects)
       reply(.acquisition(acquisition.report))
+    case .wait(let target):
+      startWait(target, ref: ref, at: now, into: &effects)
     }
   }
 
@@ -64,10 +66,12 @@ extension Engine {
   private mutating func setManual(
     _ manual: Position?, ref: RequestRef, by peer: Peer, at now: Instant, into effects: inout [Effect]
   ) {
+    let previous = positions.manualLocation
     positions.setManual(manual)
     effects.append(.persist(positions.storedState))
-    effects.append(.log(.notice, "manual location \(manual == nil ? "cleared" : "set") by uid \(peer.uid)"))
-    effects.append(.reply(ref.session, ref.id, .success(.manualLocation(manual))))
+    let what = manual == nil ? (previous == nil ? "cleared (there was none)" : "cleared") : "set"
+    effects.append(.log(.notice, "manual location \(what) by uid \(peer.uid)"))
+    effects.append(.reply(ref.session, ref.id, .success(.manualLocation(manual, previous: previous))))
     regenerate(.manualLocation, at: now, into: &effects)
   }
 }

@@ -32,6 +32,9 @@ public enum EngineEvent: Sendable {
   /// The time-zone data was read again (tzdata changed on disk, or a reload): what the zones
   /// hold now. Parsed rules are forgotten and everything is planned again.
   case timeZoneDataChanged(ZoneCatalog)
+  /// A timer's action ended: its command exited (or could not start), or the unit start it
+  /// asked for was answered. `detail` says how, in words.
+  case timerActionEnded(timer: String, succeeded: Bool, detail: String)
   /// The daemon is stopping.
   case stopping
   /// apps.json as read at start (nil: none yet, or unusable because of `problem`; the

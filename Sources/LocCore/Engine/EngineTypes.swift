@@ -264,6 +264,8 @@ public enum Request: Sendable, Hashable {
   case listApps(uid: UInt32?)
   /// Grant, deny or reset an app of a user (nil: the caller).
   case changeApp(AppID, uid: UInt32?, AppChange)
+  /// Answer when a rule's next occurrence comes, or the zone changes (`locctl wait`).
+  case wait(WaitTarget)
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.
@@ -282,8 +284,8 @@ public enum Response: Sendable, Hashable {
   case status(StatusReport)
   /// The session's subscriptions after the change.
   case subscriptions(Set<EventKind>)
-  /// The manual location now in effect (nil after clearing).
-  case manualLocation(Position?)
+  /// The manual location now in effect (nil after clearing), and the one before.
+  case manualLocation(Position?, previous: Position?)
   /// Done, nothing to report.
   case done
   /// Every timer, and the problems of timer files that could not be loaded.
@@ -304,6 +306,8 @@ public enum Response: Sendable, Hashable {
   case apps([AppListing])
   /// One app after a change.
   case app(AppListing)
+  /// What a `wait` waited for happened.
+  case waited(WaitOutcome)
 }
 
 /// The answer to `hello`.

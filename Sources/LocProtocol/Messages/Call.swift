@@ -87,3 +87,8 @@ extension Call where Result == AcquisitionResult {
   /// `refresh`.
   public static var refresh: Call { Call(.request(.refresh)) }
 }
+
+extension Call where Result == WaitResult {
+  /// `wait` (1.2): answered when the rule's next occurrence comes or the zone changes.
+  public static func wait(_ target: WaitTarget) -> Call { Call(.request(.wait(target))) }
+}

@@ -14,7 +14,7 @@ public enum WireRequest: Sendable, Hashable {
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
     "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
-    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
+    "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app", "wait",
   ]
 
   /// The method's name.
@@ -41,6 +41,7 @@ public enum WireRequest: Sendable, Hashable {
     case .answerPrompt: return "agent-answer"
     case .listApps: return "list-apps"
     case .changeApp: return "change-app"
+    case .wait: return "wait"
     }
   }
 
@@ -90,6 +91,8 @@ public enum WireRequest: Sendable, Hashable {
       if let timeout { o["timeout"] = .number(timeout.seconds) }
       if let accuracy { o["accuracy"] = .number(accuracy.value) }
       return o
+    case .wait(.rule(let rule)): return ["rule": .string(rule.description)]
+    case .wait(.timezoneChange): return ["event": .string(EventKind.timezoneChanged.rawValue)]
     }
   }
 }

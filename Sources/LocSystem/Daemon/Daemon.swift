@@ -118,7 +118,14 @@ public final class Daemon {
     }
     do {
       commands = try CommandRunner(
-        loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
+        loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) },
+        ended: { [unowned self] timer, succeeded, detail in
+          // On the next iteration: a command refused at once is reported from inside
+          // `execute`, which must not feed the engine while it carries out its effects.
+          self.loop.soon { [weak self] in
+            self?.feed(.timerActionEnded(timer: timer, succeeded: succeeded, detail: detail))
+          }
+        })
     } catch {
       logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
     }
@@ -318,12 +325,18 @@ public final class Daemon {
           } else {
             self.logger.info("timer \(timer): started \(unit)")
           }
+          let detail = problem.map { "cannot start \(unit): \($0)" } ?? "started \(unit)"
+          self.feed(.timerActionEnded(timer: timer, succeeded: problem == nil, detail: detail))
         }
       case .runCommand(let argv, let user, let environment, let timer):
         if let commands {
           commands.run(argv: argv, user: user, environment: environment, timer: timer)
         } else {
           logger.error("timer \(timer): commands are disabled (no child watch); not run")
+          loop.soon { [weak self] in
+            self?.feed(
+              .timerActionEnded(timer: timer, succeeded: false, detail: "commands are disabled; not run"))
+          }
         }
       case .receivers(let active):
         // On the next iteration: the fix that settled acquisition may be in the middle of a
@@ -355,7 +368,8 @@ public final class Daemon {
 
   /// Reads the timer files (and at start the timer store) and hands them to the engine.
   func loadTimers(initial: Bool) {
-    let (files, problems) = TimerFiles.load(directory: config.timersDirectory, limit: config.maxTimers)
+    let (files, problems) = TimerFiles.load(
+      directory: config.timersDirectory, limit: config.maxTimers, commandUser: config.commandUser)
     var store: TimerStore? = nil
     var allProblems = problems
     if initial {

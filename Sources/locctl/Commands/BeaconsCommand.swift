@@ -7,69 +7,56 @@ import LocSystem
 
 /// `locctl beacons decode FILE|- [--json]`: prints every beacon advertisement (iBeacon,
 /// AltBeacon) in a btsnoop capture without a daemon, then a summary of the counters on stderr.
-enum BeaconsCommand: LocctlCommand {
-  static let name = "beacons"
-  static let summary = "decode the beacon advertisements in a btsnoop capture (FILE or -)"
-
-  static let usage = "usage: locctl beacons decode [--json] FILE|-"
-
-  static func run(_ arguments: [String], socket: String) -> Int32 {
-    guard let options = parseOptions(arguments, flags: ["json", "help"], command: "beacons") else {
-      return ExitStatus.usage
-    }
-    if options.flag("help") {
-      print(usage)
-      return ExitStatus.ok
-    }
-    let words = options.positionals
-    guard words.first == "decode" else {
-      printError("locctl: beacons: " + (words.first.map { "unknown subcommand \($0); " } ?? "") + usage)
-      return ExitStatus.usage
-    }
-    guard words.count == 2 else {
-      printError("locctl: beacons decode: expected one FILE, or - for standard input; " + usage)
-      return ExitStatus.usage
-    }
-    return decode(path: words[1], json: options.flag("json"))
-  }
+enum BeaconsCommand {
+  static let spec = CommandSpec(
+    name: "beacons", summary: "decode the beacon advertisements in a btsnoop capture (offline)",
+    usage: ["beacons decode [--json] FILE|-"], arguments: [.words(["decode"]), .wordsOrFile(["-"])],
+    help: """
+      Prints every iBeacon and AltBeacon advertisement in a btsnoop capture (what btmon -w and
+      Android's HCI snoop log write): time, address, advertising PDU, format, UUID:MAJOR:MINOR,
+      measured power (marked (implausible) outside -100...-20 dBm) and RSSI; a summary of counters
+      on standard error. Exit status 1 when the file is not a readable capture. See BEACONS.md.
+      """,
+    examples: ["locctl beacons decode --json btsnoop_hci.log"],
+    needsDaemon: false,
+    run: { invocation throws(UsageError) in
+      let words = invocation.positionals
+      guard let first = words.first else { throw UsageError("expected: beacons decode FILE|-") }
+      guard first == "decode" else {
+        throw UsageError("unknown subcommand '\(first)'" + Suggestion.hint(for: first, among: ["decode"]))
+      }
+      guard words.count == 2 else {
+        throw UsageError("beacons decode: expected one FILE, or - for standard input")
+      }
+      return decode(path: words[1], json: invocation.json)
+    })
 
   static func decode(path: String, json: Bool) -> Int32 {
     let input: FileDescriptor
     do { input = try FileIO.openInput(path) } catch {
-      printError("locctl: beacons decode: cannot open \(path): \(error)")
+      printError("locctl beacons decode: cannot open \(path): \(error)")
       return ExitStatus.failure
     }
 
     var decoder = BeaconCaptureDecoder()
-    var out = ""
-    out.reserveCapacity(1 << 16)
     do {
       try FileIO.forEachChunk(of: input) { chunk in
-        decoder.feed(chunk) { ad in
-          out += json ? jsonLine(ad) : textLine(ad)
-          out += "\n"
-        }
-        flush(&out)
+        decoder.feed(chunk) { ad in Output.line(json ? jsonLine(ad) : textLine(ad)) }
+        Output.flush()
       }
     } catch {
-      printError("locctl: beacons decode: cannot read \(path): \(error)")
+      Output.flush()
+      printError("locctl beacons decode: cannot read \(path): \(error)")
       return ExitStatus.failure
     }
     decoder.finish()
-    flush(&out)
+    Output.flush()
     printError("beacons: \(decoder.counters)")
     if let failure = decoder.failure {
-      printError("locctl: beacons decode: \(path): \(failure)")
+      printError("locctl beacons decode: \(path): \(failure)")
       return ExitStatus.failure
     }
     return ExitStatus.ok
-  }
-
-  private static func flush(_ out: inout String) {
-    guard !out.isEmpty else { return }
-    StandardStreams.writeOutput(out)
-    StandardStreams.flushOutput()
-    out.removeAll(keepingCapacity: true)
   }
 
   /// `2020-09-19T20:57:10.692548Z a4:c1:38:ec:0b:03 SCAN_RSP ibeacon UUID:MAJOR:MINOR power -62 rssi -66`;

@@ -1,0 +1,119 @@
+import LocCore
+import LocProtocol
+import LocSystem
+
+/// `locctl watch [--events KIND,...] [--json]`: streams events until interrupted.
+enum WatchCommand {
+  static let kinds = EventKind.allCases.map(\.rawValue)
+
+  static let spec = CommandSpec(
+    name: "watch", summary: "stream events (position, zone, sun, timers, sources) until Ctrl-C",
+    usage: ["watch [--events KIND,...] [--json]"],
+    options: [
+      .valued(
+        "events", "KIND,...", "only these kinds: " + kinds.joined(separator: ", "), completion: .words(kinds))
+    ],
+    help: """
+      One line per event: the local time in the zone in effect (with its abbreviation), the event's
+      kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
+      of its own instead. A subscription to location events keeps the receiver on while the watch
+      runs; --events without location does not.
+      """,
+    examples: ["locctl watch", "locctl watch --events timer-fired,timezone-changed --json"],
+    needsDaemon: true, run: run)
+
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    try invocation.noPositionals()
+    var wanted = Set(EventKind.allCases)
+    if let list = invocation.value("events") {
+      wanted = []
+      for word in list.split(separator: ",") {
+        guard let kind = EventKind(rawValue: String(word)) else {
+          throw UsageError(
+            "--events: unknown event kind '\(word)'" + Suggestion.hint(for: String(word), among: kinds)
+              + "; kinds: " + kinds.joined(separator: ", "))
+        }
+        wanted.insert(kind)
+      }
+    }
+    return withDaemon(invocation) { client throws(ControlClient.Failure) in
+      var zone: ScreenZone? = nil
+      if !invocation.json {
+        let status = try client.call(.status)
+        zone = ScreenZone(status.timezone.zone.id, fallbackOffset: status.timezone.zone.offset ?? 0)
+      }
+      _ = try client.call(.subscribe(wanted))
+      while true {
+        let event = try client.nextEvent()
+        // Kinds of a newer daemon are left out, as the protocol asks of clients.
+        guard event.data.kind != nil else { continue }
+        if invocation.json {
+          Output.line(ServerMessage.event(event).line)
+        } else if var screen = zone {
+          if case .timezoneChanged(let change) = event.data {
+            screen = ScreenZone(change.to.id, fallbackOffset: change.to.offset ?? 0)
+            zone = screen
+          }
+          Output.line(render(event, zone: screen))
+        }
+        Output.flush()
+        if case .accessChanged(let change) = event.data, change.events.isEmpty {
+          printError("locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
+          return ExitStatus.permission
+        }
+      }
+    }
+  }
+
+  /// `2026-06-21 21:22:03 CEST  timer-fired  dusk (sunset-30m), deadline 21:22:03 CEST`.
+  static func render(_ e: EventMessage, zone: ScreenZone) -> String {
+    let text: String
+    switch e.data {
+    case .location(let l):
+      let p = l.position
+      if let position = p.position {
+        var t =
+          "\(p.tier.rawValue) \(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
+        if let a = position.accuracy { t += " ±\(Int(a.value.rounded())) m" }
+        if let speed = l.fix?.speed, speed.value >= 0.5 {
+          t += ", \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
+        }
+        text = t
+      } else {
+        text = "none: \(p.reason ?? "")"
+      }
+    case .significantChange(let c):
+      text = "moved" + (c.distance.map { " \(Int($0.value)) m" } ?? "")
+    case .timerFired(let f):
+      var t = "\(f.name) (\(f.rule)), deadline \(zone.clock(f.deadline, seconds: true))"
+      if f.missed > 0 { t += ", late, for \(f.missed) missed" }
+      text = t
+    case .timezoneChanged(let z):
+      var t = "\(z.from?.id ?? "none") -> \(z.to.id)"
+      if let o = z.to.offset { t += " (UTC\(TimeFormat.utcOffset(seconds: o)))" }
+      text = t + " [\(z.reason.word)]"
+    case .solarRegenerated(let r):
+      let today = r.after.first
+      var t = "\(r.reason.word), \(r.timezone), \(today.map { "\($0.date)" } ?? "no position")"
+      if case .at(let sunset)? = today?[.sunset] { t += ", sunset \(zone.clock(sunset))" }
+      text = t
+    case .acquisition(let a):
+      text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
+    case .sourceStatus(let s):
+      text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+    case .authorization(let a):
+      text = "\(a.app) \(a.status.word), \(a.accuracy.word)" + (a.provisional ? ", provisional" : "")
+    case .agentPrompt(.ask(let p)):
+      text =
+        "\(p.prompt) \(p.kind.word): \(p.app) (uid \(p.uid), \(p.verified.word)) asks for \(p.requested.word)"
+    case .agentPrompt(.withdrawn(let prompt, let reason)):
+      text = "\(prompt) withdrawn: \(reason)"
+    case .accessChanged(let a):
+      let lost = a.unsubscribed.sorted().map(\.rawValue).joined(separator: ", ")
+      text = "\(a.from) -> \(a.to) [\(a.reason.word)]" + (lost.isEmpty ? "" : "; unsubscribed from \(lost)")
+    case .other(_, let data):
+      text = data.serialized
+    }
+    return "\(zone.dateTime(e.time))  \(Style.bold(e.data.name))  \(text)"
+  }
+}
