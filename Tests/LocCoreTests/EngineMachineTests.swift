@@ -16,7 +16,8 @@ import Testing
     // A new concern adds one machine here, never loose fields.
     #expect(
       machines == [
-        "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions", "apps", "statusLine",
+        "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions", "apps",
+        "statusLine",
         "armed",
       ])
   }

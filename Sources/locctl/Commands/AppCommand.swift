@@ -37,7 +37,9 @@ enum AppCommand {
     needsDaemon: true, run: run)
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
-    guard invocation.positionals.count == 1 else { throw UsageError("expected one app id, e.g. org.example.Maps") }
+    guard invocation.positionals.count == 1 else {
+      throw UsageError("expected one app id, e.g. org.example.Maps")
+    }
     let app = invocation.positionals[0]
     var level: AuthorizationLevel? = nil
     if let word = invocation.value("request") {
@@ -49,10 +51,13 @@ enum AppCommand {
     }
     var updates = 0
     if let text = invocation.value("updates") {
-      guard let n = Int(text), n >= 0 else { throw UsageError("--updates '\(text)': expected a count, 0 or more") }
+      guard let n = Int(text), n >= 0 else {
+        throw UsageError("--updates '\(text)': expected a count, 0 or more")
+      }
       updates = n
     }
-    let timeout = try invocation.duration("timeout", in: .milliseconds(1)...WaitCommand.forever) ?? .seconds(30)
+    let timeout =
+      try invocation.duration("timeout", in: .milliseconds(1)...WaitCommand.forever) ?? .seconds(30)
     let json = invocation.json
     let deadline = ContinuousClock.now.advanced(by: timeout)
     do {
@@ -86,7 +91,8 @@ enum AppCommand {
 
   /// Without updates: until the request is decided; with: until `updates` positions came.
   static func follow(
-    _ client: ControlClient, last: AppStatusView, updates: Int, until deadline: ContinuousClock.Instant, json: Bool
+    _ client: ControlClient, last: AppStatusView, updates: Int, until deadline: ContinuousClock.Instant,
+    json: Bool
   ) throws(ControlClient.Failure) -> Int32 {
     var last = last
     var got = 0

@@ -14,7 +14,9 @@ enum AppsCommand {
 
   static let spec = CommandSpec(
     name: "apps", summary: "list apps and their location authorization; grant, deny or reset one",
-    usage: ["apps [--user U] [--json]", "apps grant|deny|reset APP [--user U] [--always] [--reduced] [--json]"],
+    usage: [
+      "apps [--user U] [--json]", "apps grant|deny|reset APP [--user U] [--always] [--reduced] [--json]",
+    ],
     options: [
       .valued("user", "U", "the apps of this user (a name or uid; admin for another user's)"),
       .flag("always", "grant: always rather than while in use"),
@@ -56,7 +58,9 @@ enum AppsCommand {
     case "deny": change = .deny
     case "reset": change = .reset
     default:
-      throw UsageError("unknown action '\(verb)'" + Suggestion.hint(for: verb, among: verbs) + "; expected grant, deny or reset")
+      throw UsageError(
+        "unknown action '\(verb)'" + Suggestion.hint(for: verb, among: verbs)
+          + "; expected grant, deny or reset")
     }
     guard invocation.positionals.count == 2 else { throw UsageError("expected: apps \(verb) APP") }
     guard let app = AppID(invocation.positionals[1]) else {

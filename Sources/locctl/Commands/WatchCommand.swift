@@ -58,7 +58,8 @@ enum WatchCommand {
         }
         Output.flush()
         if case .accessChanged(let change) = event.data, change.events.isEmpty {
-          printError("locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
+          printError(
+            "locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
           return ExitStatus.permission
         }
       }
