@@ -13,7 +13,8 @@ enum StatusCommand {
       The position with its tier (fix, cached, manual or none), accuracy and age; altitude, speed and
       course when the receiver gives them; the manual location when one is set, also while a fix is in
       use; the time zone in effect, the local time, and whether the system's zone is the same; today's
-      sunrise and sunset and where the Sun is now; the next timer; every source; the receiver. In
+      sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
+      fixes it drops and how far its clock is off; the receiver; the apps using the location. In
       degraded mode it says why there is no position and what to do. Every time is in the zone in
       effect. --json prints the status object of the protocol (PROTOCOL.md), counters included.
       """,

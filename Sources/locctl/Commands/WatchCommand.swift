@@ -17,7 +17,8 @@ enum WatchCommand {
       One line per event: the local time in the zone in effect (with its abbreviation), the event's
       kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
       of its own instead. A subscription to location events keeps the receiver on while the watch
-      runs; --events without location does not.
+      runs; --events without location does not. When a reload of locd's configuration leaves this
+      session's access with nothing to watch, locctl says so and exits with status 4.
       """,
     examples: ["locctl watch", "locctl watch --events timer-fired,timezone-changed --json"],
     needsDaemon: true, run: run)
