@@ -130,6 +130,11 @@ DOCDIR := $(PREFIX)/share/doc/locd
 # The GeoClue2 face's bus policy (docs/GEOCLUE.md); dbus-daemon reads /usr/share/dbus-1/system.d
 # and /etc/dbus-1/system.d only.
 DBUSPOLICYDIR := $(PREFIX)/share/dbus-1/system.d
+# Shell completions, where bash-completion, zsh and fish look under PREFIX; written by the
+# installed locctl's `completion` command from its command table.
+BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
+ZSHCOMPDIR := $(PREFIX)/share/zsh/site-functions
+FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
 DATA_FILES := $(wildcard data/*)
 # The licence, the notices (the ODbL one for the boundary data), the changes, and the
 # guides the man pages point to.
@@ -159,6 +164,11 @@ install-files:
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
 	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(MANDIR)/man5/locd.conf.5
 	install -m 0644 docs/man/locd.8 $(DESTDIR)$(MANDIR)/man8/locd.8
+	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
+	$(INSTALL_FROM)/locctl completion bash > $(DESTDIR)$(BASHCOMPDIR)/locctl
+	$(INSTALL_FROM)/locctl completion zsh > $(DESTDIR)$(ZSHCOMPDIR)/_locctl
+	$(INSTALL_FROM)/locctl completion fish > $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
+	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
 	@case " $(UNIT_PATHS) " in *" $(SYSTEMDDIR) "*) ;; *) \
 	  echo "install: note: systemd does not look for units in $(SYSTEMDDIR); set SYSTEMDDIR=/etc/systemd/system";; esac
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/locd.conf; fi
@@ -176,6 +186,7 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man8/locd.8
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.freedesktop.GeoClue2.locd.conf
 	rm -f $(DESTDIR)$(DATADIR)/geoclue/org.freedesktop.GeoClue2.service $(DESTDIR)$(DATADIR)/geoclue/locd-geoclue.conf
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
 	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration), /var/lib/locd (state) and the locd user"

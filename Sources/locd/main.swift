@@ -8,6 +8,10 @@ import LocSystem
 let usage = """
   usage: locd [OPTIONS]
 
+  The location manager daemon: position, time zone and sun times from GPS, served on a
+  Unix socket to locctl and other programs. Usually started by systemd (locd.service).
+
+  options:
     --config FILE       configuration file (default /etc/locd/locd.conf)
     --socket PATH       control socket (default /run/locd/locd.sock)
     --state-dir DIR     where the last-known position is kept (default /var/lib/locd)
@@ -18,15 +22,17 @@ let usage = """
                         times, so a recorded drive plays through in simulated time
     --exit-at-end       with --clock replay: exit (status 0) once the replay has ended and
                         clients have read what was queued for them
-    --check-config      check the configuration, print problems as FILE:LINE: ..., exit
-    --version           print the version
+    --check-config      check the configuration and the timer files, print problems as
+                        FILE:LINE: ..., exit 0 when all is well and 1 when not
+    -h, --help          print this help and exit
+    --version           print the versions (locd, protocol, boundary data, tzdata) and exit
+
   See locd(8) and locd.conf(5).
 
   """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
-  let line = "locd: \(message)\n"
-  _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
+  StandardStreams.writeError("locd: \(message)\n")
   exit(status)
 }
 
@@ -35,19 +41,21 @@ do {
   options = try CommandLineOptions(
     Array(CommandLine.arguments.dropFirst()),
     valued: ["config", "socket", "state-dir", "source", "log-level", "timers-dir", "clock"],
-    flagNames: ["check-config", "version", "help", "exit-at-end"])
+    flagNames: ["check-config", "version", "help", "exit-at-end"], short: ["h": "help"])
 } catch {
   fail("\(error); see 'locd --help'")
 }
 if options.flag("help") {
-  print(usage, terminator: "")
+  StandardStreams.writeOutput(usage)
   exit(0)
 }
 if options.flag("version") {
-  print("locd \(Daemon.version)")
+  StandardStreams.writeOutput(VersionReport.current().text(program: "locd"))
   exit(0)
 }
-if !options.positionals.isEmpty { fail("unexpected argument '\(options.positionals[0])'") }
+if let word = options.positionals.first {
+  fail("unexpected argument '\(word)': locd takes only options; see 'locd --help'")
+}
 
 // Command-line values are checked now, so a typo fails at once rather than at reload.
 var commandLineSources: [SourceURI] = []
@@ -56,14 +64,22 @@ for text in options.all("source") {
 }
 var commandLineLevel: LogLevel? = nil
 if let name = options.value("log-level") {
-  guard let level = LogLevel(name: name) else { fail("unknown log level '\(name)'") }
+  guard let level = LogLevel(name: name) else {
+    let names = ["err", "warning", "notice", "info", "debug"]
+    fail(
+      "unknown log level '\(name)'" + Suggestion.hint(for: name, among: names)
+        + "; levels: err, warning, notice, info, debug")
+  }
   commandLineLevel = level
 }
 var clock = Daemon.ClockMode.system
 switch options.value("clock") {
 case nil, "system"?: break
 case "replay"?: clock = .replay
-case let other?: fail("unknown clock '\(other)'; use system or replay")
+case let other?:
+  fail(
+    "unknown clock '\(other)'" + Suggestion.hint(for: other, among: ["system", "replay"])
+      + "; use system or replay")
 }
 let timersOverride = options.value("timers-dir")
 let socketOverride = options.value("socket")
@@ -82,10 +98,7 @@ let config: DaemonConfig
 switch loader.load() {
 case .success(let c): config = c
 case .failure(let failure):
-  for problem in failure.problems {
-    let line = problem + "\n"
-    _ = line.withCString { write(STDERR_FILENO, $0, strlen($0)) }
-  }
+  for problem in failure.problems { StandardStreams.writeError(problem + "\n") }
   exit(options.flag("check-config") ? 1 : 78)  // EX_CONFIG (sysexits.h)
 }
 if clock == .replay {
@@ -101,11 +114,7 @@ if clock == .replay {
 } else if options.flag("exit-at-end") {
   fail("--exit-at-end needs --clock replay")
 }
-if options.flag("check-config") {
-  print("\(loader.path): OK (\(config.effectiveSources.count) source(s), socket \(config.socketPath))")
-  print(config.effectiveSettings, terminator: "")
-  exit(0)
-}
+if options.flag("check-config") { exit(ConfigCheck(loader: loader, config: config).run()) }
 
 // The boundary file is memory-mapped: opening it costs a header check, no parsing.
 let boundaries: ZoneBoundaryFile?

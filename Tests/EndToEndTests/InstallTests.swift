@@ -61,6 +61,8 @@ import Testing
       "\(p)/share/locd/geoclue/org.freedesktop.GeoClue2.service", "\(p)/share/locd/geoclue/locd-geoclue.conf",
       "\(p)/share/man/man1/locctl.1", "\(p)/share/man/man5/locd.conf.5", "\(p)/share/man/man8/locd.8",
       "\(p)/share/doc/locd/LICENSE", "\(p)/share/doc/locd/NOTICE", "\(p)/share/doc/locd/NEWS",
+      "\(p)/share/bash-completion/completions/locctl", "\(p)/share/zsh/site-functions/_locctl",
+      "\(p)/share/fish/vendor_completions.d/locctl.fish",
       "etc/locd/locd.conf",
     ]
     for guide in try guides() { files.insert("\(p)/share/doc/locd/\(guide)") }

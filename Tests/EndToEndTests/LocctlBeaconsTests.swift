@@ -104,13 +104,13 @@ import Testing
     #expect(missing.status == 1)
     #expect(
       missing.stderr.hasPrefix(
-        "locctl: beacons decode: cannot open /nonexistent/x.btsnoop: open: No such file"))
+        "locctl beacons decode: cannot open /nonexistent/x.btsnoop: open: No such file"))
     let nmea = Binaries.fixture("nmea/bu353s4.log").path
     let wrong = try run(Binaries.locctl, ["beacons", "decode", nmea])
     #expect(wrong.status == 1)
     #expect(wrong.stdout.isEmpty)
     #expect(
-      wrong.stderr.hasSuffix("locctl: beacons decode: \(nmea): not a btsnoop file (no btsnoop magic)\n"))
+      wrong.stderr.hasSuffix("locctl beacons decode: \(nmea): not a btsnoop file (no btsnoop magic)\n"))
     #expect(try run(Binaries.locctl, ["beacons"]).status == 2)
     #expect(try run(Binaries.locctl, ["beacons", "decode"]).status == 2)
     #expect(try run(Binaries.locctl, ["beacons", "frobnicate", "x"]).status == 2)

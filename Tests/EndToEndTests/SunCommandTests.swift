@@ -13,7 +13,7 @@ import Testing
     #expect(lines.count == 1)
     let day = try JSON.parse(String(lines[0]))
     #expect(day["date"]?.string == "2024-12-21")
-    #expect(day["tz"]?.string == "Europe/Oslo")
+    #expect(day["timezone"]?.string == "Europe/Oslo")
     // Reference rows (Tests/Fixtures/solar/reference.csv, Skyfield/DE421), rounded to the second.
     let expected = [
       "astronomical_dawn": "2024-12-21T05:28:35Z", "civil_dawn": "2024-12-21T08:31:32Z",
@@ -32,7 +32,8 @@ import Testing
     let keys = day.object?.keys ?? []
     #expect(
       keys == [
-        "date", "tz", "astronomical_dawn", "nautical_dawn", "civil_dawn", "sunrise", "solar_noon", "sunset",
+        "date", "timezone", "astronomical_dawn", "nautical_dawn", "civil_dawn", "sunrise", "solar_noon",
+        "sunset",
         "civil_dusk", "nautical_dusk", "astronomical_dusk", "polar",
       ])
   }
@@ -90,7 +91,7 @@ import Testing
       environment: ["TZ": "Asia/Tokyo"])
     #expect(r.status == 0)
     let day = try JSON.parse(r.stdout)
-    #expect(day["tz"]?.string == "Asia/Tokyo")
+    #expect(day["timezone"]?.string == "Asia/Tokyo")
     // Without --date: today in that zone.
     let today = try run(Binaries.locctl, ["sun", "--at", "0,0", "--json"], environment: ["TZ": "UTC"])
     let date = try JSON.parse(today.stdout)["date"]?.string
@@ -102,7 +103,7 @@ import Testing
 
   @Test func badInputIsAUsageError() throws {
     for arguments in [
-      ["sun"], ["sun", "--at", "91,0"], ["sun", "--at", "abc"],
+      ["sun", "--at", "91,0"], ["sun", "--at", "abc"],
       ["sun", "--at", "1,2", "--tz", "Mars/Olympus"],
       ["sun", "--at", "1,2", "--tz", "../../etc/passwd"], ["sun", "--at", "1,2", "--date", "2024-02-30"],
       ["sun", "--at", "1,2", "--days", "0"], ["sun", "--at", "1,2", "--event", "teatime"],
@@ -113,5 +114,9 @@ import Testing
       #expect(r.stderr.hasPrefix("locctl sun: "), "\(arguments): \(r.stderr)")
       #expect(r.stdout.isEmpty)
     }
+    // Without --at the place is locd's: with no locd that is "not running" (3), with the hint.
+    let r = try run(Binaries.locctl, ["--socket", "/nonexistent/locd.sock", "sun"])
+    #expect(r.status == 3)
+    #expect(r.stderr.contains("--at LAT,LON"), "\(r.stderr)")
   }
 }

@@ -216,7 +216,7 @@ func badajozToElvasDrive() -> String {
     let again = try daemon.locctl(["timers", "add", "lamp", "07:30"])
     #expect(again.status == 1 && again.stderr.contains("exists"))
     let bad = try daemon.locctl(["timers", "add", "x", "sunsett"])
-    #expect(bad.status == 2 && bad.stderr.hasPrefix("locctl timers add: "))
+    #expect(bad.status == 2 && bad.stderr.hasPrefix("locctl timers: "))
     let table = try daemon.locctl(["timers"])
     #expect(table.stdout.contains("lamp") && table.stdout.contains("sunset-30m Mon-Fri"))
     #expect(daemon.stop() == 0)

@@ -21,13 +21,14 @@ import Testing
     let r = try run(Binaries.locctl, ["tz", "0", "180", "--json", "--time", "2026-01-15T12:00:00Z"])
     #expect(r.status == 0, "\(r.stderr)")
     let answer = try JSON.parse(r.stdout.trimmingCharacters(in: .newlines))
-    #expect(answer["zone"]?.string == "Etc/GMT-12")
-    #expect(answer["utcOffsetSeconds"]?.number == 43200)
+    // The protocol's names (status.timezone): timezone, offset (seconds), lat, lon.
+    #expect(answer["timezone"]?.string == "Etc/GMT-12")
+    #expect(answer["offset"]?.number == 43200)
     #expect(answer["utcOffset"]?.string == "+12:00")
     #expect(answer["abbreviation"]?.string == "+12")
     #expect(answer["dst"]?.bool == false)
-    #expect(answer["latitude"]?.number == 0)
-    #expect(answer["longitude"]?.number == 180)
+    #expect(answer["lat"]?.number == 0)
+    #expect(answer["lon"]?.number == 180)
   }
 
   @Test func stdinAnswersEveryReferencePoint() throws {

@@ -88,6 +88,7 @@ import Testing
     case .monitorBeacons(let c, _): return try Call.monitorBeacons(c).result(json).json
     case .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
       return try Call.stopRangingBeacons(c).result(json).json
+    case .wait(let target): return try Call.wait(target).result(json).json
     }
   }
 

@@ -44,6 +44,8 @@ import Testing
         .request(.monitorBeacons(S.beaconConstraint, exitAfter: nil)),
         .request(.monitorBeacons(S.beaconConstraint, exitAfter: .milliseconds(12_500))),
         .request(.stopMonitoringBeacons(S.beaconConstraint)),
+        .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
+        .request(.wait(.timezoneChange)),
       ] + AppSamples.requests
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -85,12 +87,14 @@ import Testing
     let responses: [Response] =
       [
         .status(try S.status()), .subscriptions([.location, .sourceStatus]), .subscriptions([]),
-        .manualLocation(S.manual), .manualLocation(nil), .done,
+        .manualLocation(S.manual, previous: nil), .manualLocation(nil, previous: S.manual),
+        .manualLocation(nil, previous: nil), .done,
         .timers(
           [
             try S.timer(),
             try S.timer(
-              file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil)),
+              file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil),
+              outcome: TimerActionOutcome(succeeded: false, at: S.t, detail: "exited with status 3")),
           ], problems: ["a.timer:3: bad rule"]),
         .timer(try S.timer(action: .event)),
         .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
@@ -101,6 +105,8 @@ import Testing
         .acquisition(S.acquisition()), .acquisition(S.settledAcquisition()),
         .beaconRanging(S.beaconConstraint),
         .beaconMonitor(S.beaconConstraint, state: .inside, exitAfter: .seconds(30)),
+        .waited(try S.waitedForRule()),
+        .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -114,8 +120,10 @@ import Testing
       switch response {
       case .status(let r): #expect(try Call.status.result(result) == StatusView(r))
       case .subscriptions(let k): #expect(try Call.subscribe(k).result(result).events == k)
-      case .manualLocation(let p):
-        #expect(try Call.clearLocation.result(result).manual == p.map { PositionView($0, rounded: false) })
+      case .manualLocation(let p, let previous):
+        let decoded = try Call.clearLocation.result(result)
+        #expect(decoded.manual == p.map { PositionView($0, rounded: false) })
+        #expect(decoded.previous == previous.map { PositionView($0, rounded: false) })
       case .done: #expect(try Call.reload.result(result) == EmptyResult())
       case .timers(let list, let problems):
         #expect(
@@ -136,6 +144,9 @@ import Testing
         #expect(
           try Call.monitorBeacons(c).result(result)
             == BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter))
+      case .waited(let o):
+        let rule = try TimerRule(parsing: "sunset-30m")
+        #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
       }
     }
   }

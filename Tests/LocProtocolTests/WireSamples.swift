@@ -74,9 +74,10 @@ enum WireSamples {
     return a.report(pendingLocates: 0)
   }
 
-  static func timer(file: String? = nil, action: TimerAction = .startUnit("night-mode.service")) throws
-    -> TimerStatus
-  {
+  static func timer(
+    file: String? = nil, action: TimerAction = .startUnit("night-mode.service"),
+    outcome: TimerActionOutcome? = nil
+  ) throws -> TimerStatus {
     let rule = try TimerRule(parsing: "sunset-30m Mon-Fri")
     let definition = TimerDefinition(
       name: "lamp", rule: rule, action: action, missed: .once, origin: file.map { .file($0) } ?? .runtime)
@@ -88,7 +89,7 @@ enum WireSamples {
       nextLocal: LocalDateTime(
         microsecondsSinceLocalEpoch: next.instant.microsecondsSinceEpoch + 7_200_000_000),
       nextOffsetSeconds: 7200, nextAbbreviation: "CEST", reason: "sunset on 2026-06-22, 30m earlier",
-      lastFiredAt: t.adding(seconds: -86_400), zone: "Europe/Oslo")
+      lastFiredAt: t.adding(seconds: -86_400), zone: "Europe/Oslo", lastOutcome: outcome)
   }
 
   static func status() throws -> StatusReport {
@@ -96,16 +97,18 @@ enum WireSamples {
     server.accepted = 10
     server.invalidJSON = 2
     server.permissionDenied = 1
-    return StatusReport(
+    var report = StatusReport(
       position: fresh,
       fix: FixSummary(
         mode: .threeD, quality: .gps, satellitesUsed: 9, satellitesInView: 12, accuracy: 4.26, hdop: 0.9,
-        time: t),
+        time: t, altitudeMSL: 23.456, speed: 1.23456, course: 271.54),
       sources: [source], timeZone: zone,
       sun: SunReport(today: oslo, in: cest, at: t),
       server: server, sessions: 2, startedAt: t.adding(seconds: -3600.9), stateProblem: nil,
       summary: "3D fix, 9 sats, ±4 m, Europe/Oslo", timers: 3, nextTimer: try timer(),
       rejectedFixes: [Counter("no-fix", 0), Counter("implausible-jump", 1)], acquisition: acquisition())
+    report.manual = manual
+    return report
   }
 
   /// Today in Tromsø in December (polar night: no sunrise or sunset) and in Oslo in June.
@@ -131,5 +134,16 @@ enum WireSamples {
         date: CivilDate(year: 2026, month: 6, day: 21)!, instant: t, eventInstant: t.adding(seconds: -0.0004),
         note: "22:00 happened twice; the first"),
       firedAt: t.adding(seconds: 0.0123456), missed: 2)
+  }
+
+  /// A `wait` for `sunset-30m` answered 0.25 s late, in Oslo's summer time.
+  static func waitedForRule() throws -> WaitOutcome {
+    let o = TimerOccurrence(
+      date: CivilDate(year: 2026, month: 6, day: 21)!, instant: t, eventInstant: t.adding(seconds: 1800.0004),
+      note: nil)
+    return .occurred(
+      try TimerRule(parsing: "sunset-30m"), o, late: .milliseconds(250), zone: "Europe/Oslo",
+      local: LocalDateTime(microsecondsSinceLocalEpoch: t.microsecondsSinceEpoch + 7_200_000_000),
+      offsetSeconds: 7200)
   }
 }

@@ -61,7 +61,7 @@ extension DaemonConfig {
     // [Timers]
     .path("Timers", "Directory", "DIR", \.timersDirectory),
     .span("Timers", "MissedAfter", \.missedAfter, .milliseconds(1) ... .seconds(7 * 86_400)),
-    .required("Timers", "CommandUser", "USER", what: "a user name", \.commandUser, valid: isName),
+    .text("Timers", "CommandUser", "USER", what: "a user name", \.commandUser, valid: isName),
     .count("Timers", "MaxTimers", \.maxTimers, 1...100_000),
     // [Apps]
     .path("Apps", "PolicyDirectory", "DIR", \.apps.policyDirectory),

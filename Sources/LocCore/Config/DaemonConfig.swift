@@ -49,8 +49,10 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// A timer occurrence handled later than this after its deadline was missed (machine
   /// asleep, locd stopped, clock stepped over it) and follows the timer's `Missed=` policy.
   public var missedAfter: Duration = .seconds(60)
-  /// The user timer commands run as unless their file says `User=`.
-  public var commandUser = "nobody"
+  /// The user timer commands run as unless their file says `User=`; nil: `nobody` when locd
+  /// can switch users (root with CAP_SETUID and CAP_SETGID), else locd's own user (the
+  /// shipped unit runs locd as `locd` without capabilities).
+  public var commandUser: String? = nil
   /// Most timers (files and runtime together).
   public var maxTimers = 1024
   /// What it takes to adopt a new time zone from fixes.

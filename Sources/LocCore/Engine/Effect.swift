@@ -20,9 +20,9 @@ public enum Effect: Sendable, Hashable {
   case persistTimers(TimerStore)
   /// Start a systemd unit for timer `timer` (StartUnit, mode "replace").
   case startUnit(String, timer: String)
-  /// Run a program for timer `timer`, without a shell, as `user`, with `environment`
-  /// (`LOCD_*` variables) added to a minimal one.
-  case runCommand(argv: [String], user: String, environment: [String], timer: String)
+  /// Run a program for timer `timer`, without a shell, as `user` (nil: the default the shell
+  /// works out, `CommandUser=`'s), with `environment` (`LOCD_*` variables) added to a minimal one.
+  case runCommand(argv: [String], user: String?, environment: [String], timer: String)
   /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
   case setSystemTimeZone(String)
   /// Write apps.json (atomically, mode 0600): decisions and registrations, no position.

@@ -17,7 +17,8 @@ extension Engine {
     let zone = zones.report(for: resolved, configured: config.timeZone, at: now)
     if let why = zones.drift(zone) { regenerate(why, at: now, into: &effects) }
     fireDueTimers(at: now, into: &effects)
-    arm(.timers, at: timers.earliest, into: &effects)
+    answerDueWaits(at: now, into: &effects)
+    arm(.timers, at: earliestDeadline, into: &effects)
     syncAcquisition(at: now, into: &effects)
     arm(.apps, at: apps.nextDeadline, into: &effects)
     if let store = apps.takeStore() { effects.append(.persistApps(store)) }

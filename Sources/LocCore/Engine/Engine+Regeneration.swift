@@ -16,6 +16,7 @@ extension Engine {
       let was = old.offsetSeconds.map { " (UTC\(TimeFormat.utcOffset(seconds: $0)))" } ?? ""
       effects.append(.log(.notice, "time zone now \(zone.id)\(offset), was \(old.id)\(was)"))
       publish(.timezoneChanged(change), at: now, into: &effects)
+      answerZoneWaits(change, into: &effects)
     }
     if let system = adoption.setSystemZone { effects.append(.setSystemTimeZone(system)) }
 
@@ -26,6 +27,7 @@ extension Engine {
       publish(.solarRegenerated(solar), at: now, into: &effects)
     }
     timers.replan(with: &regeneration.planner, at: now)
+    waits.replan(with: &regeneration.planner)
     arm(.localMidnight, at: regeneration.nextMidnight(after: now), into: &effects)
     arm(.zoneTransition, at: regeneration.nextOffsetChange(after: now), into: &effects)
   }

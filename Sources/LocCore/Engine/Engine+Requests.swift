@@ -59,6 +59,8 @@ extension Engine {
       reply(.acquisition(acquisition.report))
     case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons:
       handleBeaconRequest(request, ref: ref, at: now, into: &effects)
+    case .wait(let target):
+      startWait(target, ref: ref, at: now, into: &effects)
     }
   }
 
@@ -66,10 +68,12 @@ extension Engine {
   private mutating func setManual(
     _ manual: Position?, ref: RequestRef, by peer: Peer, at now: Instant, into effects: inout [Effect]
   ) {
+    let previous = positions.manualLocation
     positions.setManual(manual)
     effects.append(.persist(positions.storedState))
-    effects.append(.log(.notice, "manual location \(manual == nil ? "cleared" : "set") by uid \(peer.uid)"))
-    effects.append(.reply(ref.session, ref.id, .success(.manualLocation(manual))))
+    let what = manual == nil ? (previous == nil ? "cleared (there was none)" : "cleared") : "set"
+    effects.append(.log(.notice, "manual location \(what) by uid \(peer.uid)"))
+    effects.append(.reply(ref.session, ref.id, .success(.manualLocation(manual, previous: previous))))
     regenerate(.manualLocation, at: now, into: &effects)
   }
 }

@@ -20,7 +20,7 @@ extension Engine {
       FixSummary(
         mode: $0.fix.mode, quality: $0.fix.quality, satellitesUsed: $0.fix.satellitesUsed,
         satellitesInView: $0.fix.satellitesInView, accuracy: $0.fix.horizontalAccuracy, hdop: $0.fix.hdop,
-        time: $0.fix.time)
+        time: $0.fix.time, altitudeMSL: $0.fix.altitudeMSL, speed: $0.fix.speed, course: $0.fix.course)
     }
     var server = ServerCounters()
     server.permissionDenied = sessions.permissionDenied
@@ -33,6 +33,7 @@ extension Engine {
       rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: apps.report(at: now),
       beacons: beacons.report)
     report.sourceFixes = positions.reports
+    report.manual = positions.manualLocation
     return report
   }
 }

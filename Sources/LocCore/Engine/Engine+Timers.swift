@@ -6,7 +6,7 @@ extension Engine {
     _ files: [TimerDefinition], problems: [String], store: TimerStore?, at now: Instant,
     into effects: inout [Effect]
   ) {
-    for p in problems { effects.append(.log(.warning, "timer file ignored: \(p)")) }
+    for p in problems { effects.append(.log(.warning, "timer file problem: \(p)")) }
     let max = config.maxTimers
     let report = timers.load(files, problems: problems, store: store, maxTimers: max, at: now)
     for name in report.shadowed {

@@ -19,6 +19,8 @@ public struct Engine {
   var regeneration = RegenerationMachine()
   /// User timers.
   var timers: TimerMachine
+  /// `wait` requests waiting for a rule's occurrence or a zone change.
+  var waits = WaitMachine()
   /// Connected clients, their access and subscriptions.
   var sessions = SessionMachine()
   /// Apps: identity, authorization, agents and prompts, in use, the delivery gate.
@@ -62,6 +64,7 @@ public struct Engine {
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
       deliver(beacons.closed(id, at: now), at: now, into: &effects)
+      waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -104,6 +107,8 @@ public struct Engine {
       regenerate(.timeZoneData, at: now, into: &effects)
     case .simulationFinished(let report):
       publish(.simulationFinished(report), at: now, into: &effects)
+    case .timerActionEnded(let name, let succeeded, let detail):
+      timers.actionEnded(name, TimerActionOutcome(succeeded: succeeded, at: now, detail: detail))
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine

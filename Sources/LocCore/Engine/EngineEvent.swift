@@ -36,6 +36,9 @@ public enum EngineEvent: Sendable {
   case timeZoneDataChanged(ZoneCatalog)
   /// The replay of `locd --clock replay` reached its end (the shell's report of it).
   case simulationFinished(SimulationReport)
+  /// A timer's action ended: its command exited (or could not start), or the unit start it
+  /// asked for was answered. `detail` says how, in words.
+  case timerActionEnded(timer: String, succeeded: Bool, detail: String)
   /// The daemon is stopping.
   case stopping
   /// apps.json as read at start (nil: none yet, or unusable because of `problem`; the

@@ -287,6 +287,8 @@ public enum Request: Sendable, Hashable {
   case monitorBeacons(BeaconConstraint, exitAfter: Duration?)
   /// Stop monitoring it.
   case stopMonitoringBeacons(BeaconConstraint)
+  /// Answer when a rule's next occurrence comes, or the zone changes (`locctl wait`).
+  case wait(WaitTarget)
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.
@@ -305,8 +307,8 @@ public enum Response: Sendable, Hashable {
   case status(StatusReport)
   /// The session's subscriptions after the change.
   case subscriptions(Set<EventKind>)
-  /// The manual location now in effect (nil after clearing).
-  case manualLocation(Position?)
+  /// The manual location now in effect (nil after clearing), and the one before.
+  case manualLocation(Position?, previous: Position?)
   /// Done, nothing to report.
   case done
   /// Every timer, and the problems of timer files that could not be loaded.
@@ -331,6 +333,8 @@ public enum Response: Sendable, Hashable {
   case beaconRanging(BeaconConstraint)
   /// Monitoring of the constraint started (or restarted): the region's state now.
   case beaconMonitor(BeaconConstraint, state: BeaconRegionState, exitAfter: Duration)
+  /// What a `wait` waited for happened.
+  case waited(WaitOutcome)
 }
 
 /// The answer to `hello`.

@@ -84,12 +84,20 @@ public struct FixSummary: Sendable, Hashable {
   public var hdop: Double?
   /// Receiver time of the fix.
   public var time: Instant
+  /// Altitude above mean sea level, if the receiver gave one.
+  public var altitudeMSL: Meters? = nil
+  /// Speed over ground, if the receiver gave one.
+  public var speed: MetersPerSecond? = nil
+  /// Course over ground, degrees from true north, if the receiver gave one.
+  public var course: Degrees? = nil
 }
 
 /// Everything `locctl status` shows.
 public struct StatusReport: Sendable, Hashable {
   /// The resolver's answer.
   public var position: ResolvedPosition
+  /// The manual location, when one is set (also while a fix is in use).
+  public var manual: Position? = nil
   /// The latest accepted fix's quality, if any fix came in this run.
   public var fix: FixSummary?
   /// Every source with its state and counters (as the shell completes them).

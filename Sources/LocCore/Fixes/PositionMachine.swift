@@ -110,6 +110,9 @@ struct PositionMachine: EngineMachine {
       move: move)
   }
 
+  /// The manual location, if one is set.
+  var manualLocation: Position? { manual }
+
   /// Sets (or with nil clears) the manual location.
   mutating func setManual(_ position: Position?) { manual = position }
 

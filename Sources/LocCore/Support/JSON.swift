@@ -135,8 +135,39 @@ extension JSON {
       // Integers without a fraction; short strings live inline, so this allocates nothing.
       out.append(contentsOf: String(Int64(n)).utf8)
     } else {
-      out.append(contentsOf: n.description.utf8)
+      out.append(contentsOf: numberText(n).utf8)
     }
+  }
+
+  /// 10^0 ... 10^22, each exact in a Double.
+  static let exactPowersOfTen: [Double] = (0...22).map { n in (0..<n).reduce(1.0) { x, _ in x * 10 } }
+
+  /// The shortest text that reads back as `n`, unless that takes more than 15 significant
+  /// digits: then `n` rounded to 15. A double holds 15.95 decimal digits, so the 16th and
+  /// 17th are binary noise of an earlier computation (`13.6` parsed as 136 × 0.1 prints
+  /// `13.600000000000001`), never a measured digit.
+  static func numberText(_ n: Double) -> String {
+    let text = n.description
+    var significant = 0
+    var leading = true
+    for c in text.utf8 {
+      if c == UInt8(ascii: "e") || c == UInt8(ascii: "E") { break }
+      guard c >= UInt8(ascii: "0"), c <= UInt8(ascii: "9") else { continue }
+      if leading, c == UInt8(ascii: "0") { continue }
+      leading = false
+      significant += 1
+    }
+    guard significant > 15 else { return text }
+    // 15 significant digits: n × 10^(14 - e) rounded to an integer below 10^15, then divided
+    // back; both factors are exact, so the quotient is the double nearest the 15-digit decimal.
+    let e = Int((abs(n)).exponent10)
+    let shift = 14 - e
+    guard (0...22).contains(shift) else { return text }
+    let scale = exactPowersOfTen[shift]
+    let cut = (n * scale).rounded() / scale
+    // 434.99999999999994 becomes 435: an integer, written as one.
+    if cut == cut.rounded(), abs(cut) < 1e15 { return String(Int64(cut)) }
+    return cut.description
   }
 
   static func writeString(_ s: String, to out: inout [UInt8]) {
@@ -436,5 +467,22 @@ struct JSONParser {
     // Invalid UTF-8 is rejected rather than silently repaired.
     guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
     return s
+  }
+}
+
+extension Double {
+  /// ⌊log10(self)⌋ for a positive finite value, by comparison with exact powers of ten.
+  fileprivate var exponent10: Int {
+    var e = 0
+    var v = self
+    while v >= 10 {
+      v /= 10
+      e += 1
+    }
+    while v < 1, e > -400 {
+      v *= 10
+      e -= 1
+    }
+    return e
   }
 }

@@ -18,6 +18,8 @@ struct TimerMachine: EngineMachine {
   private(set) var problems: [String] = []
   /// Whether the timer files and store have been loaded.
   private(set) var ready = false
+  /// How each timer's action ended the last time it ran (since start), by timer name.
+  private(set) var outcomes: [String: TimerActionOutcome] = [:]
 
   /// No timers yet.
   init(missedAfter: Duration) { scheduler = TimerScheduler(missedAfter: missedAfter) }
@@ -73,7 +75,13 @@ struct TimerMachine: EngineMachine {
       count += 1
     }
     ready = true
+    outcomes = outcomes.filter { scheduler.entries[$0.key] != nil }
     return report
+  }
+
+  /// Records how timer `name`'s action ended; a timer that is gone meanwhile is ignored.
+  mutating func actionEnded(_ name: String, _ outcome: TimerActionOutcome) {
+    if scheduler.entries[name] != nil { outcomes[name] = outcome }
   }
 
   /// Plans every timer after a load: from the store's checkpoint on the first load (what
@@ -143,6 +151,7 @@ struct TimerMachine: EngineMachine {
         RequestError(.failed, "timer '\(name)' comes from \(path); remove that file and reload"))
     }
     scheduler.remove(name)
+    outcomes[name] = nil
     return .success(())
   }
 
@@ -163,7 +172,7 @@ struct TimerMachine: EngineMachine {
       nextOffsetSeconds: next.map { zone.utcOffsetSeconds(at: $0.instant) },
       nextAbbreviation: next.map { zone.abbreviation(at: $0.instant) },
       reason: e.plan?.reason ?? (ready ? "not planned yet" : "timers not loaded yet"),
-      lastFiredAt: e.record.lastFiredAt, zone: zone.name)
+      lastFiredAt: e.record.lastFiredAt, zone: zone.name, lastOutcome: outcomes[name])
   }
 
   /// The timer that fires next.

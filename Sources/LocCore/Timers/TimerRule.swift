@@ -66,6 +66,14 @@ public struct TimerRule: Hashable, Sendable, CustomStringConvertible {
       guard c == "+" || c == "-" else { continue }
       guard let event = TimerRule.event(named: first[..<index]) else { continue }
       let spanText = first[first.index(after: index)...]
+      // A bare number would read as seconds (as systemd spans do), which is never what
+      // `sunset-30` means: ask for the unit instead of guessing.
+      if !spanText.isEmpty, spanText.allSatisfy({ ($0.isASCII && $0.isNumber) || $0 == "." }) {
+        throw ParseError(
+          description:
+            "'\(first)': the offset '\(spanText)' has no unit; write \(first[..<index])\(c)\(spanText)m for minutes (or \(spanText)s, \(spanText)h)"
+        )
+      }
       guard let span = Duration(timeSpan: spanText), span <= TimerRule.maxOffset else {
         throw ParseError(
           description: "'\(spanText)' is not an offset such as 30m, 1h30m or 90s (at most 12h)")

@@ -17,4 +17,6 @@ public struct TimerStatus: Sendable, Hashable {
   public var lastFiredAt: Instant?
   /// The zone the deadline was planned in.
   public var zone: String
+  /// How its action ended the last time it ran (since locd started), if it ran.
+  public var lastOutcome: TimerActionOutcome? = nil
 }

@@ -109,3 +109,8 @@ extension Call where Result == BeaconMonitorResult {
     Call(.request(.monitorBeacons(constraint, exitAfter: exitAfter)))
   }
 }
+
+extension Call where Result == WaitResult {
+  /// `wait` (1.2): answered when the rule's next occurrence comes or the zone changes.
+  public static func wait(_ target: WaitTarget) -> Call { Call(.request(.wait(target))) }
+}

@@ -109,19 +109,27 @@ public struct SubscriptionsResult: WireCodable {
   public var json: JSON { .object(["events": .array(events.sorted().map { .string($0.rawValue) })]) }
 }
 
-/// The answer to `set-location` and `clear-location`: the manual location in effect, full precision.
+/// The answer to `set-location` and `clear-location`: the manual location in effect and,
+/// since 1.2, the one before (null when there was none), full precision.
 public struct ManualLocationResult: WireCodable {
   /// The manual location, nil after clearing.
   public var manual: PositionView?
+  /// The manual location before the request; nil when none was set (also from a 1.1 daemon).
+  public var previous: PositionView?
 
   /// A result.
-  public init(manual: PositionView?) { self.manual = manual }
-
-  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
-    manual = try WireObject(json, path: path).optionalDecode("manual")
+  public init(manual: PositionView?, previous: PositionView? = nil) {
+    self.manual = manual
+    self.previous = previous
   }
 
-  public var json: JSON { .object(["manual": manual?.json ?? .null]) }
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    manual = try o.optionalDecode("manual")
+    previous = try o.optionalDecode("previous")
+  }
+
+  public var json: JSON { .object(["manual": manual?.json ?? .null, "previous": previous?.json ?? .null]) }
 }
 
 /// The answer to `list-timers`: every timer, and the timer files that could not be used.
@@ -184,8 +192,11 @@ extension Response {
     switch self {
     case .status(let report): return StatusView(report).json
     case .subscriptions(let kinds): return SubscriptionsResult(events: kinds).json
-    case .manualLocation(let p):
-      return ManualLocationResult(manual: p.map { PositionView($0, rounded: false) }).json
+    case .manualLocation(let p, let previous):
+      return ManualLocationResult(
+        manual: p.map { PositionView($0, rounded: false) },
+        previous: previous.map { PositionView($0, rounded: false) }
+      ).json
     case .done: return EmptyResult().json
     case .timers(let list, let problems):
       return TimerListResult(timers: list.map(TimerView.init), problems: problems).json
@@ -200,6 +211,7 @@ extension Response {
     case .beaconRanging(let c): return BeaconRangingResult(constraint: c).json
     case .beaconMonitor(let c, let state, let exitAfter):
       return BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter).json
+    case .waited(let outcome): return WaitResult(outcome).json
     }
   }
 }

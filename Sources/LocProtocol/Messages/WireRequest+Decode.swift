@@ -74,6 +74,7 @@ extension WireRequest {
     case "list-timers": return ok(.listTimers)
     case "locate": return locate(params).map(WireRequest.request)
     case "refresh": return ok(.refresh)
+    case "wait": return wait(params).map(WireRequest.request)
     case "show-timer", "remove-timer", "add-timer": return timer(method, params).map(WireRequest.request)
     case "range-beacons", "stop-ranging-beacons", "monitor-beacons", "stop-monitoring-beacons":
       return beacons(method, params).map(WireRequest.request)
@@ -218,5 +219,32 @@ extension WireRequest {
       exitAfter = .milliseconds(Int64((seconds * 1000).rounded()))
     }
     return .success(.monitorBeacons(c, exitAfter: exitAfter))
+  }
+
+  /// `wait`: exactly one of `rule` (a timer rule) and `event` (`timezone-changed`).
+  static func wait(_ params: JSONObject) -> Result<Request, RequestError> {
+    for key in params.keys where !["rule", "event"].contains(key) {
+      return .failure(
+        RequestError(
+          .invalidParams, "unknown parameter \"\(key.prefix(64))\"; wait takes \"rule\" or \"event\""))
+    }
+    switch (params["rule"], params["event"]) {
+    case (let rule?, nil):
+      guard let text = rule.string, text.utf8.count <= 256 else {
+        return .failure(RequestError(.invalidParams, "\"rule\" must be a timer rule such as \"sunset-30m\""))
+      }
+      do { return .success(.wait(.rule(try TimerRule(parsing: text)))) } catch {
+        return .failure(RequestError(.invalidParams, "\"rule\": \(error)"))
+      }
+    case (nil, .string(EventKind.timezoneChanged.rawValue)?):
+      return .success(.wait(.timezoneChange))
+    case (nil, let event?):
+      return .failure(
+        RequestError(
+          .invalidParams,
+          "\"event\" \(event.serialized.prefix(64)) cannot be waited for; use \"timezone-changed\""))
+    default:
+      return .failure(RequestError(.invalidParams, "wait needs one of \"rule\" and \"event\""))
+    }
   }
 }

@@ -16,7 +16,7 @@ public enum WireRequest: Sendable, Hashable {
     "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
     "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
     "range-beacons", "stop-ranging-beacons",
-    "monitor-beacons", "stop-monitoring-beacons",
+    "monitor-beacons", "stop-monitoring-beacons", "wait",
   ]
 
   /// The method's name.
@@ -47,6 +47,7 @@ public enum WireRequest: Sendable, Hashable {
     case .stopRangingBeacons: return "stop-ranging-beacons"
     case .monitorBeacons: return "monitor-beacons"
     case .stopMonitoringBeacons: return "stop-monitoring-beacons"
+    case .wait: return "wait"
     }
   }
 
@@ -102,6 +103,8 @@ public enum WireRequest: Sendable, Hashable {
       if let timeout { o["timeout"] = .number(timeout.seconds) }
       if let accuracy { o["accuracy"] = .number(accuracy.value) }
       return o
+    case .wait(.rule(let rule)): return ["rule": .string(rule.description)]
+    case .wait(.timezoneChange): return ["event": .string(EventKind.timezoneChanged.rawValue)]
     }
   }
 }

@@ -71,7 +71,8 @@ public struct FixView: WireCodable {
   }
 }
 
-/// The latest fix's quality in `status` (`fix`): mode, quality, satellites, accuracy, HDOP, time.
+/// The latest fix's quality in `status` (`fix`): mode, quality, satellites, accuracy, HDOP,
+/// time, and since 1.2 its altitude, speed and course when the receiver gave them.
 public struct FixSummaryView: WireCodable {
   /// No fix, 2D or 3D.
   public var mode: FixMode
@@ -87,6 +88,12 @@ public struct FixSummaryView: WireCodable {
   public var hdop: Double?
   /// The fix's UTC time, to the millisecond.
   public var time: Instant
+  /// Altitude above mean sea level (`altMSL`), to 0.1 m.
+  public var altitudeMSL: Meters?
+  /// Speed over ground, to 0.01 m/s.
+  public var speed: MetersPerSecond?
+  /// Course over ground, degrees from true north (`track`), to 0.1°.
+  public var track: Degrees?
 
   /// The wire form of `f`.
   public init(_ f: FixSummary) {
@@ -97,6 +104,9 @@ public struct FixSummaryView: WireCodable {
     accuracy = f.accuracy.map(WireFormat.tenths)
     hdop = f.hdop
     time = WireFormat.truncate(f.time, 3)
+    altitudeMSL = f.altitudeMSL.map(WireFormat.tenths)
+    speed = f.speed.map { MetersPerSecond(WireFormat.round($0.value, 2)) }
+    track = f.course.map { Degrees(WireFormat.round($0.value, 1)) }
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -108,6 +118,9 @@ public struct FixSummaryView: WireCodable {
     accuracy = try o.optionalMeters("accuracy")
     hdop = try o.optionalNumber("hdop")
     time = try o.instant("time")
+    altitudeMSL = try o.optionalMeters("altMSL")
+    speed = try o.optionalNumber("speed").map { MetersPerSecond($0) }
+    track = try o.optionalNumber("track").map { Degrees($0) }
   }
 
   public var json: JSON {
@@ -115,6 +128,8 @@ public struct FixSummaryView: WireCodable {
       "mode": .int(mode.rawValue), "quality": .optional(quality?.word),
       "satellitesUsed": .optional(satellitesUsed), "satellitesInView": .optional(satellitesInView),
       "accuracy": WireFormat.meters(accuracy), "hdop": .optional(hdop), "time": WireFormat.time(time, 3),
+      "altMSL": WireFormat.meters(altitudeMSL), "speed": .optional(speed?.value),
+      "track": .optional(track?.value),
     ])
   }
 }

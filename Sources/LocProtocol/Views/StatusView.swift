@@ -5,6 +5,8 @@ import LocCore
 public struct StatusView: WireCodable {
   /// The resolver's answer, rounded.
   public var position: ResolvedPositionView
+  /// The manual location when one is set, also while a fix is in use (since 1.2), rounded.
+  public var manual: PositionView?
   /// The latest accepted fix's quality, if a fix came in this run.
   public var fix: FixSummaryView?
   /// The time zone in effect.
@@ -36,6 +38,7 @@ public struct StatusView: WireCodable {
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
     position = ResolvedPositionView(r.position, rounded: true)
+    manual = r.manual.map { PositionView($0, rounded: true) }
     fix = r.fix.map(FixSummaryView.init)
     timezone = ZoneStatusView(r.timeZone)
     sun = r.sun.map(SunView.init)
@@ -54,6 +57,7 @@ public struct StatusView: WireCodable {
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
     let o = try WireObject(json, path: path)
     position = try o.decode("position")
+    manual = try o.optionalDecode("manual")
     fix = try o.optionalDecode("fix")
     timezone = try o.decode("timezone")
     let sunObject = try o.object("sun")
@@ -72,7 +76,8 @@ public struct StatusView: WireCodable {
 
   public var json: JSON {
     var o: JSONObject = [
-      "position": position.json, "fix": fix?.json ?? .null, "timezone": timezone.json,
+      "position": position.json, "manual": manual?.json ?? .null, "fix": fix?.json ?? .null,
+      "timezone": timezone.json,
       "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
       "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
       "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,

@@ -68,6 +68,9 @@ public struct TimerView: WireCodable {
   public var lastFired: Instant?
   /// The zone the deadline was planned in.
   public var timezone: String
+  /// How its action (command or unit) ended the last time it ran since locd started; nil
+  /// when it has not run (or from a 1.1 daemon).
+  public var lastResult: TimerResultView?
 
   /// The wire form of `t`.
   public init(_ t: TimerStatus) {
@@ -87,6 +90,7 @@ public struct TimerView: WireCodable {
     reason = t.reason
     lastFired = t.lastFiredAt.map { WireFormat.truncate($0, 3) }
     timezone = t.zone
+    lastResult = t.lastOutcome.map(TimerResultView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -108,6 +112,7 @@ public struct TimerView: WireCodable {
     reason = try o.string("reason")
     lastFired = try o.optionalInstant("lastFired")
     timezone = try o.string("timezone")
+    lastResult = try o.optionalDecode("lastResult")
   }
 
   public var json: JSON {
@@ -118,7 +123,42 @@ public struct TimerView: WireCodable {
       "abbreviation": .optional(abbreviation), "date": .optional(date?.description),
       "event": WireFormat.time(event, 0), "reason": .string(reason),
       "lastFired": WireFormat.time(lastFired, 3),
-      "timezone": .string(timezone),
+      "timezone": .string(timezone), "lastResult": lastResult?.json ?? .null,
+    ])
+  }
+}
+
+/// How a timer's action ended (`lastResult`, 1.2): `result` `ok` or `failed`, `at` (UTC, to
+/// the second) and `detail` in words ("exited with status 3").
+public struct TimerResultView: WireCodable {
+  /// Whether it worked.
+  public var succeeded: Bool
+  /// When locd learned how it ended, to the second.
+  public var at: Instant
+  /// How it ended, in words.
+  public var detail: String
+
+  /// The wire form of `o`.
+  public init(_ o: TimerActionOutcome) {
+    succeeded = o.succeeded
+    at = WireFormat.truncate(o.at, 0)
+    detail = o.detail
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    switch try o.string("result") {
+    case "ok": succeeded = true
+    case "failed": succeeded = false
+    case let other: throw o.error("result", "must be ok or failed, got \"\(other.prefix(64))\"")
+    }
+    at = try o.instant("at")
+    detail = try o.string("detail")
+  }
+
+  public var json: JSON {
+    .object([
+      "result": .string(succeeded ? "ok" : "failed"), "at": WireFormat.time(at, 0), "detail": .string(detail),
     ])
   }
 }

@@ -56,7 +56,7 @@ public enum AppPolicyFiles {
     for user in rule.users {
       if let uid = UInt32(user) {
         uids.insert(uid)
-      } else if let account = CommandRunner.account(named: user) {
+      } else if let account = CommandAccounts.account(named: user) {
         uids.insert(account.uid)
       } else {
         return .failure(Problem(lines: ["\(path): User=\(user): no such user"]))

@@ -7,8 +7,9 @@ import LocCore
 
 /// Runs timer commands: without a shell (execve of an absolute path), as the configured user
 /// (never root unless configured: the user is always named), with a minimal environment plus
-/// the `LOCD_*` variables, at most one at a time per timer; reaps them on SIGCHLD and logs how
-/// they ended.
+/// the `LOCD_*` variables, at most one at a time per timer; reaps them on SIGCHLD, logs how
+/// they ended and reports it (`ended`: timer, success, how in words), also when a command
+/// could not be started at all.
 public final class CommandRunner {
   /// pid -> timer name.
   var running: [pid_t: String] = [:]
@@ -18,44 +19,45 @@ public final class CommandRunner {
 
   /// Commands running now.
   public var runningCount: Int { running.count }
+  let ended: (String, Bool, String) -> Void
 
   /// A runner on `loop` (it takes over SIGCHLD).
-  public init(loop: EventLoop, log: @escaping (LogLevel, String) -> Void) throws(Errno) {
+  public init(
+    loop: EventLoop, log: @escaping (LogLevel, String) -> Void,
+    ended: @escaping (_ timer: String, _ succeeded: Bool, _ detail: String) -> Void = { _, _, _ in }
+  ) throws(Errno) {
     self.log = log
+    self.ended = ended
     try loop.onSignal(SIGCHLD) { [weak self] in self?.reap() }
   }
 
-  /// Starts `argv` for timer `timer` as `user` with `environment` (`NAME=value`) added.
-  public func run(argv: [String], user: String, environment: [String], timer: String) {
-    guard let path = argv.first, path.hasPrefix("/") else {
-      log(.error, "timer \(timer): command is not an absolute path, not run")
+  /// Logs why timer `timer`'s command did not run, and reports it.
+  func refuse(_ timer: String, _ why: String) {
+    log(.error, "timer \(timer): \(why)")
+    ended(timer, false, why)
+  }
+
+  /// Starts `argv` for timer `timer` as `user` (nil: the default `CommandAccounts` works out)
+  /// with `environment` (`NAME=value`) added.
+  public func run(argv: [String], user: String?, environment: [String], timer: String) {
+    guard let path = argv.first else {
+      refuse(timer, "empty command, not run")
       return
     }
     if running.values.contains(timer) {
       log(.warning, "timer \(timer): its previous command is still running; not started again")
       return
     }
-    guard let account = CommandRunner.account(named: user) else {
-      log(.error, "timer \(timer): user '\(user)' does not exist; command not run")
+    // The load-time checks again: the program or the user may have changed since.
+    let accounts = CommandAccounts.current()
+    let user = accounts.user(timer: user, configured: nil)
+    if let problem = accounts.problem(runningAs: user) ?? accounts.problem(program: path) {
+      refuse(timer, problem + "; not run")
       return
     }
-    let euid = geteuid()
-    let change = euid == 0
-    if !change, account.uid != euid {
-      log(.error, "timer \(timer): locd runs as uid \(euid) and cannot run commands as '\(user)'; not run")
-      return
-    }
-    // Refuse a program anyone but root could have replaced: it would run with the timer's
-    // user's rights at a time an attacker knows in advance.
-    let info: stat
-    do { info = try FileIO.status(path: path) } catch {
-      log(.error, "timer \(timer): \(path): \(error); not run")
-      return
-    }
-    guard info.st_uid == 0 || info.st_uid == euid, info.st_mode & 0o022 == 0 else {
-      log(.error, "timer \(timer): \(path) is not owned by root or is writable by others; not run")
-      return
-    }
+    guard let account = CommandAccounts.account(named: user) else { return }
+    // As root (able to switch), always drop to the account and its primary group alone.
+    let change = accounts.canSwitchUsers
     let env =
       [
         "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=\(account.home)",
@@ -74,7 +76,7 @@ public final class CommandRunner {
         locshim_spawn(path, cArgv, cEnv, change ? 1 : 0, account.uid, account.gid)
       }
     } catch {
-      log(.error, "timer \(timer): cannot start \(path): \(error)")
+      refuse(timer, "cannot start \(path): \(error)")
       return
     }
     running[pid] = timer
@@ -90,26 +92,19 @@ public final class CommandRunner {
       let signal = status & 0x7F
       if signal != 0 {
         log(.warning, "timer \(timer): command (pid \(pid)) killed by signal \(signal)")
+        ended(timer, false, "killed by signal \(signal)")
       } else {
         let code = (status >> 8) & 0xFF
         let detail = code == 126 ? " (could not drop privileges)" : code == 127 ? " (could not execute)" : ""
         log(
           code == 0 ? .info : .warning,
           "timer \(timer): command (pid \(pid)) exited with status \(code)\(detail)")
+        ended(timer, code == 0, "exited with status \(code)\(detail)")
       }
     }
     if running.isEmpty, let idle {
       self.idle = nil
       idle()
     }
-  }
-
-  /// A user's ids and home (getpwnam_r(3)).
-  static func account(named name: String) -> (uid: uid_t, gid: gid_t, home: String)? {
-    var pwd = passwd()
-    var result: UnsafeMutablePointer<passwd>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getpwnam_r(name, &pwd, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-    return (pwd.pw_uid, pwd.pw_gid, pwd.pw_dir.map { String(cString: $0) } ?? "/")
   }
 }

@@ -48,6 +48,8 @@ extension Daemon {
         } else {
           self.logger.info("timer \(timer): started \(unit)")
         }
+        let detail = problem.map { "cannot start \(unit): \($0)" } ?? "started \(unit)"
+        self.feed(.timerActionEnded(timer: timer, succeeded: problem == nil, detail: detail))
       }
     case .runCommand(let argv, let user, let environment, let timer):
       if let commands {
@@ -56,6 +58,10 @@ extension Daemon {
         commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
       } else {
         logger.error("timer \(timer): commands are disabled (no child watch); not run")
+        loop.soon { [weak self] in
+          self?.feed(
+            .timerActionEnded(timer: timer, succeeded: false, detail: "commands are disabled; not run"))
+        }
       }
     case .receivers(let active):
       // On the next iteration: the fix that settled acquisition may be in the middle of a

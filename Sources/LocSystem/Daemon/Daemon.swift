@@ -127,12 +127,7 @@ public final class Daemon {
           "cannot watch for clock steps (\(error)); timers re-plan at their next deadline instead")
       }
     }
-    do {
-      commands = try CommandRunner(
-        loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
-    } catch {
-      logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
-    }
+    commands = makeCommandRunner()
 
     server = try ControlServer(
       loop: loop, listening: try openSocket(), limits: ControlServer.Limits(config),
@@ -297,9 +292,29 @@ public final class Daemon {
     return loop.now
   }
 
+  /// The runner of timer commands; nil (commands disabled, said in the log) when children
+  /// cannot be watched.
+  func makeCommandRunner() -> CommandRunner? {
+    do {
+      return try CommandRunner(
+        loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) },
+        ended: { [unowned self] timer, succeeded, detail in
+          // On the next iteration: a command refused at once is reported from inside
+          // `execute`, which must not feed the engine while it carries out its effects.
+          self.loop.soon { [weak self] in
+            self?.feed(.timerActionEnded(timer: timer, succeeded: succeeded, detail: detail))
+          }
+        })
+    } catch {
+      logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
+      return nil
+    }
+  }
+
   /// Reads the timer files (and at start the timer store) and hands them to the engine.
   func loadTimers(initial: Bool) {
-    let (files, problems) = TimerFiles.load(directory: config.timersDirectory, limit: config.maxTimers)
+    let (files, problems) = TimerFiles.load(
+      directory: config.timersDirectory, limit: config.maxTimers, commandUser: config.commandUser)
     var store: TimerStore? = nil
     var allProblems = problems
     if initial {

@@ -6,13 +6,28 @@ import LocCore
 #endif
 
 /// Where log lines go: the journal with structured fields when stderr is connected to it
-/// (JOURNAL_STREAM names stderr's device:inode, systemd.exec(5)), otherwise stderr with
-/// `<N>` priority prefixes (sd-daemon(3)), which journald and syslog understand.
+/// (JOURNAL_STREAM names stderr's device:inode, systemd.exec(5)); to a terminal, for a person
+/// running locd in the foreground, with the local time and the level in words
+/// (`2026-06-21 21:22:03.123 notice: ...`); otherwise (a pipe, a file, journald's stream
+/// without JOURNAL_STREAM) with `<N>` priority prefixes (sd-daemon(3)), which journald and
+/// syslog understand.
 public final class Logger {
+  /// How lines are written.
+  public enum Destination: Sendable, Equatable {
+    /// The journal, natively, with fields.
+    case journal
+    /// A terminal: timestamp and level word.
+    case terminal
+    /// Anything else: `<N>` prefixes.
+    case stream
+  }
+
   /// Messages less severe than this are dropped.
   public var level: LogLevel
+  /// Where lines go.
+  public let destination: Destination
   /// Whether lines go to the journal natively.
-  public let toJournal: Bool
+  public var toJournal: Bool { destination == .journal }
   /// The SYSLOG_IDENTIFIER.
   let identifier: String
 
@@ -20,7 +35,13 @@ public final class Logger {
   public init(level: LogLevel, identifier: String = "locd") {
     self.level = level
     self.identifier = identifier
-    self.toJournal = Logger.stderrIsJournal()
+    if Logger.stderrIsJournal() {
+      destination = .journal
+    } else if isatty(STDERR_FILENO) == 1 {
+      destination = .terminal
+    } else {
+      destination = .stream
+    }
   }
 
   static func stderrIsJournal() -> Bool {
@@ -42,11 +63,45 @@ public final class Logger {
       var iov = cstrings.map { iovec(iov_base: UnsafeMutableRawPointer($0), iov_len: strlen($0)) }
       _ = sd_journal_sendv(&iov, Int32(iov.count))
     } else {
-      var line = "<\(level.rawValue)>\(message)"
+      var line =
+        destination == .terminal
+        ? Logger.localTimestamp() + " " + Logger.word(level) + ": " + message
+        : "<\(level.rawValue)>\(message)"
       if !fields.isEmpty { line += " (" + fields.map { "\($0.0)=\($0.1)" }.joined(separator: " ") + ")" }
       line += "\n"
       StandardStreams.writeError(line)
     }
+  }
+
+  /// `err`, `warning`, `notice`, `info`, `debug`: the names `--log-level` takes.
+  static func word(_ level: LogLevel) -> String {
+    switch level {
+    case .emergency: return "emerg"
+    case .alert: return "alert"
+    case .critical: return "crit"
+    case .error: return "err"
+    case .warning: return "warning"
+    case .notice: return "notice"
+    case .info: return "info"
+    case .debug: return "debug"
+    }
+  }
+
+  /// The wall clock now in the system's zone, `2026-06-21 21:22:03.123` (clock_gettime(2),
+  /// localtime_r(3)). Only for a person reading a terminal: the engine never sees it.
+  static func localTimestamp() -> String {
+    var now = timespec()
+    clock_gettime(CLOCK_REALTIME, &now)
+    var t = tm()
+    var seconds = now.tv_sec
+    localtime_r(&seconds, &t)
+    func pad(_ n: Int32, _ width: Int = 2) -> String {
+      let s = String(n)
+      return String(repeating: "0", count: max(0, width - s.count)) + s
+    }
+    let ms = Int32(now.tv_nsec / 1_000_000)
+    return "\(t.tm_year + 1900)-\(pad(t.tm_mon + 1))-\(pad(t.tm_mday)) "
+      + "\(pad(t.tm_hour)):\(pad(t.tm_min)):\(pad(t.tm_sec)).\(pad(ms, 3))"
   }
 
   /// Shorthands.

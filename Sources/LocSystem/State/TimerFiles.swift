@@ -7,15 +7,20 @@ import LocCore
 /// Reads the timer files of a directory (`/etc/locd/timers.d/*.timer`). A file is used only if
 /// it is a regular file owned by root or by locd's own user and writable by nobody else; a
 /// `Command=` needs more: the file and the directory owned by root and writable only by root.
+/// A `Command=` that cannot work as things are (an unknown user, a user locd cannot switch
+/// to, a missing or unsafe program: `CommandAccounts`) is reported at load time; the timer is
+/// still loaded (it fires its event, and the command runs once the problem is fixed).
 public enum TimerFiles {
   /// Largest timer file read.
   public static let sizeLimit = 64 * 1024
 
   /// The timers defined in `directory` (at most `limit` files, in name order) and a problem for
-  /// each file that could not be used. A missing directory has no timers and no problem.
-  public static func load(directory: String, limit: Int, daemonUID: UInt32 = getuid())
-    -> (timers: [TimerDefinition], problems: [String])
-  {
+  /// each file that could not be used, or whose command cannot run as `commandUser` (the
+  /// configured `CommandUser=`) says. A missing directory has no timers and no problem.
+  public static func load(
+    directory: String, limit: Int, commandUser: String? = nil, accounts: CommandAccounts = .current(),
+    daemonUID: UInt32 = getuid()
+  ) -> (timers: [TimerDefinition], problems: [String]) {
     var names: [String]
     do { names = try FileIO.directoryEntries(path: directory) } catch {
       if error.code == ENOENT { return ([], []) }
@@ -49,7 +54,11 @@ public enum TimerFiles {
       switch TimerDefinition.parse(
         fileText: text, name: name, path: path, commandsAllowed: dirSafe && ownerUID == 0)
       {
-      case .success(let t): timers.append(t)
+      case .success(let t):
+        timers.append(t)
+        for p in accounts.problems(of: t.action, configuredUser: commandUser) {
+          problems.append("\(path): Command=: \(p); the timer fires, but its command will not run")
+        }
       case .failure(let f): problems.append(contentsOf: f.problems)
       }
     }

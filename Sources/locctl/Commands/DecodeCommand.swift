@@ -1,4 +1,5 @@
 import LocCore
+import LocProtocol
 import LocSystem
 
 #if canImport(Glibc)
@@ -7,63 +8,51 @@ import LocSystem
 
 /// `locctl decode [--json] FILE|-`: decodes an NMEA log or stream (or gpsd JSON) without a
 /// daemon and prints one line per fix, then a summary of the counters on stderr.
-enum DecodeCommand: LocctlCommand {
-  static let name = "decode"
-  static let summary = "decode an NMEA log or stream (FILE or - for stdin) into fixes"
+enum DecodeCommand {
+  static let spec = CommandSpec(
+    name: "decode", summary: "decode an NMEA log or stream (FILE or - for stdin) into fixes (offline)",
+    usage: ["decode [--json] FILE|-"], arguments: [.wordsOrFile(["-"])],
+    help: """
+      Decodes an NMEA 0183 log or live stream (also gpsd JSON) as locd does, one line per fix, and
+      prints a summary of the counters (sentences, bad checksums, junk, ...) on standard error.
+      --json: one object per fix with gpsd's TPV names where gpsd has them (time, mode, lat, lon,
+      altMSL, speed, track), locd's accuracy (the 68 % radius, not gpsd's eph), hdop, quality and
+      satellitesUsed. A live stream is printed as each epoch completes.
+      """,
+    examples: ["locctl decode --json drive.nmea", "gpspipe -r | locctl decode -"],
+    needsDaemon: false, run: run)
 
-  static func run(_ arguments: [String], socket: String) -> Int32 {
-    let options: CommandLineOptions
-    do {
-      options = try CommandLineOptions(arguments, valued: [], flagNames: ["json", "help"])
-    } catch {
-      printError("locctl: decode: \(error)")
-      return ExitStatus.usage
-    }
-    if options.flag("help") {
-      print("usage: locctl decode [--json] FILE|-")
-      return ExitStatus.ok
-    }
-    guard options.positionals.count == 1, let path = options.positionals.first else {
-      printError(
-        "locctl: decode: expected one FILE, or - for standard input; usage: locctl decode [--json] FILE|-")
-      return ExitStatus.usage
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    guard invocation.positionals.count == 1, let path = invocation.positionals.first else {
+      throw UsageError("expected one FILE, or - for standard input")
     }
     let input: FileDescriptor
     do { input = try FileIO.openInput(path) } catch {
-      printError("locctl: decode: cannot open \(path): \(error)")
+      printError("locctl decode: cannot open \(path): \(error)")
       return ExitStatus.failure
     }
-
-    let json = options.flag("json")
+    let json = invocation.json
     var decoder = NMEADecoder(gpsdJSON: true)
-    var out = ""
-    out.reserveCapacity(1 << 16)
     let emit: (Fix) -> Void = { fix in
-      out += json ? jsonLine(fix) : textLine(fix)
-      out += "\n"
+      Output.write(json ? jsonLine(fix) : textLine(fix))
+      Output.append(0x0A)
     }
     do {
       try FileIO.forEachChunk(of: input) { chunk in
         decoder.feed(chunk, emit)
         // Written per chunk, so a live stream (gpspipe -r | locctl decode -) shows each fix
         // as its epoch completes.
-        flush(&out)
+        Output.flush()
       }
     } catch {
-      printError("locctl: decode: cannot read \(path): \(error)")
+      Output.flush()
+      printError("locctl decode: cannot read \(path): \(error)")
       return ExitStatus.failure
     }
     decoder.finish(emit)
-    flush(&out)
+    Output.flush()
     printError("decode: \(decoder.counters)")
     return ExitStatus.ok
-  }
-
-  private static func flush(_ out: inout String) {
-    guard !out.isEmpty else { return }
-    StandardStreams.writeOutput(out)
-    StandardStreams.flushOutput()
-    out.removeAll(keepingCapacity: true)
   }
 
   /// One object with gpsd's TPV names for what gpsd's TPV holds too; absent values are left
@@ -74,16 +63,19 @@ enum DecodeCommand: LocctlCommand {
     o["class"] = .string("TPV")
     o["time"] = .string(fix.time.iso8601(fractionDigits: 3))
     o["mode"] = .int(fix.mode.rawValue)
+    // Degrees as the daemon's fix objects carry them (the JSON writer's 15 significant
+    // digits, so a fix decoded here equals the one locd pushes); metres and m/s to 3 decimals
+    // and the track to 4, as gpsd prints them, without the binary noise of 13.600000000000001.
     if let c = fix.coordinate {
       o["lat"] = .number(c.latitude.value)
       o["lon"] = .number(c.longitude.value)
     }
-    if let a = fix.altitudeMSL { o["altMSL"] = .number(a.value) }
-    if let g = fix.geoidSeparation { o["geoidSep"] = .number(g.value) }
-    if let s = fix.speed { o["speed"] = .number(s.value) }
-    if let t = fix.course { o["track"] = .number(t.value) }
-    if let a = fix.horizontalAccuracy { o["accuracy"] = .number(a.value) }
-    if let h = fix.hdop { o["hdop"] = .number(h) }
+    if let a = fix.altitudeMSL { o["altMSL"] = .number(WireFormat.round(a.value, 3)) }
+    if let g = fix.geoidSeparation { o["geoidSep"] = .number(WireFormat.round(g.value, 3)) }
+    if let s = fix.speed { o["speed"] = .number(WireFormat.round(s.value, 3)) }
+    if let t = fix.course { o["track"] = .number(WireFormat.round(t.value, 4)) }
+    if let a = fix.horizontalAccuracy { o["accuracy"] = .number(WireFormat.round(a.value, 3)) }
+    if let h = fix.hdop { o["hdop"] = .number(WireFormat.round(h, 2)) }
     if let q = fix.quality { o["quality"] = .string(q.rawValue) }
     if let u = fix.satellitesUsed { o["satellitesUsed"] = .int(u) }
     if fix.dateSuspect { o["dateSuspect"] = .bool(true) }
@@ -115,19 +107,6 @@ enum DecodeCommand: LocctlCommand {
   }
 
   /// `value` with `digits` decimals, rounded half away from zero.
-  static func fixed(_ value: Double, _ digits: Int) -> String {
-    var scale = 1.0
-    for _ in 0..<digits { scale *= 10 }
-    let scaled = (abs(value) * scale).rounded()
-    guard scaled < 9e15 else { return "\(value)" }
-    let whole = Int64(scaled)
-    let unit = Int64(scale)
-    var text = value < 0 && whole != 0 ? "-" : ""
-    text += String(whole / unit)
-    if digits > 0 {
-      let frac = String(whole % unit)
-      text += "." + String(repeating: "0", count: digits - frac.count) + frac
-    }
-    return text
-  }
+  static func fixed(_ value: Double, _ digits: Int) -> String { Numbers.fixed(value, digits) }
+
 }

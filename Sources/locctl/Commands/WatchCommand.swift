@@ -2,35 +2,48 @@ import LocCore
 import LocProtocol
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
+/// `locctl watch [--events KIND,...] [--json]`: streams events until interrupted.
+enum WatchCommand {
+  static let kinds = EventKind.allCases.map(\.rawValue)
 
-/// `locctl watch [--json] [--events K,K]`: streams events until interrupted.
-enum WatchCommand: LocctlCommand {
-  static let name = "watch"
-  static let summary = "stream events (location, changes, timers, sources) until Ctrl-C"
+  static let spec = CommandSpec(
+    name: "watch", summary: "stream events (position, zone, sun, timers, sources) until Ctrl-C",
+    usage: ["watch [--events KIND,...] [--json]"],
+    options: [
+      .valued(
+        "events", "KIND,...", "only these kinds: " + kinds.joined(separator: ", "), completion: .words(kinds))
+    ],
+    help: """
+      One line per event: the local time in the zone in effect (with its abbreviation), the event's
+      kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
+      of its own instead. A subscription to location events keeps the receiver on while the watch
+      runs; --events without location does not. When a reload of locd's configuration leaves this
+      session's access with nothing to watch, locctl says so and exits with status 4.
+      """,
+    examples: ["locctl watch", "locctl watch --events timer-fired,timezone-changed --json"],
+    needsDaemon: true, run: run)
 
-  static func run(_ arguments: [String], socket: String) -> Int32 {
-    guard let options = parseOptions(arguments, valued: ["events"], flags: ["json"], command: name) else {
-      return ExitStatus.usage
-    }
-    var kinds = Set(EventKind.allCases)
-    if let list = options.value("events") {
-      kinds = []
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    try invocation.noPositionals()
+    var wanted = Set(EventKind.allCases)
+    if let list = invocation.value("events") {
+      wanted = []
       for word in list.split(separator: ",") {
         guard let kind = EventKind(rawValue: String(word)) else {
-          let known = EventKind.allCases.map(\.rawValue).joined(separator: ", ")
-          printError("locctl watch: unknown event kind '\(word)'; known: \(known)")
-          return ExitStatus.usage
+          throw UsageError(
+            "--events: unknown event kind '\(word)'" + Suggestion.hint(for: String(word), among: kinds)
+              + "; kinds: " + kinds.joined(separator: ", "))
         }
-        kinds.insert(kind)
+        wanted.insert(kind)
       }
     }
-    // Line-buffered output so a pipe (tests, `| grep`) sees each event at once.
-    StandardStreams.lineBufferOutput()
-    return withDaemon(socket) { client throws(ControlClient.Failure) in
-      _ = try client.call(.subscribe(kinds))
+    return withDaemon(invocation) { client throws(ControlClient.Failure) in
+      var zone: ScreenZone? = nil
+      if !invocation.json {
+        let status = try client.call(.status)
+        zone = ScreenZone(status.timezone.zone.id, fallbackOffset: status.timezone.zone.offset ?? 0)
+      }
+      _ = try client.call(.subscribe(wanted))
       // Set once a simulation that ends with locd (`--exit-at-end`) has finished: the
       // connection closing after that is the end of the stream, not a failure.
       var simulationOver = false
@@ -44,11 +57,16 @@ enum WatchCommand: LocctlCommand {
         }
         // Kinds of a newer daemon are left out, as the protocol asks of clients.
         guard event.data.kind != nil else { continue }
-        if options.flag("json") {
-          print(ServerMessage.event(event).line)
-        } else {
-          print(render(event))
+        if invocation.json {
+          Output.line(ServerMessage.event(event).line)
+        } else if var screen = zone {
+          if case .timezoneChanged(let change) = event.data {
+            screen = ScreenZone(change.to.id, fallbackOffset: change.to.offset ?? 0)
+            zone = screen
+          }
+          Output.line(render(event, zone: screen))
         }
+        Output.flush()
         if case .accessChanged(let change) = event.data, change.events.isEmpty {
           printError(
             "locctl watch: access is now \(change.to) (\(change.reason.word)); nothing left to watch")
@@ -59,7 +77,8 @@ enum WatchCommand: LocctlCommand {
     }
   }
 
-  static func render(_ e: EventMessage) -> String {
+  /// `2026-06-21 21:22:03 CEST  timer-fired  dusk (sunset-30m), deadline 21:22:03 CEST`.
+  static func render(_ e: EventMessage, zone: ScreenZone) -> String {
     let text: String
     switch e.data {
     case .location(let l):
@@ -68,6 +87,9 @@ enum WatchCommand: LocctlCommand {
         var t =
           "\(p.tier.rawValue) \(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
         if let a = position.accuracy { t += " ±\(Int(a.value.rounded())) m" }
+        if let speed = l.fix?.speed, speed.value >= 0.5 {
+          t += ", \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
+        }
         text = t
       } else {
         text = "none: \(p.reason ?? "")"
@@ -75,7 +97,7 @@ enum WatchCommand: LocctlCommand {
     case .significantChange(let c):
       text = "moved" + (c.distance.map { " \(Int($0.value)) m" } ?? "")
     case .timerFired(let f):
-      var t = "\(f.name) (\(f.rule)) deadline \(f.deadlineLocal)"
+      var t = "\(f.name) (\(f.rule)), deadline \(zone.clock(f.deadline, seconds: true))"
       if f.missed > 0 { t += ", late, for \(f.missed) missed" }
       text = t
     case .timezoneChanged(let z):
@@ -85,7 +107,7 @@ enum WatchCommand: LocctlCommand {
     case .solarRegenerated(let r):
       let today = r.after.first
       var t = "\(r.reason.word), \(r.timezone), \(today.map { "\($0.date)" } ?? "no position")"
-      if case .at(let sunset)? = today?[.sunset] { t += " sunset \(sunset.iso8601())" }
+      if case .at(let sunset)? = today?[.sunset] { t += ", sunset \(zone.clock(sunset))" }
       text = t
     case .acquisition(let a):
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
@@ -106,10 +128,10 @@ enum WatchCommand: LocctlCommand {
     case .beaconRegion(let r):
       text = BeaconsLiveCommands.render(r)
     case .simulationFinished(let s):
-      text = "replay done at \(s.time.map { $0.iso8601() } ?? "-")" + (s.exitAtEnd ? "; locd exits" : "")
+      text = "replay done at \(s.time.map { zone.dateTime($0) } ?? "-")" + (s.exitAtEnd ? "; locd exits" : "")
     case .other(_, let data):
       text = data.serialized
     }
-    return "\(e.time.iso8601(fractionDigits: 6)) \(Style.bold(e.data.name)) \(text)"
+    return "\(zone.dateTime(e.time))  \(Style.bold(e.data.name))  \(text)"
   }
 }

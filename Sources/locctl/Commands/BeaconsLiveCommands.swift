@@ -5,34 +5,26 @@ import LocSystem
 /// `locctl beacons range CONSTRAINT` and `locctl beacons monitor CONSTRAINT`: ask locd to
 /// range or monitor and print what it pushes until interrupted (or `--count N` events).
 enum BeaconsLiveCommands {
-  static func run(_ words: [String], options: CommandLineOptions, socket: String) -> Int32 {
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    let words = invocation.positionals
     let verb = words[0]
     guard words.count == 2, let constraint = BeaconConstraint(words[1]) else {
-      printError(
-        "locctl beacons \(verb): expected one UUID, UUID:MAJOR or UUID:MAJOR:MINOR (major, minor 0-65535); "
-          + BeaconsCommand.usage)
-      return ExitStatus.usage
+      throw UsageError(
+        "beacons \(verb): expected one UUID, UUID:MAJOR or UUID:MAJOR:MINOR (major, minor 0-65535)")
     }
     var count: Int? = nil
-    if let text = options.value("count") {
-      guard let n = Int(text), n > 0 else {
-        printError("locctl beacons \(verb): --count must be a positive number")
-        return ExitStatus.usage
-      }
+    if let text = invocation.value("count") {
+      guard let n = Int(text), n > 0 else { throw UsageError("--count must be a positive number") }
       count = n
     }
-    var exitAfter: Duration? = nil
-    if let text = options.value("exit-after") {
-      guard verb == "monitor", let s = Double(text), s > 0, s <= 86400 else {
-        printError("locctl beacons \(verb): --exit-after takes seconds (0-86400) and only with monitor")
-        return ExitStatus.usage
-      }
-      exitAfter = .milliseconds(Int64((s * 1000).rounded()))
+    if invocation.value("exit-after") != nil, verb != "monitor" {
+      throw UsageError("--exit-after goes with monitor only")
     }
-    let json = options.flag("json")
+    let exitAfter = try invocation.duration("exit-after", in: .milliseconds(1) ... .seconds(86_400))
+    let json = invocation.json
     // Line-buffered output so a pipe (tests, `| grep`) sees each event at once.
     StandardStreams.lineBufferOutput()
-    return withDaemon(socket) { client throws(ControlClient.Failure) in
+    return withDaemon(invocation) { client throws(ControlClient.Failure) in
       if verb == "range" {
         _ = try client.call(.rangeBeacons(constraint))
       } else {

@@ -1,0 +1,278 @@
+import LocCore
+import LocProtocol
+import LocSystem
+
+/// `locctl status [--verbose] [--json]`: what locd knows, on one screen, every time in the
+/// zone in effect with its abbreviation.
+enum StatusCommand {
+  static let spec = CommandSpec(
+    name: "status", summary: "position, fix, time zone, sun, timers and sources",
+    usage: ["status [--verbose] [--json]"],
+    options: [.flag("verbose", short: "v", "also the counters of sources, rejected fixes and the socket")],
+    help: """
+      The position with its tier (fix, cached, manual or none), accuracy and age; altitude, speed and
+      course when the receiver gives them; the manual location when one is set, also while a fix is in
+      use; the time zone in effect, the local time, and whether the system's zone is the same; today's
+      sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
+      fixes it drops and how far its clock is off; the receiver; the apps using the location. In
+      degraded mode it says why there is no position and what to do. Every time is in the zone in
+      effect. --json prints the status object of the protocol (PROTOCOL.md), counters included.
+      """,
+    examples: ["locctl status", "locctl status --json | jq .position"],
+    needsDaemon: true, run: run)
+
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    try invocation.noPositionals()
+    return withDaemon(invocation) { client throws(ControlClient.Failure) in
+      let status = try client.call(.status)
+      if invocation.json {
+        Output.line(status.json.serialized)
+      } else {
+        Output.write(render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now()))
+      }
+      return ExitStatus.ok
+    }
+  }
+
+  /// The screen: label, value rows.
+  static func render(_ s: StatusView, verbose: Bool, now: Instant) -> String {
+    var out = ""
+    func row(_ label: String, _ value: String) { out += Style.bold(label.padded(13)) + value + "\n" }
+    let zone = ScreenZone(s.timezone.zone.id, fallbackOffset: s.timezone.zone.offset ?? 0)
+    if s.simulation?.state == .known(.waiting) {
+      // No receiver to connect: the replay starts with the first subscriber.
+      position(s.position) { label, value in row(label, label == "To fix:" ? "run 'locctl watch'" : value) }
+    } else {
+      position(s.position, row)
+    }
+    motion(s, row)
+    if let manual = s.manual {
+      var text = "\(manual.coordinate.latitude.value), \(manual.coordinate.longitude.value)"
+      if let name = manual.name { text += " \"\(Style.visible(name))\"" }
+      text += s.position.tier == .manual ? " (in use)" : " (used when there is no fix or cached position)"
+      row("Manual:", text)
+    }
+    if let f = s.fix { row("Fix:", fix(f)) }
+    timeZone(s.timezone, row)
+    row("Local time:", zone.dateTime(now))
+    systemZone(s.timezone.zone.id, row)
+    sun(s, zone: zone, now: now, row)
+    if s.timers.count > 0 {
+      var text = "\(s.timers.count) defined"
+      if let next = s.timers.next, let at = next.next {
+        text += "; next \(next.name) at \(zone.near(at, now: now))"
+      }
+      row("Timers:", text + " (locctl timers)")
+    }
+    for (i, source) in s.sources.enumerated() {
+      var text = source.uri + "  " + source.state.word
+      if let err = source.lastError { text += " (\(err))" }
+      if let trust = source.trust { text += ", trust \(trust.word)" }
+      let indent = "\n" + String(repeating: " ", count: 13)
+      if let d = source.dropping {
+        text +=
+          indent + Style.yellow("\(d.count) fix\(d.count == 1 ? "" : "es") dropped as \(d.reason.word)")
+          + " since \(zone.clock(d.since, seconds: true)): \(d.detail)"
+      }
+      if let offsetSeconds = source.clockOffset {
+        text +=
+          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") this machine's clock by "
+          + SourceFixReport.span(offsetSeconds)
+      }
+      if verbose, !source.counters.isEmpty {
+        text += "\n" + String(repeating: " ", count: 13) + counters(source.counters)
+      }
+      row(i == 0 ? "Sources:" : "", text)
+    }
+    if let a = s.acquisition { row("Receiver:", describe(acquisition: a, zone: zone)) }
+    if let b = s.beacons, b.scanning || b.counters.contains(where: { $0.value > 0 }) {
+      row(
+        "Beacons:",
+        "\(b.scanning ? "scanning" : "not scanning"), \(b.ranging) ranging, \(b.monitors) monitoring, "
+          + "\(b.tracked) transmitters in range")
+    }
+    if verbose {
+      row("Rejected:", counters(s.rejectedFixes))
+      let server = s.server.counters.all.filter { $0.value > 0 }
+      row("Clients:", "\(s.server.sessions) connected" + (server.isEmpty ? "" : "; " + counters(server)))
+      row("Started:", zone.dateTime(s.daemon.startedAt))
+    }
+    if let apps = s.apps { self.apps(apps, row) }
+    if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
+    if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
+    return out
+  }
+
+  /// Who has the location right now: the counterpart of the status-bar arrow.
+  static func apps(_ apps: AppsStatusView, _ row: (String, String) -> Void) {
+    let using = apps.using.map { u in
+      "\(u.app) (uid \(u.uid)\(u.accuracy.word == "reduced" ? ", reduced" : "")\(u.background ? ", background" : ""))"
+    }
+    row(
+      "Apps:",
+      using.isEmpty ? "none using the location (\(apps.connected) connected)" : using.joined(separator: ", "))
+    for problem in apps.problems { row("", Style.yellow(problem)) }
+  }
+
+  /// `name 3, name 0` for counters.
+  static func counters(_ list: [Counter]) -> String {
+    list.isEmpty ? "none" : list.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
+  }
+
+  /// The position row, with the reason when it is not a fresh fix and the remedy in
+  /// degraded mode.
+  static func position(_ p: ResolvedPositionView, _ row: (String, String) -> Void) {
+    guard let position = p.position else {
+      row("Position:", Style.red("none") + " — " + (p.reason ?? "no position"))
+      if let remedy = p.remedy { row("To fix:", remedy) }
+      return
+    }
+    var text = "\(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
+    if let acc = position.accuracy { text += " ±\(Int(acc.value.rounded())) m" }
+    let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
+    var detail = [tierText]
+    if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
+    if let name = position.name { detail.append("\"\(Style.visible(name))\"") }
+    text += "  (" + detail.joined(separator: ", ") + ")"
+    row("Position:", text)
+    if p.tier != .fix, let reason = p.reason { row("", reason) }
+  }
+
+  /// Altitude, speed and course, when known.
+  static func motion(_ s: StatusView, _ row: (String, String) -> Void) {
+    var parts: [String] = []
+    if let alt = s.position.position?.altitude ?? s.fix?.altitudeMSL {
+      parts.append("altitude \(Numbers.fixed(alt.value, 1)) m")
+    }
+    if let speed = s.fix?.speed {
+      var text = "speed \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
+      if let track = s.fix?.track, speed.value >= 0.5 {
+        text += ", course \(Int(track.value.rounded()) % 360)° (\(compass(track.value)))"
+      }
+      parts.append(text)
+    }
+    if !parts.isEmpty, s.position.tier == .fix { row("", parts.joined(separator: "; ")) }
+  }
+
+  /// `N`, `NE`, ... for a bearing in degrees.
+  static func compass(_ degrees: Double) -> String {
+    let names = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+    let sector = Int(((degrees.truncatingRemainder(dividingBy: 360) + 360 + 22.5) / 45)) % 8
+    return names[sector]
+  }
+
+  /// `3D, gps, 9 satellites (12 in view), HDOP 0.9`.
+  static func fix(_ f: FixSummaryView) -> String {
+    var parts = [modeName(f.mode)]
+    if let q = f.quality { parts.append(q.word) }
+    if let n = f.satellitesUsed {
+      var sats = "\(n) satellites"
+      if let v = f.satellitesInView { sats += " (\(v) in view)" }
+      parts.append(sats)
+    }
+    if let h = f.hdop { parts.append("HDOP \(Numbers.short(h))") }
+    return parts.joined(separator: ", ")
+  }
+
+  /// The time zone row, and how near a border is when it is near.
+  static func timeZone(_ z: ZoneStatusView, _ row: (String, String) -> Void) {
+    var extra: [String] = []
+    if let abbr = z.zone.abbreviation { extra.append(abbr) }
+    if let off = z.zone.offset { extra.append("UTC" + TimeFormat.utcOffset(seconds: off)) }
+    extra.append("from \(z.zone.origin.word)")
+    row("Time zone:", z.zone.id + " (" + extra.joined(separator: ", ") + ")")
+    if let reason = z.reason, reason != "\(z.zone.id) from the position" { row("", reason) }
+    if let d = z.borderDistance?.value {
+      row(
+        "",
+        d < 1000
+          ? "a zone border is \(Int(d)) m away" : "a zone border is \(Numbers.fixed(d / 1000, 1)) km away")
+    }
+  }
+
+  /// Whether this machine's zone is the one locd detected (what timedatectl users look for).
+  static func systemZone(_ detected: String, _ row: (String, String) -> Void) {
+    guard let system = ZoneDatabase.systemZoneName() else {
+      row("System zone:", "unknown (no /etc/localtime)")
+      return
+    }
+    if system == detected {
+      row("System zone:", "\(system) (the same)")
+    } else {
+      row(
+        "System zone:",
+        Style.yellow(system)
+          + " — not \(detected); locd sets it only with SetSystemTimeZone=yes (locd.conf(5))")
+    }
+  }
+
+  /// Today's sunrise and sunset, and where the Sun is now with the next change of period.
+  static func sun(_ s: StatusView, zone: ScreenZone, now: Instant, _ row: (String, String) -> Void) {
+    guard let sun = s.sun, let position = s.position.position else {
+      row("Sun:", "unknown (no position)")
+      return
+    }
+    let rise = sun.sunrise.map { zone.clock($0) } ?? "none"
+    let set = sun.sunset.map { zone.clock($0) } ?? "none"
+    var text = "sunrise \(rise), sunset \(set)"
+    if let note = sun.note { text += " — \(note)" }
+    row("Sun:", text)
+    row("", SunNow(coordinate: position.coordinate, at: now).summary(zone: zone))
+  }
+
+  static func modeName(_ mode: FixMode) -> String {
+    switch mode {
+    case .threeD: return "3D"
+    case .twoD: return "2D"
+    case .noFix: return "no fix"
+    }
+  }
+}
+
+extension StatusCommand {
+  /// "playing, simulated time 2026-06-21 21:57:05 WEST; paused 3 time(s) ...": the replay
+  /// clock's simulation (`locd --clock replay`), in the screen's zone.
+  static func describe(simulation sim: SimulationView, zone: ScreenZone) -> String {
+    var parts = [sim.state.word]
+    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('locctl watch' starts it)" }
+    if let t = sim.time { parts.append("simulated time \(zone.dateTime(t))") }
+    if sim.pauses > 0 {
+      parts.append(
+        "paused \(sim.pauses) time(s) for full client queues (\(TimeFormat.duration(sim.pausedFor)))")
+    }
+    if sim.exitAtEnd { parts.append("locd exits at the end") }
+    return parts.joined(separator: "; ")
+  }
+
+  /// "idle (on-demand), receivers released; next refresh 08:15 CET; last settled ±4 m at
+  /// 08:00 CET" or "acquiring since 08:00 CET (manual, start); gives up at 08:01 CET".
+  static func describe(acquisition a: AcquisitionView, zone: ScreenZone) -> String {
+    func clock(_ t: Instant?) -> String? { t.map { zone.clock($0) } }
+    let reasons = a.reasons.map(\.word).joined(separator: ", ")
+    var parts: [String]
+    switch a.phase {
+    case .acquiring:
+      var head = "acquiring"
+      if let since = clock(a.since) { head += " since \(since)" }
+      if !reasons.isEmpty { head += " (\(reasons))" }
+      parts = [head]
+      parts.append(clock(a.deadline).map { "gives up at \($0)" } ?? "held open (\(a.policy.word))")
+    case .idle, .settled:
+      parts = ["idle (\(a.policy.word)), receivers released"]
+      if let next = clock(a.nextRefresh) { parts.append("next refresh \(next)") }
+    }
+    switch a.lastOutcome {
+    case .settled(let at, let accuracy)?:
+      var text = "last settled"
+      if let m = accuracy { text += " ±\(Int(m.value.rounded())) m" }
+      if let at = clock(at) { text += " at \(at)" }
+      parts.append(text)
+    case .timedOut(let at)?:
+      parts.append("last timed out" + (clock(at).map { " at \($0)" } ?? ""))
+    case nil:
+      break
+    }
+    if a.pendingLocates > 0 { parts.append("\(a.pendingLocates) locate request(s) waiting") }
+    return parts.joined(separator: "; ")
+  }
+}

@@ -1,0 +1,229 @@
+import LocCore
+import LocProtocol
+import LocSystem
+
+/// `locctl sun [--at LAT,LON] [--date D] [--days N] [--tz ZONE] [--height H] [--event E]...
+/// [--json]` and `locctl sun --now`: solar events of local days, or where the Sun is now,
+/// computed here; the place is `--at`, or without it locd's position and zone.
+enum SunCommand {
+  static let spec = CommandSpec(
+    name: "sun", summary: "sunrise, sunset, twilights, solar noon; or where the Sun is now (--now)",
+    usage: [
+      "sun [--at LAT,LON] [--date YYYY-MM-DD] [--days N] [--tz ZONE] [--height DISTANCE] [--event NAME]... [--json]",
+      "sun --now [--at LAT,LON] [--tz ZONE] [--json]",
+    ],
+    options: [
+      .valued("at", "LAT,LON", "the place (default: locd's position and zone)"),
+      .valued("date", "YYYY-MM-DD", "the first local date (default today there)"),
+      .valued("days", "N", "this many days, 1 to \(maximumDays)"),
+      .valued("tz", "ZONE", "local days and times in this zone (default the place's)"),
+      .valued("height", "DISTANCE", "the observer's height above the surroundings: 30m"),
+      .valued(
+        "event", "NAME", "add an event (civil-dusk, elevation:-8.5:evening); repeatable",
+        completion: .words(RuleText.eventNames), repeatable: true),
+      .flag("now", "the Sun's elevation, azimuth and part of the day now, and when that changes"),
+    ],
+    help: """
+      Computed here, no daemon needed with --at. Without --at it asks locd for its position and zone
+      and says so. The table shows local times in the zone with its abbreviation; --json prints one
+      object per day (SOLAR.md): date, timezone, each event in UTC or null, and polar saying why each
+      null is null. Event names take - or _ (civil-dusk, civil_dusk). --now prints the part of the
+      day (day, golden hour, civil, nautical or astronomical twilight, night), the Sun's elevation and
+      azimuth, and the next change.
+      """,
+    examples: [
+      "locctl sun", "locctl sun --at 69.6492,18.9553 --date 2026-12-21 --days 7",
+      "locctl sun --now --json", "locctl sun --at 59.91,10.75 --days 3660 --json > oslo.jsonl",
+    ],
+    needsDaemon: false, run: run)
+
+  /// Most days one call prints (ten years).
+  static let maximumDays = 3660
+
+  /// The place and zone the days are for, and where they came from.
+  struct Place {
+    var coordinate: Coordinate
+    var zone: ZoneRules
+    /// `locd's position (fix, ±4 m)`, or nil for --at.
+    var source: String?
+  }
+
+  static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
+    try invocation.noPositionals()
+    let at = try invocation.coordinate("at")
+    let height = try invocation.distance("height", in: 0...99_999) ?? Meters(0)
+    var days = 1
+    if let text = invocation.value("days") {
+      guard let n = Int(text), (1...maximumDays).contains(n) else {
+        throw UsageError("--days '\(text)': expected 1 to \(maximumDays)")
+      }
+      days = n
+    }
+    var events = SolarEvent.standard
+    for text in invocation.all("event") {
+      let event = try RuleText.event(text)
+      if !events.contains(event) { events.append(event) }
+    }
+    var date: CivilDate? = nil
+    if let text = invocation.value("date") {
+      guard let d = CivilDate(iso: text), (1900...2100).contains(d.year) else {
+        throw UsageError("--date '\(text)': expected YYYY-MM-DD between 1900 and 2100")
+      }
+      date = d
+    }
+    var tz: ZoneRules? = nil
+    if let name = invocation.value("tz") { tz = try rules(name) }
+    if invocation.flag("now"), date != nil || days != 1 || !invocation.all("event").isEmpty {
+      throw UsageError("--now shows this instant: it takes no --date, --days or --event")
+    }
+
+    let place: Place
+    if let at {
+      let zone: ZoneRules
+      if let tz { zone = tz } else { zone = try rules(zoneName(at: at)) }
+      place = Place(coordinate: at, zone: zone, source: nil)
+    } else {
+      switch daemonPlace(invocation, tz: tz) {
+      case .success(let p): place = p
+      case .failure(let status): return status.code
+      }
+    }
+    let now = ScreenZone.now()
+    if invocation.flag("now") {
+      let sun = SunNow(coordinate: place.coordinate, at: now, height: height)
+      let zone = ScreenZone(place.zone.name)
+      if invocation.json {
+        Output.line(sun.json(zone: zone).serialized)
+      } else {
+        Output.line(header(place, height: height))
+        Output.line(sun.summary(zone: zone))
+      }
+      return ExitStatus.ok
+    }
+    let first = date ?? place.zone.localDate(at: now)
+    let calculator = SolarCalculator(coordinate: place.coordinate, height: height)
+    if invocation.json {
+      SunJSON.write(days: days, from: first, calculator: calculator, zone: place.zone, events: events)
+    } else {
+      let solarDays = (0..<days).map {
+        calculator.day(first.adding(days: $0), in: place.zone, events: events)
+      }
+      Output.write(header(place, height: height) + "; local times\n")
+      Output.write(SunTable.render(solarDays, zone: place.zone))
+    }
+    return ExitStatus.ok
+  }
+
+  /// Why there is no place from locd: the exit status (the message is printed).
+  struct NoPlace: Error { var code: Int32 }
+
+  /// locd's position and zone (`--tz` overrides the zone).
+  static func daemonPlace(_ invocation: Invocation, tz: ZoneRules?) -> Result<Place, NoPlace> {
+    var place: Place? = nil
+    let status = withDaemon(invocation) { client throws(ControlClient.Failure) in
+      let s = try client.call(.status)
+      guard let p = s.position.position else {
+        printError(
+          "locctl sun: locd has no position (\(s.position.reason ?? "no reason given")); give --at LAT,LON")
+        return ExitStatus.failure
+      }
+      let zone: ZoneRules
+      if let tz {
+        zone = tz
+      } else if let z = try? ZoneDatabase().rules(named: s.timezone.zone.id) {
+        zone = z
+      } else {
+        printError("locctl sun: this machine has no rules for locd's zone \(s.timezone.zone.id); give --tz")
+        return ExitStatus.failure
+      }
+      var source = "locd's position (\(s.position.tier.rawValue)"
+      if let a = p.accuracy { source += ", ±\(Int(a.value.rounded())) m" }
+      place = Place(coordinate: p.coordinate, zone: zone, source: source + ")")
+      return ExitStatus.ok
+    }
+    if let place { return .success(place) }
+    if status == ExitStatus.notRunning { printError("locctl sun: or give the place with --at LAT,LON") }
+    return .failure(NoPlace(code: status))
+  }
+
+  /// `Europe/Oslo at 59.9139, 10.7522 (locd's position (fix, ±4 m)), 30 m up`.
+  static func header(_ place: Place, height: Meters) -> String {
+    let c = place.coordinate
+    var out = "\(place.zone.name) at \(c.latitude.value), \(c.longitude.value)"
+    if let source = place.source { out += ", " + source }
+    if height.value > 0 { out += ", \(Numbers.short(height.value, 1)) m up" }
+    return out
+  }
+
+  /// The zone at `c` from the boundary data, else the system's, else UTC.
+  static func zoneName(at c: Coordinate) -> String {
+    (try? ZoneBoundaryFile.open().zoneName(at: c)) ?? ZoneDatabase.systemZoneName() ?? "UTC"
+  }
+
+  /// The rules of zone `name`, or a usage error naming it.
+  static func rules(_ name: String) throws(UsageError) -> ZoneRules {
+    do { return try ZoneDatabase().rules(named: name) } catch { throw UsageError("--tz: \(error)") }
+  }
+}
+
+/// `locctl sun --json`: one object per day written straight into the output buffer (ten years
+/// are 3,660 lines of nine instants each).
+enum SunJSON {
+  /// Writes `days` days from `first`.
+  static func write(
+    days: Int, from first: CivilDate, calculator: SolarCalculator, zone: ZoneRules, events: [SolarEvent]
+  ) {
+    var zoneBytes: [UInt8] = []
+    JSON.string(zone.name).write(to: &zoneBytes)
+    let keys = events.map { event -> [UInt8] in
+      var key: [UInt8] = [0x2C]
+      JSON.string(event.description).write(to: &key)
+      key.append(0x3A)
+      return key
+    }
+    for i in 0..<days {
+      let day = calculator.day(first.adding(days: i), in: zone, events: events)
+      ByteText.append("{\"date\":\"")
+      ByteText.append(date: day.date)
+      ByteText.append("\",\"timezone\":")
+      Output.buffer.append(contentsOf: zoneBytes)
+      var polar: [(Int, SolarDay.Absence)] = []
+      var twice = false
+      for (k, event) in events.enumerated() {
+        Output.buffer.append(contentsOf: keys[k])
+        switch day[event] {
+        case .at(let t)?:
+          Output.buffer.append(0x22)
+          ByteText.append(iso8601: t)
+          Output.buffer.append(0x22)
+          if day.occurrences(of: event).count > 1 { twice = true }
+        case .never(let why)?:
+          ByteText.append("null")
+          polar.append((k, why))
+        case nil:
+          ByteText.append("null")
+        }
+      }
+      ByteText.append(",\"polar\":{")
+      for (n, (k, why)) in polar.enumerated() {
+        if n > 0 { Output.buffer.append(0x2C) }
+        Output.buffer.append(contentsOf: keys[k].dropFirst())
+        ByteText.append(jsonString: why.rawValue)
+      }
+      ByteText.append("}")
+      if twice { also(day, events) }
+      ByteText.append("}\n")
+      if Output.buffer.count >= Output.capacity { Output.flush() }
+    }
+  }
+
+  /// `,"also":{"event":[...]}`: the later occurrences of events that happen twice that day.
+  static func also(_ day: SolarDay, _ events: [SolarEvent]) {
+    var o = JSONObject()
+    for event in events where day.occurrences(of: event).count > 1 {
+      o[event.description] = .array(day.occurrences(of: event).dropFirst().map { .string($0.iso8601()) })
+    }
+    ByteText.append(",\"also\":")
+    JSON.object(o).write(to: &Output.buffer)
+  }
+}
