@@ -5,7 +5,7 @@ import LocCore
 /// timestamps: each advertisement is released when as much time has passed (divided by
 /// `speed`) as separates it from the first. With `locd --clock replay` the capture's times
 /// are the engine's clock. Advertisements are never logged above debug (docs/PRIVACY.md).
-public final class BeaconReplaySource: FixSource {
+public final class BeaconReplaySource: FixSource, PacedPlayback {
   public let id: SourceID
   let path: String
   let speed: SourceURI.Speed
@@ -82,26 +82,10 @@ public final class BeaconReplaySource: FixSource {
       fail("\(path): no beacon advertisements (\(counters))")
       return
     }
-    do {
-      timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 1000) { [weak self] in self?.tick() }
-    } catch {
-      fail("timer: \(error)")
-      return
-    }
-    beginRound()
+    startPlaying()
   }
 
-  public func stop() {
-    timer?.cancel()
-    timer = nil
-  }
-
-  func fail(_ why: String) {
-    state = .failed
-    lastError = why
-    sink.log(.error, "source \(uri) failed: \(why)")
-    sink.update(snapshot, true)
-  }
+  public func stop() { stopPlaying() }
 
   /// Microseconds from the first advertisement to advertisement `n` (never negative).
   func offset(_ n: Int) -> Int64 {

@@ -14,7 +14,7 @@ import LocCore
 /// recording one day later than round 1, and so on, so a replay's time never goes back and
 /// daily timers fire again every round. `pause()` holds it (flow control) and `resume()`
 /// goes on where it stopped, the pacing moved by the time paused.
-public final class ReplaySource: FixSource {
+public final class ReplaySource: FixSource, PacedPlayback {
   public let id: SourceID
   let path: String
   let speed: SourceURI.Speed
@@ -124,26 +124,10 @@ public final class ReplaySource: FixSource {
       return
     }
     roundShift = ReplaySource.roundShift(span: last.offset)
-    do {
-      timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 1000) { [weak self] in self?.tick() }
-    } catch {
-      fail("timer: \(error)")
-      return
-    }
-    beginRound()
+    startPlaying()
   }
 
-  public func stop() {
-    timer?.cancel()
-    timer = nil
-  }
-
-  func fail(_ why: String) {
-    state = .failed
-    lastError = why
-    sink.log(.error, "source \(uri) failed: \(why)")
-    sink.update(snapshot, true)
-  }
+  public func stop() { stopPlaying() }
 
   /// Splits the file into lines and cycles (lines sharing a time of day; untimed lines
   /// join the cycle they follow), and computes each cycle's offset from the first.
