@@ -99,7 +99,11 @@ struct SquattingTests {
     try reader.helloAll()
     try reader.send(0, .subscribe([.location]), id: .number(1))
     try reader.send(0, .status, id: .number(2))
-    guard case .reply(_, let status) = try reader.message(0, { $0.isReply(to: 2) }) else { return }
+    let reply = try reader.message(0, { $0.isReply(to: 2) })
+    guard case .reply(_, let status) = reply else {
+      Issue.record("expected the status reply, got \(reply)")
+      return
+    }
     #expect(
       try StatusView(json: status, path: WirePath()).position.position?.coordinate.latitude.value == 48.8566)
     // The group leaves the configuration; before, the open session kept reading.
@@ -110,7 +114,10 @@ struct SquattingTests {
       if case .event(let e) = m, case .accessChanged = e.data { return true }
       return false
     }
-    guard case .event(let event) = changed, case .accessChanged(let change) = event.data else { return }
+    guard case .event(let event) = changed, case .accessChanged(let change) = event.data else {
+      Issue.record("expected an access-changed event, got \(changed)")
+      return
+    }
     #expect(change.from == .read)
     #expect(change.to == .none)
     #expect(change.unsubscribed == [.location])
