@@ -63,7 +63,7 @@ import Testing
         "/etc/locd/locd.conf:3: Socket= must be an absolute path, not 'relative'",
         "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
         "/etc/locd/locd.conf:6: unknown section [Nope]",
-        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)",
+        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial, bluez)",
         "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
       ])
     #expect(c.socketPath == DaemonConfig().socketPath)
@@ -83,6 +83,7 @@ import Testing
     ("serial:/dev/ttyUSB0", "serial:/dev/ttyUSB0?baud=auto"),
     ("replay:/a/b.log?speed=10&loop=1", "replay:/a/b.log?speed=10&loop=1"),
     ("replay:rel.log", "replay:rel.log?speed=1&loop=0"),
+    ("bluez:", "bluez:"), ("bluez:hci1", "bluez:hci1"),
   ])
   func sourceURIsRoundTrip(_ input: String, _ normalised: String) throws {
     #expect(try SourceURI(parsing: input).description == normalised)
@@ -93,6 +94,7 @@ import Testing
     "serial:/dev/ttyUSB0?baud=1234", "replay:", "replay:/x?speed=0", "replay:/x?speed=fast",
     "replay:/x?loop=yes",
     "replay:/x?foo=1", "gpsd://h?nmea", "http://x", "nmea+tcp://:10110", "gpsd://:2947",
+    "bluez:hci", "bluez:usb0", "bluez:hci0/dev", "bluez:hci123456", "bluez:?x=1",
   ])
   func sourceURIsRejected(_ input: String) {
     #expect(throws: SourceURI.ParseError.self) { try SourceURI(parsing: input) }

@@ -31,6 +31,9 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   case nmeaUDP(address: String, port: Int)
   /// `serial:/dev/ttyUSB0?baud=auto|N`: a receiver on a serial line.
   case serial(path: String, baud: Baud)
+  /// `bluez:` (BlueZ's default adapter) or `bluez:hciN`: beacon advertisements that BlueZ
+  /// reports on the system bus (docs/BEACONS.md, "The bluez: source").
+  case bluez(adapter: String?)
 
   /// The address listening sources bind when the URI gives none (`nmea+udp://:10110`):
   /// loopback, so nothing is exposed to the network unless asked for.
@@ -70,9 +73,21 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       let (host, port) = try parts.hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaUDP(address: host, port: port)
     case "serial": self = try SourceURI.serial(&parts)
+    case "bluez":
+      try parts.checkQuery([])
+      guard !parts.rest.isEmpty else {
+        self = .bluez(adapter: nil)
+        return
+      }
+      // BlueZ names adapters hciN after the kernel's index (/org/bluez/hciN).
+      let digits = parts.rest.dropFirst(3)
+      guard parts.rest.hasPrefix("hci"), !digits.isEmpty, digits.count <= 5,
+        digits.allSatisfy({ $0.isASCII && $0.isNumber })
+      else { throw parts.fail("expected bluez: or bluez:hciN") }
+      self = .bluez(adapter: parts.rest)
     default:
       throw parts.fail(
-        "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial)")
+        "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial, bluez)")
     }
   }
 
@@ -113,8 +128,10 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
 
   /// Whether the source gives beacon advertisements rather than fixes.
   public var isBeaconSource: Bool {
-    if case .beaconReplay = self { return true }
-    return false
+    switch self {
+    case .beaconReplay, .bluez: return true
+    default: return false
+    }
   }
 
   /// The URI, normalised.
@@ -140,6 +157,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       case .auto: return "serial:\(path)?baud=auto"
       case .fixed(let n): return "serial:\(path)?baud=\(n)"
       }
+    case .bluez(let adapter): return "bluez:\(adapter ?? "")"
     }
   }
 }
@@ -151,7 +169,9 @@ extension SourceURI {
   /// send to, is `localUsers`; anything bound to or reached over another address is `network`.
   public var trust: SourceTrust {
     switch self {
-    case .replay, .beaconReplay, .serial: return .system
+    // BlueZ is root's daemon on the system bus; what it reports comes from radios in range,
+    // but a beacon source gives no fixes, so its trust ranks nothing.
+    case .replay, .beaconReplay, .serial, .bluez: return .system
     case .gpsd(let host, _, _), .nmeaTCP(let host, _):
       return SourceURI.isLoopback(host) ? .system : .network
     case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):

@@ -242,7 +242,8 @@ public final class Daemon {
           self.execute(self.simulated.advance(&self.engine, to: advertisement.time).map(\.effect))
         }
         self.feed(.beaconHeard(advertisement.sighting, source: id))
-      })
+      },
+      sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) })
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = makeSource(uri, id, loop, sink) else {

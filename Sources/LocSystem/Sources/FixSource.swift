@@ -1,7 +1,7 @@
 import LocCore
 
 /// A running source of fixes (replay file, gpsd, NMEA socket, serial line) or of beacon
-/// advertisements (a btsnoop replay). Sources live on the event loop and report through
+/// advertisements (a btsnoop replay, BlueZ). Sources live on the event loop and report through
 /// their sink; they retry on their own.
 public protocol FixSource: AnyObject {
   /// Which configured source this is.
@@ -37,16 +37,21 @@ public struct SourceSink {
   public var log: (LogLevel, String) -> Void
   /// A beacon advertisement was heard (beacon sources only; never logged above debug).
   public var beacon: (BeaconAdvertisement, SourceID) -> Void
+  /// A beacon was heard now, without the advertisement's bytes (BlueZ reports properties,
+  /// not PDUs); never logged above debug.
+  public var sighting: (BeaconSighting, SourceID) -> Void
 
   /// A sink.
   public init(
     fix: @escaping (Fix, SourceID) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
     log: @escaping (LogLevel, String) -> Void,
-    beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in }
+    beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
+    sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in }
   ) {
     self.fix = fix
     self.update = update
     self.log = log
     self.beacon = beacon
+    self.sighting = sighting
   }
 }

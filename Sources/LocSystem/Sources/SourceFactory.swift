@@ -21,6 +21,8 @@ public enum SourceFactory {
       return NMEAUDPSource(id: id, address: address, port: port, loop: loop, sink: sink)
     case .serial(let path, let baud):
       return SerialSource(id: id, path: path, baud: baud, loop: loop, sink: sink)
+    case .bluez(let adapter):
+      return BlueZSource(id: id, adapter: adapter, loop: loop, sink: sink)
     }
   }
 }

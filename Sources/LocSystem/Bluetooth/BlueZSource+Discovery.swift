@@ -1,0 +1,162 @@
+import CSystemd
+import LocCore
+
+/// Discovery follows need: SetDiscoveryFilter and StartDiscovery while the engine wants
+/// scanning, StopDiscovery when it no longer does. One call at a time; after each answer the
+/// wish is checked again, so a request that starts and ends meanwhile costs no stray session.
+extension BlueZSource {
+  /// The filter locd sets before StartDiscovery (org.bluez.Adapter1.SetDiscoveryFilter):
+  /// LE only, and every advertisement reported even if its data did not change (BlueZ turns
+  /// duplicate filtering on once a filter is set unless DuplicateData says otherwise; ranging
+  /// needs every advertisement's RSSI).
+  static let discoveryFilter: [(String, BusMessage.Value)] = [
+    ("Transport", .string("le")), ("DuplicateData", .bool(true)),
+  ]
+
+  /// Starts or stops discovery to match what the engine wants, when BlueZ and the adapter
+  /// are there and no call is on its way.
+  func reconcileDiscovery() {
+    guard let bus, let adapterPath, phase == .ready, !callInFlight else { return }
+    if scanningWanted && !discovering {
+      guard adapterPowered else {
+        discoveryProblem =
+          "adapter \(adapterPath.dropFirst(11)) is powered off; discovery starts when it is on"
+        return
+      }
+      guard discoveryRetry == nil else { return }
+      startDiscovery(on: bus, adapterPath)
+    } else if !scanningWanted && discovering {
+      stopDiscovery(on: bus, adapterPath)
+    } else if !scanningWanted {
+      discoveryProblem = nil
+    }
+  }
+
+  private func startDiscovery(on bus: OpaquePointer, _ adapterPath: String) {
+    let epoch = self.epoch
+    callInFlight = true
+    do {
+      let message = try BusMessage.methodCall(
+        on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+        member: "SetDiscoveryFilter")
+      try message.appendProperties(Self.discoveryFilter)
+      try BusCall.call(on: bus, message) { [weak self] reply in
+        guard let self, self.epoch == epoch else { return }
+        if let problem = reply.errorText {
+          self.discoveryFailed("SetDiscoveryFilter", problem)
+          return
+        }
+        do {
+          try BusCall.call(
+            on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+            member: "StartDiscovery"
+          ) { [weak self] reply in
+            guard let self, self.epoch == epoch else { return }
+            self.started(reply)
+          }
+        } catch {
+          self.discoveryFailed("StartDiscovery", "\(error)")
+        }
+      }
+    } catch {
+      discoveryFailed("SetDiscoveryFilter", "\(error)")
+    }
+  }
+
+  private func started(_ reply: BusMessage) {
+    if let problem = reply.errorText {
+      discoveryFailed("StartDiscovery", problem)
+      return
+    }
+    callInFlight = false
+    discovering = true
+    discoveryProblem = nil
+    counters.discoveryStarts += 1
+    log(.info, "discovery started (LE, every advertisement)")
+    report()
+    reconcileDiscovery()
+  }
+
+  private func stopDiscovery(on bus: OpaquePointer, _ adapterPath: String) {
+    let epoch = self.epoch
+    callInFlight = true
+    do {
+      try BusCall.call(
+        on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+        member: "StopDiscovery"
+      ) { [weak self] reply in
+        guard let self, self.epoch == epoch else { return }
+        self.callInFlight = false
+        // Whatever the answer, locd's session is over: BlueZ answers an error only when
+        // there was none to stop (org.bluez.Error.Failed "No discovery started").
+        self.discovering = false
+        self.counters.discoveryStops += 1
+        if let problem = reply.errorText {
+          self.counters.discoveryErrors += 1
+          self.log(.notice, "StopDiscovery: \(problem), ignoring")
+        } else {
+          self.log(.info, "discovery stopped")
+        }
+        self.report()
+        self.reconcileDiscovery()
+      }
+    } catch {
+      callInFlight = false
+      discovering = false
+      counters.discoveryErrors += 1
+      log(.notice, "cannot send StopDiscovery: \(error), ignoring")
+    }
+  }
+
+  /// A call to start discovery failed: said in status, tried again a little later.
+  private func discoveryFailed(_ call: String, _ problem: String) {
+    callInFlight = false
+    counters.discoveryErrors += 1
+    discoveryProblem = "\(call) failed: \(problem); trying again"
+    log(
+      .warning, "\(call) failed: \(problem); trying again in \(Self.discoveryRetryMicroseconds / 1_000_000) s"
+    )
+    if discoveryRetry == nil {
+      discoveryRetry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
+        guard let self else { return }
+        self.discoveryRetry = nil
+        self.reconcileDiscovery()
+      }
+    }
+    discoveryRetry?.arm(atMicroseconds: loop.monotonicMicroseconds + Self.discoveryRetryMicroseconds)
+    report()
+  }
+}
+
+extension BusMessage {
+  /// A new method call, to be filled before it is sent (sd_bus_message_new_method_call(3)).
+  static func methodCall(
+    on bus: OpaquePointer, destination: String, path: String, interface: String, member: String
+  ) throws(Errno) -> BusMessage {
+    var m: OpaquePointer? = nil
+    let r = sd_bus_message_new_method_call(bus, &m, destination, path, interface, member)
+    guard r >= 0, let m else { throw Errno(call: "sd_bus_message_new_method_call \(member)", code: -r) }
+    return BusMessage(adopting: m)
+  }
+}
+
+extension BusCall {
+  /// Sends the method call `message` (built with `BusMessage.methodCall`); `done` gets the
+  /// reply, which may be an error. Throws when it cannot be sent; `done` is then never called.
+  static func call(on bus: OpaquePointer, _ message: BusMessage, done: @escaping (BusMessage) -> Void)
+    throws(Errno)
+  {
+    let pending = Unmanaged.passRetained(Pending(done))
+    let sent = sd_bus_call_async(
+      bus, nil, message.raw,
+      { reply, userdata, _ in
+        let pending = Unmanaged<Pending>.fromOpaque(userdata!).takeRetainedValue()
+        if let reply { pending.done(BusMessage(retaining: reply)) }
+        return 0
+      }, pending.toOpaque(), 0)
+    if sent < 0 {
+      pending.release()
+      throw Errno(call: "sd_bus_call_async", code: -sent)
+    }
+  }
+}
