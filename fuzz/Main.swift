@@ -14,6 +14,7 @@ let fuzzTargets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> Int32] = [
   "json": fuzzJSON,
   "btsnoop": fuzzBTSnoop,
   "advertising": fuzzAdvertising,
+  "bluez": fuzzBlueZ,
   "wire": fuzzWireRequest,
 ]
 

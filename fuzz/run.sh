@@ -9,6 +9,8 @@
 #   btsnoop      beacon decoding from btsnoop captures (fuzz/FuzzBTSnoop.swift, fuzz/corpus-btsnoop)
 #   advertising  HCI advertising reports, AD structures, beacon frames (fuzz/FuzzAdvertising.swift,
 #                fuzz/corpus-advertising)
+#   bluez        Device1 announcements, property changes and removals into the bluez: source's
+#                device table (fuzz/FuzzBlueZ.swift, fuzz/corpus-bluez)
 #   wire         the socket protocol: WireRequest.decode and ServerMessage.decode
 #                (fuzz/FuzzWireRequest.swift, fuzz/corpus-wire)
 # Usage: fuzz/run.sh [TARGET...]
@@ -88,6 +90,28 @@ for path in files:
 PY
 }
 
+# Seeds for the bluez target (the encoding in fuzz/FuzzBlueZ.swift): a device announced with
+# an address, an RSSI and an iBeacon or AltBeacon frame of the fixtures' UUID, then changed,
+# invalidated, cut short and removed.
+seed_bluez() {
+  python3 - "$1" <<'PY'
+import sys
+out = sys.argv[1]
+uuid = bytes.fromhex("494e54454c4c495f524f434b535f4857")
+ibeacon = bytes([0x4C, 0x00, 23, 0x02, 0x15]) + uuid + bytes([0x50, 0x75, 0xF2, 0xFF, 0xC2])
+altbeacon = bytes([0x18, 0x01, 24, 0xBE, 0xAC]) + uuid + bytes([0, 1, 0, 2, 0xC5, 0x00])
+address = bytes([0, 0xA4, 0xC1, 0x38, 0xEC, 0x0B, 0x03])
+seeds = {
+  "added": bytes([0x00, 3]) + address + bytes([1, 0xBE, 3, 1]) + ibeacon,
+  "changed": bytes([0x00, 2]) + address + bytes([3, 1]) + altbeacon + bytes([0x01, 1, 1, 0xC0, 0x01, 1, 2]),
+  "cut": bytes([0x04, 3]) + address + bytes([1, 0xC0, 3, 2]) + ibeacon[:12],
+  "removed": bytes([0x00, 3]) + address + bytes([1, 0xBE, 3, 1]) + ibeacon + bytes([0x02, 0x01, 1, 1, 0xB0, 0x03]),
+}
+for name, blob in seeds.items():
+    open("%s/%s" % (out, name), "wb").write(blob)
+PY
+}
+
 # Seeds: the request and message lines of PROTOCOL.md's examples, one per file.
 seed_wire() {
   grep -h '^{"' docs/PROTOCOL.md | split -l 1 -a 3 - "$1/doc-"
@@ -114,6 +138,7 @@ fuzz_one() {
     json) seed_json "$work/seed" ;;
     btsnoop | advertising) seed_beacons "$name" "$work/seed" ;;
     wire) seed_wire "$work/seed" ;;
+    bluez) seed_bluez "$work/seed" ;;
   esac
 
   echo "fuzz: $name for $seconds s from $(ls "$corpus" | wc -l) corpus inputs and $(ls "$work/seed" | wc -l) seeds"
