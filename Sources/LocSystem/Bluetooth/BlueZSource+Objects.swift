@@ -77,10 +77,14 @@ extension BlueZSource {
     reconcileDiscovery()
   }
 
-  /// Whether `path` is a device of the adapter in use.
+  /// Whether `path` is a device of the adapter in use (`ADAPTER/NAME`, one level below it).
   func isOurs(_ path: String) -> Bool {
     guard let adapterPath else { return false }
-    return path.hasPrefix(adapterPath + "/") && !path.dropFirst(adapterPath.count + 1).contains("/")
+    let p = path.utf8
+    let a = adapterPath.utf8
+    guard p.count > a.count + 1, p.starts(with: a) else { return false }
+    let rest = p.dropFirst(a.count)
+    return rest.first == UInt8(ascii: "/") && !rest.dropFirst().contains(UInt8(ascii: "/"))
   }
 
   private func deviceAdded(_ path: String, _ properties: Properties) {
@@ -114,7 +118,10 @@ extension BlueZSource {
   }
 
   /// Whether `m` comes from BlueZ as it is now.
-  private func fromBlueZ(_ m: BusMessage) -> Bool { owner != nil && m.sender == owner }
+  private func fromBlueZ(_ m: BusMessage) -> Bool {
+    guard let owner else { return false }
+    return m.isFrom(owner)
+  }
 
   /// InterfacesAdded(o, a{sa{sv}}): a device of the adapter, or the adapter awaited.
   func interfacesAdded(_ m: BusMessage) {
@@ -160,42 +167,50 @@ extension BlueZSource {
     }
   }
 
-  /// PropertiesChanged(s, a{sv}, as) of a device of the adapter, or of the adapter.
+  /// PropertiesChanged(s, a{sv}, as) of a device of the adapter, or of the adapter. With
+  /// DuplicateData this comes for every advertisement: a device's are read straight into
+  /// table changes, skipping the properties that do not matter here.
   func propertiesChanged(_ m: BusMessage) {
     guard fromBlueZ(m), phase == .ready, let path = m.path else { return }
-    let interface: String
-    let changed: Properties
-    let invalidated: [String]
     do {
-      interface = try m.readText()
-      guard interface == Self.deviceInterface || interface == Self.adapterInterface else { return }
-      changed = try m.readProperties()
-      invalidated = try m.readStrings()
+      let interface = try m.readText()
+      if interface == Self.deviceInterface, isOurs(path) {
+        var found: Properties = [:]
+        try m.forEachProperty { name throws(Errno) in
+          if name == "RSSI" || name == "ManufacturerData" || name == "Address" {
+            found[name] = try m.readPropertyValue()
+          } else {
+            try m.skipVariant()
+          }
+        }
+        if let sighting = devices.changed(path, changes(found, invalidated: try m.readStrings())) {
+          sink.sighting(sighting, id)
+        }
+      } else if interface == Self.adapterInterface, path == adapterPath {
+        adapterChanged(path, try m.readProperties())
+      }
     } catch {
       counters.badMessages += 1
-      return
     }
-    if interface == Self.deviceInterface, isOurs(path) {
-      if let sighting = devices.changed(path, changes(changed, invalidated: invalidated)) {
-        sink.sighting(sighting, id)
-      }
-    } else if interface == Self.adapterInterface, path == adapterPath, case .bool(let on) = changed["Powered"]
-    {
-      let was = adapterPowered
-      adapterPowered = on
-      if on && !was {
-        log(.info, "adapter \(path.dropFirst(11)) powered on")
-        discoveryRetry?.cancel()
-        discoveryRetry = nil
-        reconcileDiscovery()
-      } else if !on && was {
-        // BlueZ ends every discovery session when the adapter powers off.
-        log(.notice, "adapter \(path.dropFirst(11)) powered off")
-        epoch += 1
-        discovering = false
-        callInFlight = false
-      }
-      report()
+  }
+
+  /// PropertiesChanged of the adapter: Powered.
+  private func adapterChanged(_ path: String, _ changed: Properties) {
+    guard case .bool(let on) = changed["Powered"] else { return }
+    let was = adapterPowered
+    adapterPowered = on
+    if on && !was {
+      log(.info, "adapter \(path.dropFirst(11)) powered on")
+      discoveryRetry?.cancel()
+      discoveryRetry = nil
+      reconcileDiscovery()
+    } else if !on && was {
+      // BlueZ ends every discovery session when the adapter powers off.
+      log(.notice, "adapter \(path.dropFirst(11)) powered off")
+      epoch += 1
+      discovering = false
+      callInFlight = false
     }
+    report()
   }
 }

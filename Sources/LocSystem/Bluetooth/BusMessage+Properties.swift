@@ -106,14 +106,30 @@ extension BusMessage {
   /// Reads `a{sv}`.
   func readProperties() throws(Errno) -> [String: PropertyValue] {
     var properties: [String: PropertyValue] = [:]
+    try forEachProperty { name throws(Errno) in properties[name] = try readPropertyValue() }
+    return properties
+  }
+
+  /// Reads `a{sv}` entry by entry: `body` gets each name and must read its value
+  /// (`readPropertyValue`) or skip it (`skipVariant`).
+  func forEachProperty(_ body: (String) throws(Errno) -> Void) throws(Errno) {
     try enter(Code.array, "{sv}")
     while try Syscall.systemd("enter {sv}", sd_bus_message_enter_container(raw, Code.dictEntry, "sv")) > 0 {
-      let name = try readText()
-      properties[name] = try readPropertyValue()
+      try body(try readText())
       try exit()
     }
     try exit()
-    return properties
+  }
+
+  /// Skips one `v`.
+  func skipVariant() throws(Errno) {
+    _ = try Syscall.systemd("sd_bus_message_skip", sd_bus_message_skip(raw, "v"))
+  }
+
+  /// Whether the sender is `name` (a unique name), without making a string of it.
+  func isFrom(_ name: String) -> Bool {
+    guard let sender = sd_bus_message_get_sender(raw) else { return false }
+    return name.withCString { strcmp($0, sender) == 0 }
   }
 
   /// Reads `as`.
