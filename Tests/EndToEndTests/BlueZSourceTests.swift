@@ -264,4 +264,35 @@ import Testing
     #expect(try Self.wait { try rig.bluez.discoveryCalls("hci0").last == "StopDiscovery" })
     #expect(locd.stop() == 0)
   }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns org.bluez, which the policy gives root only"),
+    .enabled(if: BlueZStandIn.installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func aPoweredOffAdapterAndAFailingStartDiscoveryAreWaitedOut() throws {
+    let rig = try Rig()
+    let locd = rig.locd
+    defer { locd.stop() }
+    _ = try locd.waitForStatus { $0.sourceState() == .known(.connected) }
+    try rig.bluez.setPowered("hci0", false)
+    let ranging = try Watcher(locd, ["range", Self.uuid])
+    defer { ranging.stop() }
+    // Powered off: no call, and status says why.
+    var status = try locd.waitForStatus { $0.sources.first?.lastError?.contains("powered off") == true }
+    #expect(status.sourceState() == .known(.connected) && status.counters()["discovering"] == 0)
+    #expect(try rig.bluez.discoveryCalls("hci0") == [])
+    // Powered on, but the controller is not ready: the error is counted and shown, and the
+    // start is tried again (5 s later) until it works.
+    try rig.bluez.failStartDiscovery("hci0", true)
+    try rig.bluez.setPowered("hci0", true)
+    status = try locd.waitForStatus { $0.counters()["discoveryErrors"] == 1 }
+    #expect(status.sources.first?.lastError?.contains("org.bluez.Error.NotReady") == true)
+    #expect(try rig.bluez.discoveryCalls("hci0") == ["SetDiscoveryFilter", "StartDiscovery"])
+    try rig.bluez.failStartDiscovery("hci0", false)
+    status = try locd.waitForStatus(timeout: 15) { $0.counters()["discovering"] == 1 }
+    #expect(status.sources.first?.lastError == nil && status.counters()["discoveryStarts"] == 1)
+    #expect(
+      try rig.bluez.discoveryCalls("hci0") == [
+        "SetDiscoveryFilter", "StartDiscovery", "SetDiscoveryFilter", "StartDiscovery",
+      ])
+  }
 }

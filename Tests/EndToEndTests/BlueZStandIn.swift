@@ -140,6 +140,26 @@ final class BlueZStandIn {
       ] + Self.manufacturerWords(data) + ["as", "0"])
   }
 
+  /// Powers adapter `name` on or off (Properties.Set of Powered: the stand-in stores it and
+  /// signals PropertiesChanged, as BlueZ does).
+  func setPowered(_ adapter: String, _ on: Bool) throws {
+    try call(
+      "/org/bluez/\(adapter)", "org.freedesktop.DBus.Properties", "Set",
+      ["ssv", "org.bluez.Adapter1", "Powered", "b", on ? "true" : "false"])
+  }
+
+  /// Makes adapter `name`'s StartDiscovery answer as BlueZ does when the controller is not
+  /// ready (org.bluez.Error.NotReady), or work again.
+  func failStartDiscovery(_ adapter: String, _ fail: Bool) throws {
+    let code =
+      fail
+      ? "raise dbus.exceptions.DBusException('Resource Not Ready', name='org.bluez.Error.NotReady')"
+      : "self.props['org.bluez.Adapter1']['Discovering'] = True"
+    try call(
+      "/org/bluez/\(adapter)", "org.freedesktop.DBus.Mock", "AddMethod",
+      ["sssss", "org.bluez.Adapter1", "StartDiscovery", "", "", code])
+  }
+
   /// Adapter1.RemoveDevice: the device object goes, with InterfacesRemoved.
   func removeDevice(_ adapter: String, _ path: String) throws {
     try call("/org/bluez/\(adapter)", "org.bluez.Adapter1", "RemoveDevice", ["o", path])
