@@ -317,8 +317,11 @@ public final class BlueZSource: FixSource {
     teardown()
     let delay = backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
     let retryAt = loop.now.adding(seconds: Double(delay) / 1_000_000)
+    // One warning per outage; the retries after it at debug level.
+    let first: Bool
+    if case .disconnected = phase { first = false } else { first = true }
     phase = .disconnected(why, retryAt: retryAt)
-    log(.warning, "\(why); trying again in \(delay / 1_000_000) s")
+    log(first ? .warning : .debug, "\(why); trying again in \(delay / 1_000_000) s")
     if reconnectTimer == nil {
       reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
         self?.start()
