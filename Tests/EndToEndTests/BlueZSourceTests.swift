@@ -16,6 +16,10 @@ import Testing
   /// at −50 dBm 0.35 m (immediate), at −45 dBm 0.2 m, at −75 dBm 6.3 m (docs/BEACONS.md).
   static let frameA = BlueZStandIn.iBeacon(uuid, major: 1, minor: 1, power: -59)
   static let frameB = BlueZStandIn.iBeacon(uuid, major: 1, minor: 2, power: -59)
+  /// An AltBeacon of the same UUID (company 0x0118, Radius Networks, who wrote the spec),
+  /// reference RSSI −59 dBm: at −60 dBm 1.1 m (near).
+  static let c = "c0:ff:ee:00:00:03"
+  static let frameC = BlueZStandIn.altBeacon(uuid, company: 0x0118, major: 1, minor: 3, power: -59)
 
   /// A bus, the stand-in with adapter hci0, and locd with `bluez:`.
   struct Rig {
@@ -138,23 +142,28 @@ import Testing
     status = try locd.waitForStatus { $0.counters()["discovering"] == 1 }
     #expect(status.beacons?.scanning == true)
 
-    // B appears through InterfacesAdded, close (−50 dBm); A advertises far away (−70 dBm).
+    // B appears through InterfacesAdded, close (−50 dBm), and C, an AltBeacon, at −60 dBm;
+    // A advertises far away (−70 dBm).
     let pathA = BlueZStandIn.path("hci0", Self.a)
     let pathB = try rig.bluez.addDevice("hci0", Self.b, rssi: -50, data: Self.frameB)
+    let pathC = try rig.bluez.addDevice("hci0", Self.c, rssi: -60, data: Self.frameC)
     let first = try Self.keep(
       {
         try rig.bluez.advertise(pathA, rssi: -70, data: Self.frameA)
         try rig.bluez.advertise(pathB, rssi: -50, data: Self.frameB)
-      }, until: { ranging.lists.last == ["1:2 immediate", "1:1 far"] })
+        try rig.bluez.advertise(pathC, rssi: -60, data: Self.frameC)
+      }, until: { ranging.lists.last == ["1:2 immediate", "1:3 near", "1:1 far"] })
     #expect(first, "lists: \(ranging.lists)")
-    #expect(try locd.status().counters()["devices"] == 2)
+    status = try locd.status()
+    #expect(status.counters()["devices"] == 3 && status.counters()["altbeacon"] ?? 0 >= 1)
 
     // RSSI changes reorder the list once the 5 s medians have moved: A close, B far.
     let reordered = try Self.keep(
       {
         try rig.bluez.advertise(pathA, rssi: -45, data: Self.frameA)
         try rig.bluez.advertise(pathB, rssi: -75, data: Self.frameB)
-      }, until: { ranging.lists.last == ["1:1 immediate", "1:2 far"] })
+        try rig.bluez.advertise(pathC, rssi: -60, data: Self.frameC)
+      }, until: { ranging.lists.last == ["1:1 immediate", "1:3 near", "1:2 far"] })
     #expect(reordered, "lists: \(ranging.lists)")
 
     // The client goes: StopDiscovery, and nothing more.

@@ -96,6 +96,16 @@ final class BlueZStandIn {
     )
   }
 
+  /// An AltBeacon frame as BlueZ gives it (github.com/AltBeacon/spec v1.0): any company id
+  /// (the key), then beacon code 0xBE 0xAC, a 20-byte id (read as UUID, major, minor), the
+  /// reference RSSI and a manufacturer-reserved byte.
+  static func altBeacon(_ uuid: String, company: UInt16, major: UInt16, minor: UInt16, power: Int8) -> (
+    UInt16, [UInt8]
+  ) {
+    let id = iBeacon(uuid, major: major, minor: minor, power: 0).1[2..<22]
+    return (company, [0xBE, 0xAC] + id + [UInt8(bitPattern: power), 0x00])
+  }
+
   /// busctl's words for a ManufacturerData value (`a{qv}` with one `ay`).
   static func manufacturerWords(_ data: (UInt16, [UInt8])) -> [String] {
     ["a{qv}", "1", "\(data.0)", "ay", "\(data.1.count)"] + data.1.map { "\($0)" }
