@@ -112,10 +112,12 @@ extension BlueZSource {
   private func discoveryFailed(_ call: String, _ problem: String) {
     callInFlight = false
     counters.discoveryErrors += 1
-    discoveryProblem = "\(call) failed: \(problem); trying again"
+    let text = "\(call) failed: \(problem); trying again"
+    // A warning when the problem is new; the same one again at debug level.
     log(
-      .warning, "\(call) failed: \(problem); trying again in \(Self.discoveryRetryMicroseconds / 1_000_000) s"
-    )
+      text == discoveryProblem ? .debug : .warning,
+      "\(call) failed: \(problem); trying again in \(Self.discoveryRetryMicroseconds / 1_000_000) s")
+    discoveryProblem = text
     if discoveryRetry == nil {
       discoveryRetry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
         guard let self else { return }
