@@ -7,6 +7,10 @@ import LocCore
 struct ByteText {
   /// Bytes not yet handed to `Output`.
   var bytes: [UInt8] = []
+  /// The UTC day (since the epoch) of the last instant written to the second, and its date:
+  /// a day's events mostly share their date, which is then converted once.
+  private var lastDay = Int64.min
+  private var lastDate = CivilDate(daysSinceEpoch: 0)
 
   init() {
     bytes.reserveCapacity(Output.capacity + 4096)
@@ -55,6 +59,27 @@ struct ByteText {
   @inline(__always)
   mutating func append(iso8601 t: Instant, fractionDigits: Int = 0) {
     t.writeISO8601(fractionDigits: fractionDigits, to: &bytes)
+  }
+
+  /// Appends an instant to the second, `2026-06-21T19:52:10Z` (truncated), as
+  /// `Instant.iso8601()` writes it.
+  mutating func append(iso8601Seconds t: Instant) {
+    let us = t.microsecondsSinceEpoch
+    let day = us >= 0 ? us / 86_400_000_000 : -((-us + 86_399_999_999) / 86_400_000_000)
+    if day != lastDay {
+      lastDay = day
+      lastDate = CivilDate(daysSinceEpoch: Int(day))
+    }
+    guard (0...9999).contains(lastDate.year) else { return append(iso8601: t) }
+    let secs = Int((us - day * 86_400_000_000) / 1_000_000)
+    append(date: lastDate)
+    bytes.append(0x54)
+    append(twoDigits: secs / 3600)
+    bytes.append(0x3A)
+    append(twoDigits: secs / 60 % 60)
+    bytes.append(0x3A)
+    append(twoDigits: secs % 60)
+    bytes.append(0x5A)
   }
 
   /// Appends a JSON value.

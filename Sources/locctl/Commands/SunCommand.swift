@@ -189,9 +189,17 @@ enum SunJSON {
     }
     var out = ByteText()
     var polar: [(Int, SolarDay.Absence)] = []
-    for i in 0..<days {
+    // Each local day runs from its first instant to the next day's (`ZoneRules.localDay`),
+    // and each day's start is found once.
+    var date = first
+    var start = zone.startOfDay(date)
+    for _ in 0..<days {
+      let next = date.adding(days: 1)
+      let nextStart = zone.startOfDay(next)
       // The day holds the events in the order asked: entry k is events[k].
-      let day = calculator.day(first.adding(days: i), in: zone, events: events)
+      let day = calculator.day(date, interval: start..<max(start, nextStart), events: events)
+      date = next
+      start = nextStart
       out.append("{\"date\":\"")
       out.append(date: day.date)
       out.append("\",\"timezone\":")
@@ -203,7 +211,7 @@ enum SunJSON {
         switch day[k].occurrence {
         case .at(let t):
           out.append(0x22)
-          out.append(iso8601: t)
+          out.append(iso8601Seconds: t)
           out.append(0x22)
           if !day.laterOccurrences(at: k).isEmpty { twice = true }
         case .never(let why):
