@@ -2,7 +2,9 @@
 # The offline commands as a user runs them: whole processes, wall time from exec to exit, on
 # the same input in the same run, RUNS runs each, medians and ratios (issue 16's targets:
 # tz - >= 5x tzfpy, sun over ten years >= 20x astral, decode >= 20x gpsdecode).
-#   tz:     1,000,000 LAT,LON lines (fixed seed) through `locctl tz -` and tzfpy's stream filter
+#   tz:     1,000,000 LAT,LON lines (fixed seed) through `locctl tz -` and tzfpy's stream filter;
+#           and the parsing alone (`locbench tzparse`: line splitting and the two numbers, no
+#           lookup, no output; CPU time, >= 10 M lines/s)
 #   sun:    `locctl sun --days 3660 --json` at Oslo and astral writing the same JSON lines
 #   decode: the fixture logs repeated to 1,000,000 sentences, `locctl decode --json` and gpsdecode
 set -eu
@@ -12,7 +14,8 @@ set -- tzfpy==2.1.1 astral==3.2
 . bench/venv.sh
 runs=${RUNS:-5}
 locctl=.build/release/locctl
-[ -x "$locctl" ] || { echo "offline: build first: make release"; exit 1; }
+locbench=.build/release/locbench
+[ -x "$locctl" ] && [ -x "$locbench" ] || { echo "offline: build first: make release"; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$PY" -c '
@@ -48,6 +51,7 @@ measure() {
 agree=$(paste -d' ' "$tmp/tz.locd" "$tmp/tz.tzfpy" | awk '$1 == $2 { n++ } END { print n + 0 }')
 tz_locd=$(measure tzl "$locctl tz - < $tmp/points.txt")
 tz_peer=$(measure tzp "$PY bench/tz_stream_tzfpy.py < $tmp/points.txt")
+tz_parse=$("$locbench" tzparse "$tmp/points.txt" --rounds "$runs" | awk '/^locd parse lines\/s/ { print $4 }')
 sun_locd=$(measure sunl "$locctl sun --at 59.9139,10.7522 --tz Europe/Oslo --date 2026-01-01 --days 3660 --json")
 sun_peer=$(measure sunp "$PY bench/sun_astral_days.py 59.9139,10.7522 2026-01-01 3660 Europe/Oslo")
 dec_locd=$(measure decl "$locctl decode --json $tmp/input.nmea 2>/dev/null")
@@ -61,6 +65,8 @@ echo "offline commands, whole process, wall time, median of $runs runs"
 awk -v a="$tz_locd" -v b="$tz_peer" -v same="$agree" 'BEGIN {
   printf "  tz -, 1000000 lines:   locctl %.3f s (%.1f M lines/s), tzfpy %.3f s: %.1fx (same zone on %d lines)\n",
     a, 1 / a, b, b / a, same }'
+awk -v r="$tz_parse" 'BEGIN {
+  printf "  tz - parsing alone:    %.1f M lines/s (locbench tzparse: split and scan, no lookup, CPU time)\n", r / 1e6 }'
 awk -v a="$sun_locd" -v b="$sun_peer" 'BEGIN {
   printf "  sun, 3660 days --json: locctl %.3f s, astral %.3f s: %.1fx\n", a, b, b / a }'
 if [ -n "$dec_peer" ]; then

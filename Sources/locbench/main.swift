@@ -33,6 +33,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   NMEABenchmark.self,
   DaemonBenchmark.self,
   TzBenchmark.self,
+  TzParseBenchmark.self,
   TimersBenchmark.self,
   BeaconsBenchmark.self,
   JSONBenchmark.self,

@@ -57,6 +57,12 @@ public struct SolarDay: Sendable, RandomAccessCollection {
     return (entry.event, entry.first.map { .at($0) } ?? .never(entry.absence))
   }
 
+  /// The occurrences after the first of the event at `index` (empty unless it happened twice):
+  /// for writers that walk the day by index and must not allocate per event.
+  public func laterOccurrences(at index: Int) -> [Instant] {
+    entries[index].more
+  }
+
   /// The events this day was computed for, in the order asked.
   public var events: [SolarEvent] { entries.map(\.event) }
 

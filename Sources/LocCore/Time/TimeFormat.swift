@@ -45,53 +45,65 @@ public enum TimeFormat {
   public static func distance(_ m: Meters) -> String {
     m.value >= 1000 ? "\((m.value / 100).rounded() / 10) km" : "\(Int(m.value.rounded())) m"
   }
+
+  /// Appends `value` (0 ≤ value < 10^width) as exactly `width` decimal digits.
+  @inline(__always)
+  static func put(_ value: Int, _ width: Int, _ out: inout [UInt8]) {
+    var divisor = 1
+    for _ in 1..<width { divisor *= 10 }
+    var v = value
+    while divisor > 0 {
+      out.append(UInt8(truncatingIfNeeded: 48 + v / divisor % 10))
+      v %= divisor
+      divisor /= 10
+    }
+  }
 }
 
 extension Instant {
   /// ISO-8601 in UTC: `2026-06-21T01:23:45Z`, or with `fractionDigits` (1...6) `…:45.123Z`.
   public func iso8601(fractionDigits: Int = 0) -> String {
-    let date = utcDate
-    let dayStart = Int64(date.daysSinceEpoch) * 86_400_000_000
-    let us = microsecondsSinceEpoch - dayStart
-    let secs = Int(us / 1_000_000)
-    // Digits written straight into a small buffer: this runs for every pushed event.
     var out: [UInt8] = []
     out.reserveCapacity(27)
-    func put(_ value: Int, _ width: Int) {
-      var divisor = 1
-      for _ in 1..<width { divisor *= 10 }
-      var v = value
-      while divisor > 0 {
-        out.append(UInt8(48 + v / divisor % 10))
-        v %= divisor
-        divisor /= 10
-      }
-    }
+    writeISO8601(fractionDigits: fractionDigits, to: &out)
+    return String(decoding: out, as: UTF8.self)
+  }
+
+  /// Appends `iso8601(fractionDigits:)`'s text to `out`: the commands that print a line per
+  /// input (`locctl sun --days`, `locctl decode`) write it straight into their output buffer.
+  public func writeISO8601(fractionDigits: Int = 0, to out: inout [UInt8]) {
+    let us = microsecondsSinceEpoch
+    let days = us >= 0 ? us / 86_400_000_000 : -((-us + 86_399_999_999) / 86_400_000_000)
+    let date = CivilDate(daysSinceEpoch: Int(days))
+    let ofDay = us - days * 86_400_000_000
+    let secs = Int(ofDay / 1_000_000)
     guard (0...9999).contains(date.year) else {
       // Outside four-digit years, the general (rare) path.
-      return
+      let text =
         "\(date)T\(TimeFormat.padded(secs / 3600, width: 2)):\(TimeFormat.padded(secs / 60 % 60, width: 2)):\(TimeFormat.padded(secs % 60, width: 2))Z"
+      out.append(contentsOf: text.utf8)
+      return
     }
-    put(date.year, 4)
+    // Digits written straight into the buffer: this runs for every pushed event.
+    TimeFormat.put(date.year, 4, &out)
     out.append(0x2D)
-    put(date.month, 2)
+    TimeFormat.put(date.month, 2, &out)
     out.append(0x2D)
-    put(date.day, 2)
+    TimeFormat.put(date.day, 2, &out)
     out.append(0x54)
-    put(secs / 3600, 2)
+    TimeFormat.put(secs / 3600, 2, &out)
     out.append(0x3A)
-    put(secs / 60 % 60, 2)
+    TimeFormat.put(secs / 60 % 60, 2, &out)
     out.append(0x3A)
-    put(secs % 60, 2)
+    TimeFormat.put(secs % 60, 2, &out)
     if fractionDigits > 0 {
       let digits = min(fractionDigits, 6)
-      var frac = Int(us % 1_000_000)
+      var frac = Int(ofDay % 1_000_000)
       for _ in 0..<(6 - digits) { frac /= 10 }
       out.append(0x2E)
-      put(frac, digits)
+      TimeFormat.put(frac, digits, &out)
     }
     out.append(0x5A)
-    return String(decoding: out, as: UTF8.self)
   }
 
   /// Parses ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS[.fff…]Z`, also with `+00:00`).

@@ -33,53 +33,91 @@ enum DecodeCommand {
     }
     let json = invocation.json
     var decoder = NMEADecoder(gpsdJSON: true)
-    let emit: (Fix) -> Void = { fix in
-      Output.write(json ? jsonLine(fix) : textLine(fix))
-      Output.append(0x0A)
-    }
+    // The lines go into a buffer of the command's own, one write per chunk read; the closures
+    // are literals so that the buffer is not boxed.
+    var out = ByteText()
     do {
-      try FileIO.forEachChunk(of: input) { chunk in
-        decoder.feed(chunk, emit)
+      try FileIO.forEachChunk(of: input, chunkSize: 1 << 18) { chunk in
+        decoder.feed(chunk) { fix in write(fix, json: json, to: &out) }
         // Written per chunk, so a live stream (gpspipe -r | locctl decode -) shows each fix
-        // as its epoch completes.
-        Output.flush()
+        // as its epoch completes (a read returns what has arrived, not a full chunk).
+        out.flush()
       }
     } catch {
+      out.flush()
       Output.flush()
       printError("locctl decode: cannot read \(path): \(error)")
       return ExitStatus.failure
     }
-    decoder.finish(emit)
+    decoder.finish { fix in write(fix, json: json, to: &out) }
+    out.flush()
     Output.flush()
     printError("decode: \(decoder.counters)")
     return ExitStatus.ok
   }
 
+  /// One line for `fix`.
+  static func write(_ fix: Fix, json: Bool, to out: inout ByteText) {
+    if json {
+      writeJSON(fix, to: &out)
+    } else {
+      out.bytes.append(contentsOf: textLine(fix).utf8)
+    }
+    out.append(0x0A)
+  }
+
   /// One object with gpsd's TPV names for what gpsd's TPV holds too; absent values are left
   /// out, as gpsd does. The horizontal accuracy is locd's 68 % radius, so it is `accuracy`, not
-  /// gpsd's 95 % `eph`; `hdop` is the receiver's.
-  static func jsonLine(_ fix: Fix) -> String {
-    var o = JSONObject()
-    o["class"] = .string("TPV")
-    o["time"] = .string(fix.time.iso8601(fractionDigits: 3))
-    o["mode"] = .int(fix.mode.rawValue)
+  /// gpsd's 95 % `eph`; `hdop` is the receiver's. Written member by member into `out`: the
+  /// bytes are those of the JSON writer for the same object (LocctlDecodeTests).
+  static func writeJSON(_ fix: Fix, to out: inout ByteText) {
+    out.append("{\"class\":\"TPV\",\"time\":\"")
+    out.append(iso8601: fix.time, fractionDigits: 3)
+    out.append("\",\"mode\":")
+    out.append(integer: fix.mode.rawValue)
     // Degrees as the daemon's fix objects carry them (the JSON writer's 15 significant
     // digits, so a fix decoded here equals the one locd pushes); metres and m/s to 3 decimals
     // and the track to 4, as gpsd prints them, without the binary noise of 13.600000000000001.
     if let c = fix.coordinate {
-      o["lat"] = .number(c.latitude.value)
-      o["lon"] = .number(c.longitude.value)
+      out.append(",\"lat\":")
+      out.append(json: .number(c.latitude.value))
+      out.append(",\"lon\":")
+      out.append(json: .number(c.longitude.value))
     }
-    if let a = fix.altitudeMSL { o["altMSL"] = .number(WireFormat.round(a.value, 3)) }
-    if let g = fix.geoidSeparation { o["geoidSep"] = .number(WireFormat.round(g.value, 3)) }
-    if let s = fix.speed { o["speed"] = .number(WireFormat.round(s.value, 3)) }
-    if let t = fix.course { o["track"] = .number(WireFormat.round(t.value, 4)) }
-    if let a = fix.horizontalAccuracy { o["accuracy"] = .number(WireFormat.round(a.value, 3)) }
-    if let h = fix.hdop { o["hdop"] = .number(WireFormat.round(h, 2)) }
-    if let q = fix.quality { o["quality"] = .string(q.rawValue) }
-    if let u = fix.satellitesUsed { o["satellitesUsed"] = .int(u) }
-    if fix.dateSuspect { o["dateSuspect"] = .bool(true) }
-    return JSON.object(o).serialized
+    if let a = fix.altitudeMSL {
+      out.append(",\"altMSL\":")
+      out.append(number: a.value, decimals: 3)
+    }
+    if let g = fix.geoidSeparation {
+      out.append(",\"geoidSep\":")
+      out.append(number: g.value, decimals: 3)
+    }
+    if let s = fix.speed {
+      out.append(",\"speed\":")
+      out.append(number: s.value, decimals: 3)
+    }
+    if let t = fix.course {
+      out.append(",\"track\":")
+      out.append(number: t.value, decimals: 4)
+    }
+    if let a = fix.horizontalAccuracy {
+      out.append(",\"accuracy\":")
+      out.append(number: a.value, decimals: 3)
+    }
+    if let h = fix.hdop {
+      out.append(",\"hdop\":")
+      out.append(number: h, decimals: 2)
+    }
+    if let q = fix.quality {
+      out.append(",\"quality\":")
+      out.append(json: .string(q.rawValue))
+    }
+    if let u = fix.satellitesUsed {
+      out.append(",\"satellitesUsed\":")
+      out.append(integer: u)
+    }
+    if fix.dateSuspect { out.append(",\"dateSuspect\":true") }
+    out.append(0x7D)
   }
 
   /// `2019-04-12T00:39:56.000Z 3D -45.877567 170.500111 alt 14.2m 0.013m/s 0.0° ±4.2m gps 12sat`;

@@ -166,7 +166,7 @@ enum SunCommand {
   }
 }
 
-/// `locctl sun --json`: one object per day written straight into the output buffer (ten years
+/// `locctl sun --json`: one object per day written straight into a buffer of its own (ten years
 /// are 3,660 lines of nine instants each).
 enum SunJSON {
   /// Writes `days` days from `first`.
@@ -175,55 +175,75 @@ enum SunJSON {
   ) {
     var zoneBytes: [UInt8] = []
     JSON.string(zone.name).write(to: &zoneBytes)
+    // `,"name":` per event; the polar object's members take it without the comma.
     let keys = events.map { event -> [UInt8] in
       var key: [UInt8] = [0x2C]
       JSON.string(event.description).write(to: &key)
       key.append(0x3A)
       return key
     }
-    for i in 0..<days {
-      let day = calculator.day(first.adding(days: i), in: zone, events: events)
-      ByteText.append("{\"date\":\"")
-      ByteText.append(date: day.date)
-      ByteText.append("\",\"timezone\":")
-      Output.buffer.append(contentsOf: zoneBytes)
-      var polar: [(Int, SolarDay.Absence)] = []
+    let absences = [SolarDay.Absence.polarDay, .polarNight, .otherDay].map { why -> [UInt8] in
+      var text: [UInt8] = []
+      JSON.string(why.rawValue).write(to: &text)
+      return text
+    }
+    var out = ByteText()
+    var polar: [(Int, SolarDay.Absence)] = []
+    // Each local day runs from its first instant to the next day's (`ZoneRules.localDay`),
+    // and each day's start is found once.
+    var date = first
+    var start = zone.startOfDay(date)
+    for _ in 0..<days {
+      let next = date.adding(days: 1)
+      let nextStart = zone.startOfDay(next)
+      // The day holds the events in the order asked: entry k is events[k].
+      let day = calculator.day(date, interval: start..<max(start, nextStart), events: events)
+      date = next
+      start = nextStart
+      out.append("{\"date\":\"")
+      out.append(date: day.date)
+      out.append("\",\"timezone\":")
+      out.append(zoneBytes)
+      polar.removeAll(keepingCapacity: true)
       var twice = false
-      for (k, event) in events.enumerated() {
-        Output.buffer.append(contentsOf: keys[k])
-        switch day[event] {
-        case .at(let t)?:
-          Output.buffer.append(0x22)
-          ByteText.append(iso8601: t)
-          Output.buffer.append(0x22)
-          if day.occurrences(of: event).count > 1 { twice = true }
-        case .never(let why)?:
-          ByteText.append("null")
+      for k in day.indices {
+        out.append(keys[k])
+        switch day[k].occurrence {
+        case .at(let t):
+          out.append(0x22)
+          out.append(iso8601Seconds: t)
+          out.append(0x22)
+          if !day.laterOccurrences(at: k).isEmpty { twice = true }
+        case .never(let why):
+          out.append("null")
           polar.append((k, why))
-        case nil:
-          ByteText.append("null")
         }
       }
-      ByteText.append(",\"polar\":{")
+      out.append(",\"polar\":{")
       for (n, (k, why)) in polar.enumerated() {
-        if n > 0 { Output.buffer.append(0x2C) }
-        Output.buffer.append(contentsOf: keys[k].dropFirst())
-        ByteText.append(jsonString: why.rawValue)
+        if n > 0 { out.append(0x2C) }
+        out.bytes.append(contentsOf: keys[k].dropFirst())
+        switch why {
+        case .polarDay: out.append(absences[0])
+        case .polarNight: out.append(absences[1])
+        case .otherDay: out.append(absences[2])
+        }
       }
-      ByteText.append("}")
-      if twice { also(day, events) }
-      ByteText.append("}\n")
-      if Output.buffer.count >= Output.capacity { Output.flush() }
+      out.append(0x7D)
+      if twice { also(day, into: &out) }
+      out.append("}\n")
+      out.flushIfFull()
     }
+    out.flush()
   }
 
   /// `,"also":{"event":[...]}`: the later occurrences of events that happen twice that day.
-  static func also(_ day: SolarDay, _ events: [SolarEvent]) {
+  static func also(_ day: SolarDay, into out: inout ByteText) {
     var o = JSONObject()
-    for event in events where day.occurrences(of: event).count > 1 {
-      o[event.description] = .array(day.occurrences(of: event).dropFirst().map { .string($0.iso8601()) })
+    for k in day.indices where !day.laterOccurrences(at: k).isEmpty {
+      o[day[k].event.description] = .array(day.laterOccurrences(at: k).map { .string($0.iso8601()) })
     }
-    ByteText.append(",\"also\":")
-    JSON.object(o).write(to: &Output.buffer)
+    out.append(",\"also\":")
+    out.append(json: .object(o))
   }
 }

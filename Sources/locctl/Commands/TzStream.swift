@@ -6,8 +6,9 @@ import LocSystem
 #endif
 
 /// `locctl tz -`: one zone per input line, read and written in bulk. Standard input is read in
-/// 64 KiB chunks, each line's two numbers are parsed from its bytes, looked up, and the zone's
-/// name (its bytes made once per zone) is appended to the output buffer: no String per line.
+/// 64 KiB chunks cut into lines in place (`LineSplitter`), each line's two numbers are parsed
+/// from its bytes (`CoordinateScanner`), looked up, and the zone's name (its bytes made once
+/// per zone) is appended to the output buffer: no String per line.
 /// A line longer than `lineLimit` is not a coordinate (and costs no memory).
 struct TzStream {
   /// The boundary file (kept alive while its mapping is read).
@@ -25,51 +26,18 @@ struct TzStream {
   /// Reads standard input to its end; returns 0, or 1 when a line was not a coordinate.
   func run() -> Int32 {
     var state = State(file: file, rules: rules, instant: instant, json: json)
-    var carry: [UInt8] = []
-    var overlong = false
+    var lines = LineSplitter(limit: TzStream.lineLimit)
     do {
       let input = try FileIO.openInput("-")
       try FileIO.forEachChunk(of: input, chunkSize: 1 << 16) { chunk in
-        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
-        let end = chunk.count
-        var start = 0
-        while start < end {
-          guard let nl = memchr(base + start, 0x0A, end - start) else {
-            // A partial line: kept for the next chunk, up to the limit.
-            if carry.count + end - start > TzStream.lineLimit {
-              overlong = true
-              carry.removeAll(keepingCapacity: true)
-            } else if !overlong {
-              carry.append(contentsOf: UnsafeBufferPointer(start: base + start, count: end - start))
-            }
-            return
-          }
-          let stop = UnsafePointer(nl.assumingMemoryBound(to: UInt8.self)) - base
-          if overlong || !carry.isEmpty {
-            if !overlong, carry.count + stop - start <= TzStream.lineLimit {
-              carry.append(contentsOf: UnsafeBufferPointer(start: base + start, count: stop - start))
-              carry.withUnsafeBufferPointer { state.line($0.baseAddress!, 0, $0.count) }
-            } else {
-              state.bad("longer than \(TzStream.lineLimit) bytes")
-            }
-            carry.removeAll(keepingCapacity: true)
-            overlong = false
-          } else {
-            state.line(base, start, stop)
-          }
-          start = stop + 1
-        }
+        lines.feed(chunk) { piece in state.take(piece) }
       }
     } catch {
       state.flush()
       printError("locctl tz: cannot read standard input: \(error)")
       return ExitStatus.failure
     }
-    if overlong {
-      state.bad("longer than \(TzStream.lineLimit) bytes")
-    } else if !carry.isEmpty {
-      carry.withUnsafeBufferPointer { state.line($0.baseAddress!, 0, $0.count) }
-    }
+    lines.finish { piece in state.take(piece) }
     state.flush()
     withExtendedLifetime(file) {}
     return state.failed ? ExitStatus.failure : ExitStatus.ok
@@ -99,6 +67,15 @@ struct TzStream {
       self.instant = instant
       self.json = json
       out.reserveCapacity(TzStream.bufferSize + 4096)
+    }
+
+    /// One piece from the line splitter.
+    @inline(__always)
+    mutating func take(_ piece: LineSplitter.Piece) {
+      switch piece {
+      case .line(let base, let start, let stop): line(base, start, stop)
+      case .overlong: bad("longer than \(TzStream.lineLimit) bytes")
+      }
     }
 
     /// The bytes `base[start..<stop]` (without the newline) as one line.
