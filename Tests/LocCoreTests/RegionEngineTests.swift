@@ -212,4 +212,18 @@ import Testing
     h.advance(to: expected.adding(seconds: 2))
     #expect(h.engine.status(at: h.now).acquisition?.reasons.contains(.regions) == true)
   }
+
+  @Test func resettingTheAppForgetsItsRegions() throws {
+    var h = Self.started(.grant(.always, .full))
+    h.send(Self.app, .registerRegion(Self.region("a")))
+    h.send(Self.app, .monitorVisits(true))
+    h.send(Self.admin, .changeApp(AppID(Self.id)!, uid: 1000, .reset))
+    guard case .success(.regions(let list))? = h.send(Self.app, .regionState(nil)) else {
+      Issue.record("no answer")
+      return
+    }
+    #expect(list.isEmpty)
+    // Nothing monitored and nothing counted: status has no regions member at all.
+    #expect(h.engine.status(at: h.now).regions == nil)
+  }
 }

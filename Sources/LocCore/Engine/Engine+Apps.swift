@@ -103,7 +103,9 @@ extension Engine {
       if who != peer.uid, sessions.access(of: id) != .admin {
         result = .failure(RequestError(.permissionDenied, "only the administrator changes other users' apps"))
       } else {
-        result = apps.change(AppKey(uid: who, app: app), change, at: now, into: &outputs).map { .app($0) }
+        let key = AppKey(uid: who, app: app)
+        result = apps.change(key, change, at: now, into: &outputs).map { .app($0) }
+        if case .reset = change, case .success = result { forgetRegions(of: key, at: now, into: &effects) }
       }
     default:
       result = .failure(RequestError(.internalError, "not an apps request"))

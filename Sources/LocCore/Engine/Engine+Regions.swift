@@ -68,6 +68,13 @@ extension Engine {
     regions.monitorVisits(apps.records[key]?.registrations.contains(.visit) == true, for: key)
   }
 
+  /// The app was reset (its record forgotten): its regions and visit monitoring go too.
+  mutating func forgetRegions(of key: AppKey, at now: Instant, into effects: inout [Effect]) {
+    let n = regions.unregisterAll(for: key, at: now)
+    regions.monitorVisits(false, for: key)
+    if n > 0 { effects.append(.log(.info, "\(key): reset; its \(n) region(s) no longer monitored")) }
+  }
+
   /// The refusal for an app with reduced accuracy (counted): monitoring needs precise
   /// positions, as in Core Location.
   mutating func preciseRefusal(_ key: AppKey, _ what: String) -> RequestError? {
