@@ -366,4 +366,32 @@ final class AppSocket {
     #expect(regions.first?.radius == 100 && regions.first?.notify == ["entry", "exit"])
     #expect(again.stop() == 0)
   }
+
+  /// `locctl regions` against the real daemon: add, state, a duplicate and a bad radius with
+  /// their exit statuses and messages, remove; a usage mistake caught before connecting.
+  @Test func locctlRegionsAddsShowsAndRemoves() throws {
+    let daemon = try LocdProcess()
+    let app = "org.example.Fences"
+    #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
+    let add = try daemon.locctl([
+      "regions", app, "add", "home", "59.9139,10.7522", "150", "--notify", "entry,exit,dwell", "--dwell",
+      "5m",
+      "--json",
+    ])
+    #expect(add.status == 0, "\(add.stderr)")
+    let added = try decodeOutput(add.stdout, as: RegionsResult.self)
+    #expect(added.regions.map(\.id) == ["home"] && added.regions.first?.dwell == .seconds(300))
+    let again = try daemon.locctl(["regions", app, "add", "home", "59.9,10.7", "100"])
+    #expect(again.status != 0 && again.stderr.contains("is registered already"), "\(again.stderr)")
+    let wide = try daemon.locctl(["regions", app, "add", "wide", "59.9,10.7", "1e9"])
+    #expect(wide.status != 0 && wide.stderr.contains("radius"), "\(wide.stderr)")
+    let state = try daemon.locctl(["regions", app, "state"])
+    #expect(state.status == 0 && state.stdout.hasPrefix("home: unknown, "), "\(state.stdout)")
+    #expect(try daemon.locctl(["regions", app, "remove", "home"]).status == 0)
+    let gone = try daemon.locctl(["regions", app, "remove", "home"])
+    #expect(gone.status != 0 && gone.stderr.contains("no region with id \"home\""), "\(gone.stderr)")
+    let usage = try daemon.locctl(["regions", app, "ad", "x"])
+    #expect(usage.status == 2 && usage.stderr.contains("did you mean 'add'"), "\(usage.stderr)")
+    #expect(daemon.stop() == 0)
+  }
 }
