@@ -60,7 +60,8 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case apps
   /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
   case beacons
-  /// A region's dwell time is up (`RegionMonitor.nextDeadline`).
+  /// A region's dwell time is up, or changed registrations are due to be written
+  /// (`RegionsMachine.nextDeadline`).
   case regions
   /// The next fix regions or visits could need (`RegionsMachine.hint`): acquisition starts.
   case regionsFix

@@ -22,7 +22,7 @@ extension Engine {
       } else {
         apps.listen(ref.session, to: .region, at: now, into: &outputs)
         apps.setRegistered(.region, true, for: key, at: now, into: &outputs)
-        apps.regionsChanged()
+        regions.registrationsChanged(at: now)
         result = .success(.regions([RegionMonitor.Monitored(region: region, state: .unknown)]))
       }
     case .unregisterRegion(let id):
@@ -32,7 +32,7 @@ extension Engine {
         if regions.count(for: key) == 0 {
           apps.setRegistered(.region, false, for: key, at: now, into: &outputs)
         }
-        apps.regionsChanged()
+        regions.registrationsChanged(at: now)
         result = .success(.done)
       }
     case .regionState(let id?):
@@ -72,6 +72,7 @@ extension Engine {
   mutating func forgetRegions(of key: AppKey, at now: Instant, into effects: inout [Effect]) {
     let n = regions.unregisterAll(for: key, at: now)
     regions.monitorVisits(false, for: key)
+    if n > 0 { regions.registrationsChanged(at: now) }
     if n > 0 { effects.append(.log(.info, "\(key): reset; its \(n) region(s) no longer monitored")) }
   }
 
@@ -144,6 +145,12 @@ extension Engine {
       }
     }
     for key in apps.visitRegistrations { regions.monitorVisits(true, for: key) }
+  }
+
+  /// The `regions` timer: dwell deadlines, and gathered registration changes written.
+  mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
+    deliverRegions(regions.tick(at: now), at: now, into: &effects)
+    if regions.takeStoreDue(at: now) { apps.regionsChanged() }
   }
 
   /// After every event: the dwell timer, and the hint as a fix trigger while acquisition is

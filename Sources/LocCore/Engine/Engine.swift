@@ -117,7 +117,9 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if apps.loaded, !apps.store.records.isEmpty { effects.append(.persistApps(withRegions(apps.store))) }
+      if apps.loaded, !apps.store.records.isEmpty || regions.storeDue != nil {
+        effects.append(.persistApps(withRegions(apps.store)))
+      }
       if timers.ready, !timers.scheduler.names.isEmpty {
         effects.append(.persistTimers(timers.store(at: now)))
       }
@@ -165,7 +167,7 @@ public struct Engine {
       apps.timerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
     case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
-    case .regions: deliverRegions(regions.tick(at: now), at: now, into: &effects)
+    case .regions: regionsTimerFired(at: now, into: &effects)
     case .regionsFix: regionsFixDue(at: now, into: &effects)
     }
   }

@@ -41,8 +41,15 @@ struct RegionsMachine: EngineMachine {
   private(set) var visitApps: Set<AppKey> = []
   /// When the hint last asked acquisition for a fix.
   private(set) var lastTrigger: Instant?
+  /// When changed registrations are to be written (apps.json): changes are gathered for
+  /// `storeDelay`, so an app registering thousands of regions costs one write, not one
+  /// per region (a write holds every app's regions).
+  private(set) var storeDue: Instant?
   /// Counters.
   var counters = Counters()
+
+  /// How long registration changes are gathered before apps.json is written.
+  static let storeDelay = Duration.seconds(5)
 
   /// A machine with `settings`, no regions.
   init(settings: RegionsSettings) {
@@ -133,8 +140,25 @@ struct RegionsMachine: EngineMachine {
   /// Time passed: dwell deadlines.
   mutating func tick(at now: Instant) -> [Output] { notices(monitor.handle(.tick, at: now), at: now) }
 
-  /// The earliest dwell deadline.
-  var nextDeadline: Instant? { monitor.count > 0 ? monitor.nextDeadline : nil }
+  /// Registrations changed at `now`: apps.json is due `storeDelay` after the first change
+  /// not yet written.
+  mutating func registrationsChanged(at now: Instant) {
+    if storeDue == nil { storeDue = now.adding(RegionsMachine.storeDelay) }
+  }
+
+  /// Whether the registrations are due to be written at `now` (and no longer, once asked).
+  mutating func takeStoreDue(at now: Instant) -> Bool {
+    guard let due = storeDue, due <= now else { return false }
+    storeDue = nil
+    return true
+  }
+
+  /// The earliest dwell deadline or write of the registrations.
+  var nextDeadline: Instant? {
+    let dwell = monitor.count > 0 ? monitor.nextDeadline : nil
+    guard let due = storeDue else { return dwell }
+    return min(dwell ?? due, due)
+  }
 
   /// When the next fix could matter to regions or visits, and why (nil: nothing monitored).
   func hint(at now: Instant, refresh: Duration) -> FixHint? {
