@@ -38,6 +38,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   JSONBenchmark.self,
   RegionsBenchmark.self,
   AppsBenchmark.self,
+  RegionsEngineBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

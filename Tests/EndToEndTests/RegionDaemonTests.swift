@@ -333,4 +333,43 @@ import Testing
     #expect(usage.status == 2 && usage.stderr.contains("did you mean 'add'"), "\(usage.stderr)")
     #expect(daemon.stop() == 0)
   }
+
+  /// Visits through the daemon: parked 8 min, then away. An always app monitoring visits
+  /// hears the arrival (timed from the first fix at the place) and the departure (the last
+  /// fix there); `locctl watch` gets them too (a reader sees what the position shows).
+  @Test func aVisitArrivesAndDepartsInSimulatedTime() throws {
+    let dir = LocdProcess.makeDirectory()
+    // Parked at x = 0 for 8 min (a fix a second), then east at 10 m/s for 3 min.
+    var points = (0..<480).map { (Self.t0.adding(seconds: Double($0)), Self.lat, Self.lon(0), 0.0) }
+    points += (1...180).map {
+      (Self.t0.adding(seconds: Double(479 + $0)), Self.lat, Self.lon(Double($0) * 10), 10.0)
+    }
+    try syntheticNMEA(points).write(toFile: dir + "/stay.nmea", atomically: true, encoding: .utf8)
+    let daemon = try LocdProcess(
+      arguments: ["--clock", "replay", "--source", "replay:\(dir)/stay.nmea?speed=max"], directory: dir)
+    let app = "org.example.Diary"
+    #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
+    let a = try AppSocket(daemon, app: app)
+    _ = try a.call(.monitorVisits(true))  // the replay starts
+    _ = try daemon.waitForStatus(timeout: 60) { $0.sourceState() == .known(.finished) }
+    a.drain(for: 1)
+    let visits = a.events.compactMap { e -> (Instant, VisitEventView)? in
+      if case .visit(let v) = e.data { return (e.time, v) } else { return nil }
+    }
+    #expect(visits.map(\.1.event) == [.known(.arrival), .known(.departure)], "\(visits)")
+    guard visits.count == 2 else { return }
+    // Arrival: the first fix at the place, reported once it has held for 5 min.
+    #expect(visits[0].1.arrival == Self.t0)
+    #expect(visits[0].0 == Self.t0.adding(seconds: 300))
+    // Departure: the last fix within the place's 100 m (plus its margin to count as out),
+    // reported after 60 s of fixes out of it.
+    let left = try #require(visits[1].1.departure)
+    #expect(left >= Self.t0.adding(seconds: 479) && left <= Self.t0.adding(seconds: 479 + 12), "\(left)")
+    #expect(visits[1].0.seconds(since: left) >= 60 && visits[1].0.seconds(since: left) <= 80)
+    #expect(visits[1].1.coordinate.distance(to: Self.point(0)).value < 10)
+    #expect(try daemon.status().regions?.visitApps == 1)
+    _ = try a.call(.monitorVisits(false))
+    #expect(try daemon.status().regions?.visitApps == 0)
+    #expect(daemon.stop() == 0)
+  }
 }

@@ -149,7 +149,8 @@ extension Engine {
 
   /// The `regions` timer: dwell deadlines, and gathered registration changes written.
   mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
-    deliverRegions(regions.tick(at: now), at: now, into: &effects)
+    let events = regions.tick(at: now)
+    deliverRegions(events, at: now, into: &effects)
     if regions.takeStoreDue(at: now) { apps.regionsChanged() }
   }
 

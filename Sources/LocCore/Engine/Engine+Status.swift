@@ -34,7 +34,7 @@ extension Engine {
       beacons: beacons.report)
     report.sourceFixes = positions.reports
     report.manual = positions.manualLocation
-    if regions.isMonitoring || regions.counters != RegionsMachine.Counters() {
+    if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
     return report

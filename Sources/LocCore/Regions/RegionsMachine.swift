@@ -132,13 +132,22 @@ struct RegionsMachine: EngineMachine {
     guard isMonitoring, let c = fix.coordinate, let accuracy = fix.horizontalAccuracy else { return [] }
     let at = min(fix.time, now)
     var outputs: [Output] = []
-    if monitor.count > 0 { outputs += notices(monitor.handle(.fix(c, accuracy: accuracy), at: at), at: at) }
+    if monitor.count > 0 {
+      // The monitor's outputs first: passed straight to `notices` (a non-mutating call on
+      // self), the monitor would be mutated while a copy of self held its storage, and every
+      // change to it would copy its arrays.
+      let out = monitor.handle(.fix(c, accuracy: accuracy), at: at)
+      outputs += notices(out, at: at)
+    }
     if !visitApps.isEmpty { outputs += visits.handle(fix: c, accuracy: accuracy, at: at).map(Output.visit) }
     return outputs
   }
 
   /// Time passed: dwell deadlines.
-  mutating func tick(at now: Instant) -> [Output] { notices(monitor.handle(.tick, at: now), at: now) }
+  mutating func tick(at now: Instant) -> [Output] {
+    let out = monitor.handle(.tick, at: now)
+    return notices(out, at: now)
+  }
 
   /// Registrations changed at `now`: apps.json is due `storeDelay` after the first change
   /// not yet written.

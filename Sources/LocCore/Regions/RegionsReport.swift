@@ -32,6 +32,12 @@ public struct RegionsReport: Sendable, Hashable {
 }
 
 extension RegionsMachine {
+  /// Whether status shows regions: something is monitored, or was (counters say so).
+  var hasReport: Bool {
+    isMonitoring || counters != Counters() || monitor.counters != RegionMonitor.Counters()
+      || visits.counters != VisitMonitor.Counters()
+  }
+
   /// The report at `now` (the hint with the periodic refresh as its ceiling).
   func report(at now: Instant, refresh: Duration) -> RegionsReport {
     let hint = hint(at: now, refresh: refresh)
