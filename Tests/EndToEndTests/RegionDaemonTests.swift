@@ -110,6 +110,12 @@ import Testing
     let status = try daemon.status()
     #expect(status.regions?.regions == 4 && status.regions?.apps == 1)
     #expect(status.regions?.counters.first { $0.name == "transitions" }?.value ?? 0 >= 7)
+    // locctl status says when the next fix for regions is due, and why.
+    let text = try daemon.locctl(["status"])
+    let line = text.stdout.split(separator: "\n").first { $0.hasPrefix("Regions:") }.map(String.init) ?? ""
+    #expect(
+      line.contains("4 regions of 1 app; next fix due ") && line.contains(" because "), "\(text.stdout)")
+    #expect(status.regions?.nextFixDue != nil && status.regions?.because?.isEmpty == false)
     // Every fix reached the monitor, the jittering ones too (none was dropped on the way).
     let evaluated = status.regions?.counters.first { $0.name == "fixes" }?.value ?? 0
     #expect(evaluated == points.count, "\(evaluated) of \(points.count)")
