@@ -243,3 +243,24 @@ import Testing
     #expect(record.regions.count == 1000)
   }
 }
+
+/// apps.json holds every region (the file is read only up to 32 MiB, AppStoreFile): the
+/// largest store `MaxRegions=` allows, 100,000 regions with ids of the longest length, fits.
+@Suite struct RegionStoreSizeTests {
+  @Test func theLargestRegistrationFitsTheFileLimit() throws {
+    var record = AppRecord(
+      key: AppKey(uid: 1000, app: AppID("org.example.Fences")!), firstSeen: at("2026-06-01T00:00:00Z"))
+    record.status = .always
+    record.registrations = [.region]
+    let long = String(repeating: "é", count: 60) + "12345678"  // 128 bytes of UTF-8
+    record.regions = try (0..<100_000).map { n in
+      try CircularRegion(
+        id: RegionID(String(long.dropLast(String(n).count)) + String(n)),
+        centre: Coordinate(lat: -89.123456789012 + Double(n) * 1e-6, lon: 179.123456789012)!,
+        radius: 99_999.5,
+        dwell: .seconds(86_399))
+    }
+    let bytes = AppStore([record]).encoded()
+    #expect(bytes.count < 32 << 20, "\(bytes.count) bytes")
+  }
+}
