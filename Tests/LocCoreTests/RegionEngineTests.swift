@@ -69,6 +69,19 @@ import Testing
     #expect(state.map(\.state) == [.outside])
   }
 
+  /// The dwell comes from the engine's `regions` timer, with no fix at that moment (the
+  /// receiver may sleep): the stay began at the first fix inside (10 s), the dwell is 60 s.
+  @Test func dwellFiresFromTheTimerWithoutAFix() {
+    var h = Self.started(.grant(.always, .full))
+    h.send(Self.app, .registerRegion(Self.region("home", dwell: .seconds(60))))
+    h.fix(Self.centre, at: Self.t0.adding(seconds: 10))
+    #expect(h.armed[.regions] == Self.t0.adding(seconds: 70))
+    h.advance(to: Self.t0.adding(seconds: 100))
+    let got = Self.events(h, Self.app)
+    #expect(got.map(\.event) == [.enter, .dwell])
+    #expect(got.last?.at == Self.t0.adding(seconds: 70) && got.last?.since == Self.t0.adding(seconds: 10))
+  }
+
   @Test func whenInUseInTheBackgroundGetsNoEventButTheRightState() throws {
     var h = Self.started()
     h.send(Self.app, .registerRegion(Self.region()))
