@@ -82,6 +82,25 @@ import Testing
     #expect(got.last?.at == Self.t0.adding(seconds: 70) && got.last?.since == Self.t0.adding(seconds: 10))
   }
 
+  /// With no fix coming, the hint (no position: now) does not keep the receiver on: after a
+  /// timed-out attempt the retry's back-off decides, and no attempt is started for regions.
+  @Test func noFixComingLeavesTheRetryBackOffInCharge() {
+    var h = Self.started()
+    h.send(Self.app, .registerRegion(Self.region()))
+    h.advance(to: Self.t0.adding(seconds: 900))
+    let starts = h.log.compactMap { e -> Acquisition.Transition? in
+      if case .push(_, .acquisition(let c), _) = e.effect, c.transition.from == .idle,
+        c.transition.to == .acquiring
+      {
+        return c.transition
+      }
+      return nil
+    }
+    #expect(!starts.isEmpty && starts.allSatisfy { $0.reason == .triggered(.refresh) }, "\(starts)")
+    // Retries after 60 s, 120 s, 240 s, 480 s of back-off (each attempt 60 s): four in 15 min.
+    #expect(starts.count <= 4)
+  }
+
   @Test func whenInUseInTheBackgroundGetsNoEventButTheRightState() throws {
     var h = Self.started()
     h.send(Self.app, .registerRegion(Self.region()))

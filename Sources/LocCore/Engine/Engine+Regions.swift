@@ -162,8 +162,7 @@ extension Engine {
     var due: Instant? = nil
     if !acquisition.isAcquiring, let hint = regions.hint(at: now, refresh: config.acquisition.refreshInterval)
     {
-      let timedOut = if case .timedOut? = acquisition.report.lastOutcome { true } else { false }
-      if !timedOut, acquisition.refreshDue.map({ hint.due < $0 }) ?? true { due = hint.due }
+      if !acquisition.lastTimedOut, acquisition.refreshDue.map({ hint.due < $0 }) ?? true { due = hint.due }
     }
     arm(.regionsFix, at: due, into: &effects)
   }
