@@ -39,6 +39,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   JSONBenchmark.self,
   RegionsBenchmark.self,
   AppsBenchmark.self,
+  RegionsEngineBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

@@ -17,7 +17,7 @@ import Testing
     #expect(
       machines == [
         "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions", "apps",
-        "statusLine", "beacons",
+        "statusLine", "beacons", "regions",
         "armed",
       ])
   }

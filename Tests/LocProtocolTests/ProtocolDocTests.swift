@@ -89,6 +89,9 @@ import Testing
     case .stopRangingBeacons(let c), .stopMonitoringBeacons(let c):
       return try Call.stopRangingBeacons(c).result(json).json
     case .wait(let target): return try Call.wait(target).result(json).json
+    case .registerRegion, .regionState: return try Call.regionState().result(json).json
+    case .unregisterRegion, .monitorVisits, .setLaunchUnit:
+      return try Call.monitorVisits(true).result(json).json
     }
   }
 

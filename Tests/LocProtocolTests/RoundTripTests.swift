@@ -46,6 +46,11 @@ import Testing
         .request(.stopMonitoringBeacons(S.beaconConstraint)),
         .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
         .request(.wait(.timezoneChange)),
+        .request(.registerRegion(RegionWireTests.region)), .request(.unregisterRegion(try RegionID("home"))),
+        .request(.regionState(nil)), .request(.regionState(try RegionID("h\u{f6}me"))),
+        .request(.monitorVisits(true)),
+        .request(.monitorVisits(false)), .request(.setLaunchUnit("app-org.example.Fences.service")),
+        .request(.setLaunchUnit(nil)),
       ] + AppSamples.requests
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
@@ -107,6 +112,7 @@ import Testing
         .beaconMonitor(S.beaconConstraint, state: .inside, exitAfter: .seconds(30)),
         .waited(try S.waitedForRule()),
         .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
+        .regions(RegionWireTests.monitored),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -147,6 +153,8 @@ import Testing
       case .waited(let o):
         let rule = try TimerRule(parsing: "sunset-30m")
         #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
+      case .regions(let list):
+        #expect(try Call.regionState().result(result) == RegionsResult(regions: list.map(RegionView.init)))
       }
     }
   }
@@ -197,6 +205,8 @@ import Testing
         .simulationFinished(
           SimulationReport(
             state: .finished, time: S.t, pauses: 2, pausedFor: .milliseconds(1500), exitAtEnd: false)),
+        .region(RegionNotice(id: try RegionID("home"), event: .exit, state: .outside, at: S.t, since: S.t)),
+        .visit(.arrived(Visit(coordinate: S.oslo, accuracy: 8, arrival: S.t))),
       ] + AppSamples.notices
     #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {
@@ -217,11 +227,11 @@ import Testing
 
   /// Unknown event kinds (from a newer minor version) survive as `.other`.
   @Test func eventOfANewerKind() throws {
-    let line = #"{"type":"event","event":"visit","time":"2026-06-21T19:57:21.316544Z","data":{"place":1}}"#
+    let line = #"{"type":"event","event":"geofence","time":"2026-06-21T19:57:21.316544Z","data":{"place":1}}"#
     let message = try ServerMessage.decode(Array(line.utf8))
     #expect(
       message
-        == .event(EventMessage(time: S.t, data: .other(name: "visit", data: .object(["place": .int(1)])))))
+        == .event(EventMessage(time: S.t, data: .other(name: "geofence", data: .object(["place": .int(1)])))))
     #expect(message.line == line)
   }
 }

@@ -46,6 +46,8 @@ public struct Acquisition: Sendable {
     case manual
     /// Policy `continuous`.
     case continuous
+    /// Monitored regions or visits need a fix now (docs/REGIONS.md, "Acquisition").
+    case regions
     public static func < (a: Trigger, b: Trigger) -> Bool { a.rawValue < b.rawValue }
   }
 

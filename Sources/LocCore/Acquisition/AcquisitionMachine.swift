@@ -55,6 +55,9 @@ struct AcquisitionMachine: EngineMachine {
   /// Whether receivers should be powered now.
   var isAcquiring: Bool { acquisition.isAcquiring }
 
+  /// Whether the last attempt gave up without a good fix (its retry back-off runs).
+  var lastTimedOut: Bool { if case .timedOut? = acquisition.lastOutcome { true } else { false } }
+
   /// Acquisition starts (or goes on) for `trigger`.
   mutating func trigger(_ trigger: Acquisition.Trigger, at now: Instant) -> [Acquisition.Transition] {
     acquisition.trigger(trigger, at: now)

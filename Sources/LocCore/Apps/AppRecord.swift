@@ -28,6 +28,11 @@ public struct AppRecord: Sendable, Hashable {
   public var purpose: String? = nil
   /// Event kinds the app asked for that it gets while not connected, if always.
   public var registrations: Set<EventKind> = []
+  /// The systemd service started when an event waits for the app and it is not connected.
+  public var launchUnit: String? = nil
+  /// The regions the app monitors, as they are stored (filled in by the engine when it
+  /// writes apps.json and read back at start; not kept here otherwise).
+  public var regions: [CircularRegion] = []
   /// When locd first saw the app.
   public var firstSeen: Instant
   /// When the app last received a position.
@@ -50,5 +55,7 @@ public struct AppRecord: Sendable, Hashable {
   }
 
   /// Whether there is anything to store (a decision or a registration).
-  public var isWorthStoring: Bool { (status != .notDetermined && !once) || !registrations.isEmpty }
+  public var isWorthStoring: Bool {
+    (status != .notDetermined && !once) || !registrations.isEmpty || launchUnit != nil
+  }
 }

@@ -31,6 +31,8 @@ public struct AppStore: Sendable, Hashable {
       o["registrations"] = .array(r.registrations.sorted().map { .string($0.rawValue) })
       o["firstSeen"] = .string(r.firstSeen.iso8601(fractionDigits: 0))
       o["lastUsed"] = r.lastUsed.map { .string($0.iso8601(fractionDigits: 0)) } ?? .null
+      if let unit = r.launchUnit { o["launchUnit"] = .string(unit) }
+      if !r.regions.isEmpty { o["regions"] = .array(r.regions.map(AppStore.encoded)) }
       return .object(o)
     }
     let o: JSONObject = ["version": .int(AppStore.formatVersion), "apps": .array(apps)]
@@ -103,6 +105,42 @@ public struct AppStore: Sendable, Hashable {
       guard let kind = k.string.flatMap(EventKind.init(rawValue:)) else { throw bad("unknown registration") }
       r.registrations.insert(kind)
     }
+    if let u = v["launchUnit"], !u.isNull {
+      guard let unit = u.string, unit.utf8.count <= 255 else { throw bad("launchUnit is not a unit name") }
+      r.launchUnit = unit
+    }
+    if let list = v["regions"] {
+      guard case .array(let regions) = list else { throw bad("regions is not an array") }
+      for (j, region) in regions.enumerated() {
+        do throws(RegionError) { r.regions.append(try AppStore.region(region)) } catch {
+          throw bad("regions[\(j)]: \(error)")
+        }
+      }
+    }
     return r
+  }
+
+  /// A region as apps.json keeps it.
+  static func encoded(_ region: CircularRegion) -> JSON {
+    var o: JSONObject = [
+      "id": .string(region.id.value), "latitude": .number(region.centre.latitude.value),
+      "longitude": .number(region.centre.longitude.value), "radius": .number(region.radius.value),
+      "entry": .bool(region.notifyOnEntry), "exit": .bool(region.notifyOnExit),
+    ]
+    if let dwell = region.dwell { o["dwell"] = .number(Double(dwell.components.seconds)) }
+    return .object(o)
+  }
+
+  /// A stored region, checked as a request's would be.
+  static func region(_ v: JSON) throws(RegionError) -> CircularRegion {
+    guard let id = v["id"]?.string else { throw .invalidID("the id is missing") }
+    let dwell = v["dwell"]?.number.map { Duration.seconds($0) }
+    var entry = true
+    var exit = true
+    if case .bool(let b)? = v["entry"] { entry = b }
+    if case .bool(let b)? = v["exit"] { exit = b }
+    return try CircularRegion(
+      id: id, latitude: v["latitude"]?.number ?? .nan, longitude: v["longitude"]?.number ?? .nan,
+      radius: v["radius"]?.number ?? .nan, notifyOnEntry: entry, notifyOnExit: exit, dwell: dwell)
   }
 }

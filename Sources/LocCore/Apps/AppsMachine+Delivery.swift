@@ -47,6 +47,7 @@ extension AppsMachine {
       // Allow Once lasts while the app is in use; after that the app may ask again.
       var reset = AppRecord(key: key, firstSeen: r.firstSeen)
       reset.registrations = r.registrations
+      reset.launchUnit = r.launchUnit
       reset.purpose = r.purpose
       reset.lastUsed = r.lastUsed
       reset.seenAs = r.seenAs
@@ -141,6 +142,8 @@ extension AppsMachine {
       let t = grid.snapped(to)
       if f?.coordinate == t.coordinate { return nil }
       return .significantChange(from: f, to: t, distance: f.map { $0.coordinate.distance(to: t.coordinate) })
+    case .region, .visit:
+      return nil  // they need precise positions (`EventKind.needsPrecise`)
     default:
       return notice
     }

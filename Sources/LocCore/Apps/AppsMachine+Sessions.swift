@@ -111,7 +111,10 @@ extension AppsMachine {
       let names = EventKind.forApps.sorted().map(\.rawValue).joined(separator: ", ")
       return .failure(RequestError(.permissionDenied, "apps may subscribe to \(names) only"))
     }
-    let wanted = kinds.intersection(EventKind.forApps)
+    // "all" does not start visit monitoring (it keeps the receiver waking every minute):
+    // that takes `monitor-visits` or naming `visit`.
+    var wanted = kinds.intersection(EventKind.forApps)
+    if kinds == Set(EventKind.allCases) { wanted.remove(.visit) }
     if wanted.contains(.location), s.updates == nil {
       _ = startUpdates(AppSession.Updates(), for: id, at: now, into: &outputs)
       s = sessions[id]!

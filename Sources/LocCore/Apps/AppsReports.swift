@@ -112,4 +112,6 @@ enum AppsOutput: Sendable, Hashable {
   case decided(AppKey, AppAuthorization, by: String)
   /// Waiting events of an app were dropped (for the log).
   case dropped(AppKey, count: Int, why: String)
+  /// Start the app's launch unit: an event waits for it and it is not connected.
+  case launch(AppKey, unit: String)
 }

@@ -71,6 +71,16 @@ extension DaemonConfig {
     .span("Apps", "PromptInterval", \.apps.promptInterval, .zero ... .seconds(7 * 86_400)),
     .count("Apps", "MaxAppsPerUser", \.apps.maxAppsPerUser, 1...100_000),
     .count("Apps", "MaxQueuedEvents", \.apps.maxQueuedEvents, 1...10_000),
+    // [Regions]
+    .count("Regions", "MaxRegionsPerApp", \.regions.maxRegionsPerApp, 1...100_000),
+    // At most 100,000: apps.json (32 MiB at most) holds them all, about 200 bytes each.
+    .count("Regions", "MaxRegions", \.regions.maxRegions, 1...100_000),
+    .ranged(
+      "Regions", "MaxSpeed", "SPEED", what: "a speed in m/s", \.regions.maxSpeed,
+      range: MetersPerSecond(1)...MetersPerSecond(1000),
+      parse: ConfigKey.reading({ Double($0).map { MetersPerSecond($0) } }, else: "not a number of m/s"),
+      format: { $0.value == $0.value.rounded() ? "\(Int($0.value))" : "\($0.value)" }),
+    .span("Regions", "HintFloor", \.regions.hintFloor, .seconds(1) ... .seconds(3600)),
     // [Limits]
     .count("Limits", "MaxClients", \.maxClients, 1...65536),
     .count("Limits", "ReservedAdminClients", \.reservedAdminClients, 0...65536),

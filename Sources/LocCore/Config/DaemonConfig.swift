@@ -63,6 +63,8 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var acquisition = Acquisition.Policy()
   /// Apps and authorization (`[Apps]`).
   public var apps = AppsSettings()
+  /// Region monitoring and visits (`[Regions]`).
+  public var regions = RegionsSettings()
   /// Serve the GeoClue2 D-Bus interface on the system bus (`[GeoClue] Enable=`; off by default).
   public var geoClueEnabled = false
 

@@ -23,6 +23,9 @@ public enum Effect: Sendable, Hashable {
   /// Run a program for timer `timer`, without a shell, as `user` (nil: the default the shell
   /// works out, `CommandUser=`'s), with `environment` (`LOCD_*` variables) added to a minimal one.
   case runCommand(argv: [String], user: String?, environment: [String], timer: String)
+  /// Start an app's launch unit (StartUnit, mode "replace"): an event waits for it and it
+  /// is not connected (docs/REGIONS.md).
+  case launchApp(String, app: AppKey)
   /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
   case setSystemTimeZone(String)
   /// Write apps.json (atomically, mode 0600): decisions and registrations, no position.
@@ -57,4 +60,9 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case apps
   /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
   case beacons
+  /// A region's dwell time is up, or changed registrations are due to be written
+  /// (`RegionsMachine.nextDeadline`).
+  case regions
+  /// The next fix regions or visits could need (`RegionsMachine.hint`): acquisition starts.
+  case regionsFix
 }

@@ -70,9 +70,18 @@ extension Engine {
       apps.stopUpdates(for: id, at: now, into: &outputs)
       result = .success(.done)
     case .subscribe(let kinds):
-      result = apps.subscribe(id, to: kinds, at: now, into: &outputs).map { .subscriptions($0) }
+      if kinds != Set(EventKind.allCases), kinds.contains(where: \.needsPrecise),
+        let key = apps.sessions[id]?.key,
+        let refusal = preciseRefusal(key, "region and visit events")
+      {
+        result = .failure(refusal)
+      } else {
+        result = apps.subscribe(id, to: kinds, at: now, into: &outputs).map { .subscriptions($0) }
+        if let key = apps.sessions[id]?.key { syncVisits(key) }
+      }
     case .unsubscribe(let kinds):
       result = .success(.subscriptions(apps.unsubscribe(id, from: kinds, at: now, into: &outputs)))
+      if let key = apps.sessions[id]?.key { syncVisits(key) }
     case .registerAgent:
       result = apps.register(.session(id), uid: peer.uid, at: now, into: &outputs).map {
         .agent(uid: peer.uid, pending: $0)
@@ -94,7 +103,9 @@ extension Engine {
       if who != peer.uid, sessions.access(of: id) != .admin {
         result = .failure(RequestError(.permissionDenied, "only the administrator changes other users' apps"))
       } else {
-        result = apps.change(AppKey(uid: who, app: app), change, at: now, into: &outputs).map { .app($0) }
+        let key = AppKey(uid: who, app: app)
+        result = apps.change(key, change, at: now, into: &outputs).map { .app($0) }
+        if case .reset = change, case .success = result { forgetRegions(of: key, at: now, into: &effects) }
       }
     default:
       result = .failure(RequestError(.internalError, "not an apps request"))
@@ -143,6 +154,9 @@ extension Engine {
         effects.append(.log(.info, "\(key): \(words) (\(by))"))
       case .dropped(let key, let count, let why):
         effects.append(.log(.info, "\(key): \(count) waiting event(s) dropped: \(why)"))
+      case .launch(let key, let unit):
+        effects.append(.log(.info, "\(key): an event waits and the app is not connected; starting \(unit)"))
+        effects.append(.launchApp(unit, app: key))
       }
     }
     for id in apps.takeGreetings() { greet(id, at: now, into: &effects) }

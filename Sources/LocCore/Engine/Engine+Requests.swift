@@ -61,6 +61,8 @@ extension Engine {
       handleBeaconRequest(request, ref: ref, at: now, into: &effects)
     case .wait(let target):
       startWait(target, ref: ref, at: now, into: &effects)
+    case .registerRegion, .unregisterRegion, .regionState, .monitorVisits, .setLaunchUnit:
+      handleRegionRequest(request, ref: ref, at: now, into: &effects)
     }
   }
 

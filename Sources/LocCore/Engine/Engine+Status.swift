@@ -34,6 +34,9 @@ extension Engine {
       beacons: beacons.report)
     report.sourceFixes = positions.reports
     report.manual = positions.manualLocation
+    if regions.hasReport {
+      report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
+    }
     return report
   }
 }

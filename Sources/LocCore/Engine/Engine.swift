@@ -29,6 +29,8 @@ public struct Engine {
   var statusLine = StatusLineMachine()
   /// Beacon monitors and ranging requests of the sessions.
   var beacons = BeaconSessionMachine()
+  /// Every app's regions and the device's visits.
+  var regions: RegionsMachine
   /// Which of the shell's timers are armed, and for when.
   var armed = ArmedTimers()
 
@@ -39,6 +41,7 @@ public struct Engine {
     zones = ZoneMachine(environment: environment, settings: config.zoneSwitch)
     timers = TimerMachine(missedAfter: config.missedAfter)
     apps = AppsMachine(settings: config.apps)
+    regions = RegionsMachine(settings: config.regions)
   }
 
   /// Handles one event at `now` and returns what the shell must do, in order.
@@ -91,6 +94,7 @@ public struct Engine {
       }
       var outputs: [AppsOutput] = []
       apps.load(store, problem: problem, at: now, into: &outputs)
+      restoreRegions(at: now, into: &effects)
       carryOut(outputs, at: now, into: &effects)
     case .appPolicyLoaded(let policy, let problems):
       for p in problems { effects.append(.log(.warning, "app policy file ignored: \(p)")) }
@@ -113,7 +117,9 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if apps.loaded, !apps.store.records.isEmpty { effects.append(.persistApps(apps.store)) }
+      if apps.loaded, !apps.store.records.isEmpty || regions.storeDue != nil {
+        effects.append(.persistApps(withRegions(apps.store)))
+      }
       if timers.ready, !timers.scheduler.names.isEmpty {
         effects.append(.persistTimers(timers.store(at: now)))
       }
@@ -161,6 +167,8 @@ public struct Engine {
       apps.timerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
     case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
+    case .regions: regionsTimerFired(at: now, into: &effects)
+    case .regionsFix: regionsFixDue(at: now, into: &effects)
     }
   }
 
@@ -174,6 +182,7 @@ public struct Engine {
       config = newConfig
       zones.configure(newConfig.zoneSwitch)
       timers.configure(missedAfter: newConfig.missedAfter)
+      regions.configure(newConfig.regions)
       var outputs: [AppsOutput] = []
       apps.configure(
         newConfig.apps, policy: apps.policy, problems: apps.policyProblems, at: now, into: &outputs)

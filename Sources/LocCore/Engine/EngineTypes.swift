@@ -181,6 +181,10 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case accessChanged = "access-changed"
   /// The replay of `locd --clock replay` reached its end.
   case simulationFinished = "simulation-finished"
+  /// One of the app's own regions was entered, left or dwelled in (app sessions only).
+  case region
+  /// The device arrived at or left a place it stays at (apps that monitor visits).
+  case visit
   public static func < (a: EventKind, b: EventKind) -> Bool { a.rawValue < b.rawValue }
 }
 
@@ -215,6 +219,10 @@ public enum Notice: Sendable, Hashable {
   case beaconsRanged(BeaconConstraint, [RangedBeacon])
   /// The replay of `locd --clock replay` reached its end.
   case simulationFinished(SimulationReport)
+  /// One of an app's regions changed (sent to that app's sessions only).
+  case region(RegionNotice)
+  /// A visit began or ended (sent to the apps that monitor visits).
+  case visit(VisitEvent)
 
   /// The kind a subscriber asks for to get this; nil for notices that go to the session
   /// that asked for them (beacons), not to subscribers.
@@ -232,6 +240,8 @@ public enum Notice: Sendable, Hashable {
     case .agentPrompt, .agentPromptWithdrawn: return .agentPrompt
     case .accessChanged: return .accessChanged
     case .simulationFinished: return .simulationFinished
+    case .region: return .region
+    case .visit: return .visit
     }
   }
 }
@@ -289,6 +299,16 @@ public enum Request: Sendable, Hashable {
   case stopMonitoringBeacons(BeaconConstraint)
   /// Answer when a rule's next occurrence comes, or the zone changes (`locctl wait`).
   case wait(WaitTarget)
+  /// `register-region` (app sessions).
+  case registerRegion(CircularRegion)
+  /// `unregister-region` (app sessions).
+  case unregisterRegion(RegionID)
+  /// `region-state`: one region's state, or every region of the app (nil).
+  case regionState(RegionID?)
+  /// `monitor-visits`: start (true) or stop.
+  case monitorVisits(Bool)
+  /// `set-launch-unit`: the service started for an always app's waiting events (nil: none).
+  case setLaunchUnit(String?)
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.
@@ -335,6 +355,8 @@ public enum Response: Sendable, Hashable {
   case beaconMonitor(BeaconConstraint, state: BeaconRegionState, exitAfter: Duration)
   /// What a `wait` waited for happened.
   case waited(WaitOutcome)
+  /// An app's regions with their states (`register-region`, `region-state`).
+  case regions([RegionMonitor.Monitored])
 }
 
 /// The answer to `hello`.

@@ -131,6 +131,8 @@ public struct StatusReport: Sendable, Hashable {
   public var sourceFixes: [SourceID: SourceFixReport] = [:]
   /// Beacon monitoring and ranging: scanning, requests, counters.
   public var beacons: BeaconStatus? = nil
+  /// Regions and visits (nil: none monitored).
+  public var regions: RegionsReport? = nil
   /// With `locd --clock replay`, the simulation (the shell fills it in); nil otherwise.
   public var simulation: SimulationReport? = nil
 

@@ -56,6 +56,11 @@ public struct RegionMonitor: Sendable {
     public var region: CircularRegion
     /// Its state now.
     public var state: RegionState
+    /// A region and its state.
+    public init(region: CircularRegion, state: RegionState) {
+      self.region = region
+      self.state = state
+    }
   }
 
   /// The last fix the monitor evaluated.

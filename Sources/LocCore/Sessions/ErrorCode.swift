@@ -41,6 +41,9 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   case tooManyApps = "too-many-apps"
   /// The app has reduced accuracy and the request needs precise positions.
   case preciseLocationRequired = "precise-location-required"
+  /// The app monitors as many regions as `MaxRegionsPerApp=` allows, or locd as many as
+  /// `MaxRegions=` allows.
+  case tooManyRegions = "too-many-regions"
   /// A bug in locd; reported, never expected.
   case internalError = "internal"
 }

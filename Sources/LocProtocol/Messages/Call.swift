@@ -114,3 +114,22 @@ extension Call where Result == WaitResult {
   /// `wait` (1.2): answered when the rule's next occurrence comes or the zone changes.
   public static func wait(_ target: WaitTarget) -> Call { Call(.request(.wait(target))) }
 }
+
+extension Call where Result == RegionsResult {
+  /// `register-region` (1.3, app sessions): answered with the region, state `unknown`.
+  public static func registerRegion(_ region: CircularRegion) -> Call {
+    Call(.request(.registerRegion(region)))
+  }
+  /// `region-state` (1.3): one region's state now, or every region of the app (nil).
+  public static func regionState(_ id: RegionID? = nil) -> Call { Call(.request(.regionState(id))) }
+}
+
+extension Call where Result == EmptyResult {
+  /// `unregister-region` (1.3); error `not-found` when the app has no such region.
+  public static func unregisterRegion(_ id: RegionID) -> Call { Call(.request(.unregisterRegion(id))) }
+  /// `monitor-visits` (1.3): start (true) or stop `visit` events.
+  public static func monitorVisits(_ on: Bool) -> Call { Call(.request(.monitorVisits(on))) }
+  /// `set-launch-unit` (1.3): the service locd starts when an event waits for the app and it
+  /// is not connected (nil: none).
+  public static func setLaunchUnit(_ unit: String?) -> Call { Call(.request(.setLaunchUnit(unit))) }
+}

@@ -62,6 +62,10 @@ public enum EventData: Hashable, Sendable {
   case beaconRegion(BeaconRegionChangeEvent)
   /// `simulation-finished`: the simulation object.
   case simulationFinished(SimulationView)
+  /// `region`: one of the app's regions changed.
+  case region(RegionEventView)
+  /// `visit`: an arrival or a departure.
+  case visit(VisitEventView)
   /// A kind from a newer minor version, kept as it came; clients ignore it.
   case other(name: String, data: JSON)
 
@@ -87,6 +91,8 @@ public enum EventData: Hashable, Sendable {
     case .beaconRegion(let c, let event, let state):
       self = .beaconRegion(BeaconRegionChangeEvent(constraint: c, event: event, state: state))
     case .simulationFinished(let r): self = .simulationFinished(SimulationView(r))
+    case .region(let n): self = .region(RegionEventView(n))
+    case .visit(let e): self = .visit(VisitEventView(e))
     }
   }
 
@@ -117,6 +123,8 @@ public enum EventData: Hashable, Sendable {
     case .agentPrompt?: self = .agentPrompt(try AgentPromptEvent(json: json, path: path))
     case .accessChanged?: self = .accessChanged(try AccessChangedEvent(json: json, path: path))
     case .simulationFinished?: self = .simulationFinished(try SimulationView(json: json, path: path))
+    case .region?: self = .region(try RegionEventView(json: json, path: path))
+    case .visit?: self = .visit(try VisitEventView(json: json, path: path))
     case nil: self = .other(name: name, data: json)
     }
   }
@@ -136,6 +144,8 @@ public enum EventData: Hashable, Sendable {
     case .agentPrompt: return .agentPrompt
     case .accessChanged: return .accessChanged
     case .simulationFinished: return .simulationFinished
+    case .region: return .region
+    case .visit: return .visit
     case .beaconsRanged, .beaconRegion, .other: return nil
     }
   }
@@ -166,6 +176,8 @@ public enum EventData: Hashable, Sendable {
     case .beaconsRanged(let e): return e.json
     case .beaconRegion(let e): return e.json
     case .simulationFinished(let e): return e.json
+    case .region(let e): return e.json
+    case .visit(let e): return e.json
     case .other(_, let data): return data
     }
   }

@@ -212,6 +212,7 @@ extension Response {
     case .beaconMonitor(let c, let state, let exitAfter):
       return BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter).json
     case .waited(let outcome): return WaitResult(outcome).json
+    case .regions(let list): return RegionsResult(regions: list.map(RegionView.init)).json
     }
   }
 }

@@ -80,6 +80,7 @@ extension WireRequest {
       return beacons(method, params).map(WireRequest.request)
     default:
       if let app = decodeApp(method: method, params: params) { return app.map(WireRequest.request) }
+      if let region = decodeRegion(method: method, params: params) { return region.map(WireRequest.request) }
       return .failure(
         RequestError(
           .unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))"))

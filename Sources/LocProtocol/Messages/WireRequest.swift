@@ -16,7 +16,8 @@ public enum WireRequest: Sendable, Hashable {
     "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
     "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
     "range-beacons", "stop-ranging-beacons",
-    "monitor-beacons", "stop-monitoring-beacons", "wait",
+    "monitor-beacons", "stop-monitoring-beacons", "wait", "register-region", "unregister-region",
+    "region-state", "monitor-visits", "set-launch-unit",
   ]
 
   /// The method's name.
@@ -48,6 +49,11 @@ public enum WireRequest: Sendable, Hashable {
     case .monitorBeacons: return "monitor-beacons"
     case .stopMonitoringBeacons: return "stop-monitoring-beacons"
     case .wait: return "wait"
+    case .registerRegion: return "register-region"
+    case .unregisterRegion: return "unregister-region"
+    case .regionState: return "region-state"
+    case .monitorVisits: return "monitor-visits"
+    case .setLaunchUnit: return "set-launch-unit"
     }
   }
 
@@ -105,6 +111,8 @@ public enum WireRequest: Sendable, Hashable {
       return o
     case .wait(.rule(let rule)): return ["rule": .string(rule.description)]
     case .wait(.timezoneChange): return ["event": .string(EventKind.timezoneChanged.rawValue)]
+    case .registerRegion, .unregisterRegion, .regionState, .monitorVisits, .setLaunchUnit:
+      return regionParams(r)
     }
   }
 }

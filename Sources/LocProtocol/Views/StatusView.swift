@@ -31,6 +31,8 @@ public struct StatusView: WireCodable {
   public var apps: AppsStatusView?
   /// Beacon monitoring and ranging (absent from a daemon before protocol 1.2).
   public var beacons: BeaconStatusView?
+  /// Regions and visits (absent before protocol 1.3, and while none are monitored).
+  public var regions: RegionsStatusView?
   /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
   /// before protocol 1.2).
   public var simulation: SimulationView?
@@ -51,6 +53,7 @@ public struct StatusView: WireCodable {
     acquisition = r.acquisition.map(AcquisitionView.init)
     apps = r.apps.map(AppsStatusView.init)
     beacons = r.beacons.map(BeaconStatusView.init)
+    regions = r.regions.map(RegionsStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
   }
 
@@ -71,6 +74,7 @@ public struct StatusView: WireCodable {
     acquisition = try o.optionalDecode("acquisition")
     apps = try o.optionalDecode("apps")
     beacons = try o.optionalDecode("beacons")
+    regions = try o.optionalDecode("regions")
     simulation = try o.optionalDecode("simulation")
   }
 
@@ -84,6 +88,7 @@ public struct StatusView: WireCodable {
       "apps": apps?.json ?? .null, "simulation": simulation?.json ?? .null,
     ]
     if let beacons { o["beacons"] = beacons.json }
+    if let regions { o["regions"] = regions.json }
     return .object(o)
   }
 }

@@ -51,6 +51,14 @@ extension Daemon {
         let detail = problem.map { "cannot start \(unit): \($0)" } ?? "started \(unit)"
         self.feed(.timerActionEnded(timer: timer, succeeded: problem == nil, detail: detail))
       }
+    case .launchApp(let unit, let app):
+      bus.startUnit(unit) { [unowned self] problem in
+        if let problem {
+          self.logger.warning("\(app): cannot start its launch unit \(unit): \(problem)")
+        } else {
+          self.logger.info("\(app): started its launch unit \(unit)")
+        }
+      }
     case .runCommand(let argv, let user, let environment, let timer):
       if let commands {
         // A hook can tell a simulation from the real thing (docs/TIMERS.md).

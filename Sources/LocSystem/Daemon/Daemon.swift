@@ -267,7 +267,7 @@ public final class Daemon {
   /// Requests that start a held replay (`--clock replay`): someone now watches.
   static func startsReplay(_ request: Request) -> Bool {
     switch request {
-    case .subscribe, .rangeBeacons, .monitorBeacons: return true
+    case .subscribe, .rangeBeacons, .monitorBeacons, .monitorVisits(true): return true
     default: return false
     }
   }

@@ -91,6 +91,7 @@ enum StatusCommand {
         "\(b.scanning ? "scanning" : "not scanning"), \(b.ranging) ranging, \(b.monitors) monitoring, "
           + "\(b.tracked) transmitters in range")
     }
+    if let r = s.regions { row("Regions:", describe(regions: r, zone: zone, verbose: verbose)) }
     if verbose {
       row("Rejected:", counters(s.rejectedFixes))
       let server = s.server.counters.all.filter { $0.value > 0 }
@@ -101,6 +102,22 @@ enum StatusCommand {
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
+  }
+
+  /// `3 regions of 2 apps, visits for 1 app; next fix due 08:14:20 because region boundary
+  /// 12.0 km away at 40 m/s`.
+  static func describe(regions r: RegionsStatusView, zone: ScreenZone, verbose: Bool) -> String {
+    var text = "\(r.regions) region\(r.regions == 1 ? "" : "s") of \(r.apps) app\(r.apps == 1 ? "" : "s")"
+    if r.visitApps > 0 {
+      text +=
+        ", visits for \(r.visitApps) app\(r.visitApps == 1 ? "" : "s")" + (r.visiting ? " (visiting)" : "")
+    }
+    if let due = r.nextFixDue {
+      text += "; next fix due \(zone.clock(due, seconds: true))"
+      if let because = r.because { text += " because \(because)" }
+    }
+    if verbose { text += "\n" + String(repeating: " ", count: 13) + counters(r.counters) }
+    return text
   }
 
   /// Who has the location right now: the counterpart of the status-bar arrow.

@@ -127,6 +127,14 @@ enum WatchCommand {
       text = BeaconsLiveCommands.render(r)
     case .beaconRegion(let r):
       text = BeaconsLiveCommands.render(r)
+    case .region(let r):
+      text = "\"\(r.id)\" \(r.event.word), now \(r.state.word) (since \(zone.clock(r.since, seconds: true)))"
+    case .visit(let v):
+      var t =
+        "\(v.event.word) \(v.coordinate.latitude.value), \(v.coordinate.longitude.value) ±\(Int(v.accuracy.value.rounded())) m"
+      t += ", arrived \(zone.clock(v.arrival))"
+      if let d = v.departure { t += ", left \(zone.clock(d))" }
+      text = t
     case .simulationFinished(let s):
       text = "replay done at \(s.time.map { zone.dateTime($0) } ?? "-")" + (s.exitAtEnd ? "; locd exits" : "")
     case .other(_, let data):
