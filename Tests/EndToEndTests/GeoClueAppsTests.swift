@@ -18,9 +18,9 @@ import Testing
     return (bus, try startGeoClueLocd(on: bus))
   }
 
-  func agent(_ answer: String, on bus: PrivateSystemBus) throws -> LinePeer {
+  func agent(_ answer: String, max: Int = 8, on bus: PrivateSystemBus) throws -> LinePeer {
     let peer = try LinePeer(
-      GeoCluePrograms.peer("geoclue-agent.py"), ["8", answer], environment: bus.environment,
+      GeoCluePrograms.peer("geoclue-agent.py"), [String(max), answer], environment: bus.environment,
       output: bus.directory + "/agent-\(answer).out")
     guard peer.waitFor("ready") else { throw HarnessError("the agent did not register: \(peer.text)") }
     return peer
@@ -122,6 +122,20 @@ import Testing
     #expect(agent.text.contains("authorize geoclue-where-am-i 4"), "\(agent.text)")
     let app = try #require(try apps(locd)["\(getuid()) geoclue-where-am-i"])
     #expect(app.status == .known(.whenInUse) && app.accuracy == .known(.reduced))
+    #expect(locd.stop() == 0)
+  }
+
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func anAgentsMaxAccuracyLevelBelowStreetCapsClientsToReduced() throws {
+    let (bus, locd) = try rig()
+    // MaxAccuracyLevel CITY: where-am-i asks for EXACT, the agent is asked at CITY.
+    let agent = try agent("yes", max: 4, on: bus)
+    defer { agent.stop() }
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    #expect(agent.text.contains("authorize geoclue-where-am-i 4"), "\(agent.text)")
+    let centre = Self.cellCentre
+    #expect(out.contains(String(format: "Latitude:    %f°", centre.latitude.value)), "\(out)\n\(locd.log)")
+    #expect(!out.contains("59.913900"), "\(out)")
     #expect(locd.stop() == 0)
   }
 
