@@ -14,8 +14,9 @@ root), locd through `nmea+tcp://` from the same feeder. Measured per service:
     source reads a push feed while idle, docs/SOURCES.md; geoclue closed its socket), and
     over IDLE seconds with none and the feed silent (what the service wakes up for by itself);
   - RSS (VmRSS) after the runs, its anonymous and file-backed parts (shared libraries, locd's
-    memory-mapped time zone boundaries), and its peak (VmHWM); then what the RSS is made of,
-    mapping by mapping (/proc/PID/smaps: Rss and the private part of each).
+    memory-mapped time zone boundaries), its peak (VmHWM), the part of it touched while a
+    client is active (clear_refs, then Referenced), PSS; then what the RSS is made of, mapping
+    by mapping (/proc/PID/smaps: Rss and the private part of each).
 Usage: geoclue_side_by_side.py LOCD_BINARY [RUNS ACTIVE IDLE]
 """
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
@@ -173,8 +174,8 @@ def run_client(hold):
 
 
 def smaps(pid):
-    """{mapping: (Rss kB, private kB)} of a process, mappings named by file (or [heap],
-    [stack], [anon])."""
+    """{mapping: [Rss kB, private kB, referenced kB]} of a process, mappings named by file (or
+    [heap], [stack], [anon]); referenced: touched since the accessed bits were cleared."""
     out, name = {}, None
     for line in open("/proc/%d/smaps" % pid):
         head = line.split()
@@ -183,12 +184,19 @@ def smaps(pid):
         if "-" in head[0] and not head[0].endswith(":"):
             name = head[5] if len(head) > 5 else "[anon]"
             name = os.path.basename(name) if name.startswith("/") else name
-            out.setdefault(name, [0, 0])
+            out.setdefault(name, [0, 0, 0])
         elif head[0] == "Rss:":
             out[name][0] += int(head[1])
         elif head[0] in ("Private_Clean:", "Private_Dirty:"):
             out[name][1] += int(head[1])
+        elif head[0] == "Referenced:":
+            out[name][2] += int(head[1])
     return out
+
+
+def pss(pid):
+    """Proportional set size in kB: each shared page divided among the processes mapping it."""
+    return sum(int(l.split()[1]) for l in open("/proc/%d/smaps_rollup" % pid) if l.startswith("Pss:"))
 
 
 def measure(name, pid, env, runs, active, idle, feeder):
@@ -204,8 +212,13 @@ def measure(name, pid, env, runs, active, idle, feeder):
     holder.start()
     time.sleep(2)
     a0 = proc(pid)
+    # Which resident pages the service touches while serving (clear_refs(5): the accessed
+    # bits cleared, then smaps' Referenced counts the pages used since).
+    open("/proc/%d/clear_refs" % pid, "w").write("1")
     time.sleep(active)
     a1 = proc(pid)
+    touched = sum(int(l.split()[1]) for l in open("/proc/%d/smaps_rollup" % pid) if l.startswith("Referenced:"))
+    used = smaps(pid)
     holder.join()
     time.sleep(3)
     i0 = proc(pid)
@@ -229,7 +242,9 @@ def measure(name, pid, env, runs, active, idle, feeder):
         "RSS": "%.1f MB" % (s1[2] / 1024),
         "  of it anonymous / file": "%.1f / %.1f MB" % (s1[4] / 1024, s1[5] / 1024),
         "RSS peak": "%.1f MB" % (s1[3] / 1024),
-    }, smaps(pid)
+        "RSS touched while active (%d s)" % active: "%.1f MB" % (touched / 1024),
+        "PSS (shared pages split)": "%.1f MB" % (pss(pid) / 1024),
+    }, (smaps(pid), used)
 
 
 def main():
@@ -281,14 +296,15 @@ def main():
         for r in rows:
             print("%-*s  %18s  %18s" % (width, r, results["geoclue"][r], results["locd"][r]))
         for name in ("geoclue", "locd"):
-            top = sorted(maps[name].items(), key=lambda kv: -kv[1][0])
-            print("\n%s RSS by mapping (kB, private in brackets):" % name)
-            shown = top[:8]
-            rest = top[8:]
-            for m, (rss, private) in shown:
-                print("  %-40s %6d (%d)" % (m[:40], rss, private))
-            print("  %-40s %6d (%d)" % ("%d others" % len(rest), sum(v[0] for _, v in rest),
-                                         sum(v[1] for _, v in rest)))
+            now, used = maps[name]
+            top = sorted(now.items(), key=lambda kv: -kv[1][0])
+            print("\n%s RSS by mapping, kB: resident (private) [touched while active]" % name)
+            shown, rest = top[:8], top[8:]
+            for m, (rss, private, _) in shown:
+                print("  %-36s %6d (%5d) [%5d]" % (m[:36], rss, private, used.get(m, [0, 0, 0])[2]))
+            print("  %-36s %6d (%5d) [%5d]" % ("%d others" % len(rest), sum(v[0] for _, v in rest),
+                                                sum(v[1] for _, v in rest),
+                                                sum(used.get(m, [0, 0, 0])[2] for m, _ in rest)))
     finally:
         for p in reversed(children):
             p.terminate()
