@@ -9,8 +9,9 @@ import LocCore
 /// The GeoClue2 face: owns org.freedesktop.GeoClue2 on the system bus and serves the
 /// Manager, Client and Location objects as GeoClue 2.6 does, for programs written against
 /// GeoClue (gammastep, redshift, GNOME, the location portal). A thin adapter: each client's
-/// active period is an engine session that subscribes to `location`; the engine's replies
-/// and pushes come back through `reply` and `deliver`. The contract is in docs/GEOCLUE.md.
+/// active period is an engine session of its app (its DesktopId), in use and running
+/// updates; the engine's replies and pushes come back through `reply` and `deliver`. The
+/// contract is in docs/GEOCLUE.md, the mapping to apps in decision 0026.
 public final class GeoClueService {
   /// What the face tells the daemon: the engine events it produces, what it asks the apps
   /// model, and log lines.
