@@ -18,7 +18,13 @@ let package = Package(
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
     .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"]),
-    .executableTarget(name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .executableTarget(
+      name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"],
+      // The Swift standard library linked statically (make release) exports every symbol of
+      // locd's modules (-export-dynamic): 800 KB of symbol tables the dynamic linker pages in
+      // at start, about 1 MB of RSS. Nothing looks locd's symbols up at run time (no dlsym,
+      // no Foundation); crash reports use .symtab, which stays (docs/GEOCLUE.md, figures).
+      linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
     .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"]),

@@ -4,7 +4,8 @@
 # active and idle, RSS (bench/geoclue_side_by_side.py says how). Goals (issue 14): first
 # location no later than geoclue's, RSS at most half of geoclue's, no wakeups idle.
 # Needs root (geoclue's configuration is bound in a mount namespace), geoclue-2.0,
-# python3-dbus and python3-gi. RUNS (5), ACTIVE_SECONDS (10), IDLE_SECONDS (10).
+# python3-dbus and python3-gi. RUNS (5), ACTIVE_SECONDS (10), IDLE_SECONDS (60, twice: with the feed
+# sending and silent).
 set -eu
 cd "$(dirname "$0")/.."
 locd=${LOCD:-.build/release/locd}
@@ -13,4 +14,4 @@ if [ "$(id -u)" -ne 0 ] || [ ! -x /usr/libexec/geoclue ]; then
   echo "geoclue: skipped (needs root and geoclue-2.0)"
   exit 0
 fi
-/usr/bin/python3 bench/geoclue_side_by_side.py "$locd" "${RUNS:-5}" "${ACTIVE_SECONDS:-10}" "${IDLE_SECONDS:-10}"
+/usr/bin/python3 bench/geoclue_side_by_side.py "$locd" "${RUNS:-5}" "${ACTIVE_SECONDS:-10}" "${IDLE_SECONDS:-60}"

@@ -10,9 +10,13 @@ root), locd through `nmea+tcp://` from the same feeder. Measured per service:
   - Start to the first LocationUpdated, and to the first one carrying the fed position
     (median of RUNS clients, each a new connection, RequestedAccuracyLevel 8);
   - CPU time and voluntary context switches (wakeups) of the service over ACTIVE seconds with
-    one client active, and over IDLE seconds with none;
+    one client active, over IDLE seconds with none (the feed still sending: locd's nmea+tcp
+    source reads a push feed while idle, docs/SOURCES.md; geoclue closed its socket), and
+    over IDLE seconds with none and the feed silent (what the service wakes up for by itself);
   - RSS (VmRSS) after the runs, its anonymous and file-backed parts (shared libraries, locd's
-    memory-mapped time zone boundaries), and its peak (VmHWM).
+    memory-mapped time zone boundaries), its peak (VmHWM), the part of it touched while a
+    client is active (clear_refs, then Referenced), PSS; then what the RSS is made of, mapping
+    by mapping (/proc/PID/smaps: Rss and the private part of each).
 Usage: geoclue_side_by_side.py LOCD_BINARY [RUNS ACTIVE IDLE]
 """
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
@@ -43,6 +47,7 @@ class Feeder:
 
     def __init__(self, unix_path):
         self.conns, self.lock = [], threading.Lock()
+        self.silent = threading.Event()
         self.unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         self.unix.bind(unix_path)
         self.unix.listen(8)
@@ -63,6 +68,8 @@ class Feeder:
     def tick(self):
         while True:
             time.sleep(1 - time.time() % 1)
+            if self.silent.is_set():
+                continue
             data = epoch_now()
             with self.lock:
                 for c in list(self.conns):
@@ -166,7 +173,33 @@ def run_client(hold):
     print(json.dumps(out), flush=True)
 
 
-def measure(name, pid, env, runs, active, idle):
+def smaps(pid):
+    """{mapping: [Rss kB, private kB, referenced kB]} of a process, mappings named by file (or
+    [heap], [stack], [anon]); referenced: touched since the accessed bits were cleared."""
+    out, name = {}, None
+    for line in open("/proc/%d/smaps" % pid):
+        head = line.split()
+        if not head:
+            continue
+        if "-" in head[0] and not head[0].endswith(":"):
+            name = head[5] if len(head) > 5 else "[anon]"
+            name = os.path.basename(name) if name.startswith("/") else name
+            out.setdefault(name, [0, 0, 0])
+        elif head[0] == "Rss:":
+            out[name][0] += int(head[1])
+        elif head[0] in ("Private_Clean:", "Private_Dirty:"):
+            out[name][1] += int(head[1])
+        elif head[0] == "Referenced:":
+            out[name][2] += int(head[1])
+    return out
+
+
+def pss(pid):
+    """Proportional set size in kB: each shared page divided among the processes mapping it."""
+    return sum(int(l.split()[1]) for l in open("/proc/%d/smaps_rollup" % pid) if l.startswith("Pss:"))
+
+
+def measure(name, pid, env, runs, active, idle, feeder):
     firsts, fixes = [], []
     for _ in range(runs):
         r = client(env)
@@ -179,13 +212,24 @@ def measure(name, pid, env, runs, active, idle):
     holder.start()
     time.sleep(2)
     a0 = proc(pid)
+    # Which resident pages the service touches while serving (clear_refs(5): the accessed
+    # bits cleared, then smaps' Referenced counts the pages used since).
+    open("/proc/%d/clear_refs" % pid, "w").write("1")
     time.sleep(active)
     a1 = proc(pid)
+    touched = sum(int(l.split()[1]) for l in open("/proc/%d/smaps_rollup" % pid) if l.startswith("Referenced:"))
+    used = smaps(pid)
     holder.join()
     time.sleep(3)
     i0 = proc(pid)
     time.sleep(idle)
     i1 = proc(pid)
+    feeder.silent.set()
+    time.sleep(2)
+    s0 = proc(pid)
+    time.sleep(idle)
+    s1 = proc(pid)
+    feeder.silent.clear()
     med = lambda xs: "%.0f ms" % (statistics.median(xs) * 1000) if xs else "none"
     return {
         "Start to first LocationUpdated": med(firsts),
@@ -194,14 +238,17 @@ def measure(name, pid, env, runs, active, idle):
         "active: wakeups over %d s" % active: str(a1[1] - a0[1]),
         "idle: CPU over %d s" % idle: "%.2f s" % (i1[0] - i0[0]),
         "idle: wakeups over %d s" % idle: str(i1[1] - i0[1]),
-        "RSS": "%.1f MB" % (i1[2] / 1024),
-        "  of it anonymous / file": "%.1f / %.1f MB" % (i1[4] / 1024, i1[5] / 1024),
-        "RSS peak": "%.1f MB" % (i1[3] / 1024),
-    }
+        "idle, feed silent: wakeups over %d s" % idle: str(s1[1] - s0[1]),
+        "RSS": "%.1f MB" % (s1[2] / 1024),
+        "  of it anonymous / file": "%.1f / %.1f MB" % (s1[4] / 1024, s1[5] / 1024),
+        "RSS peak": "%.1f MB" % (s1[3] / 1024),
+        "RSS touched while active (%d s)" % active: "%.1f MB" % (touched / 1024),
+        "PSS (shared pages split)": "%.1f MB" % (pss(pid) / 1024),
+    }, (smaps(pid), used)
 
 
 def main():
-    locd, runs, active, idle = sys.argv[1], *(int(a) for a in (sys.argv[2:] + ["5", "10", "10"])[:3])
+    locd, runs, active, idle = sys.argv[1], *(int(a) for a in (sys.argv[2:] + ["5", "10", "60"])[:3])
     tmp = tempfile.mkdtemp(prefix="locd-bench-geoclue-")
     children = []
 
@@ -212,7 +259,7 @@ def main():
 
     try:
         feeder = Feeder(tmp + "/nmea.sock")
-        results = {}
+        results, maps = {}, {}
         for name in ("geoclue", "locd"):
             d = os.path.join(tmp, name)
             os.makedirs(d + "/etc")
@@ -242,12 +289,22 @@ def main():
                   log=d + "/agent.out")
             wait_for(lambda: "ready" in open(d + "/agent.out").read())
             time.sleep(1)
-            results[name] = measure(name, service.pid, env, runs, active, idle)
+            results[name], maps[name] = measure(name, service.pid, env, runs, active, idle, feeder)
         rows = list(results["locd"].keys())
         width = max(len(r) for r in rows)
         print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))
         for r in rows:
             print("%-*s  %18s  %18s" % (width, r, results["geoclue"][r], results["locd"][r]))
+        for name in ("geoclue", "locd"):
+            now, used = maps[name]
+            top = sorted(now.items(), key=lambda kv: -kv[1][0])
+            print("\n%s RSS by mapping, kB: resident (private) [touched while active]" % name)
+            shown, rest = top[:8], top[8:]
+            for m, (rss, private, _) in shown:
+                print("  %-36s %6d (%5d) [%5d]" % (m[:36], rss, private, used.get(m, [0, 0, 0])[2]))
+            print("  %-36s %6d (%5d) [%5d]" % ("%d others" % len(rest), sum(v[0] for _, v in rest),
+                                                sum(v[1] for _, v in rest),
+                                                sum(used.get(m, [0, 0, 0])[2] for m, _ in rest)))
     finally:
         for p in reversed(children):
             p.terminate()

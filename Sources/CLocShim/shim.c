@@ -1,4 +1,6 @@
 #define _GNU_SOURCE
+#include <link.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
@@ -114,4 +116,31 @@ int locshim_link_tmpfile(int fd, int dirfd, const char *name) {
     if (linkat(AT_FDCWD, path, dirfd, name, AT_SYMLINK_FOLLOW) == 0) return 0;
     if (errno != ENOENT) return -1;
     return linkat(fd, "", dirfd, name, AT_EMPTY_PATH);
+}
+
+// The main program is the first object dl_iterate_phdr(3) reports; its executable PT_LOAD
+// segments are read-only file pages (no DT_TEXTREL in locd), so paging them out loses nothing.
+static int page_out_segments(struct dl_phdr_info *info, size_t size, void *data) {
+    (void)size;
+    long page = sysconf(_SC_PAGESIZE);
+    size_t *released = data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || (ph->p_flags & PF_W)) continue;
+        uintptr_t start = (info->dlpi_addr + ph->p_vaddr) & ~(uintptr_t)(page - 1);
+        uintptr_t end = (info->dlpi_addr + ph->p_vaddr + ph->p_memsz + page - 1) & ~(uintptr_t)(page - 1);
+#ifdef MADV_PAGEOUT
+        if (madvise((void *)start, end - start, MADV_PAGEOUT) == 0) *released += end - start;
+#else
+        (void)start;
+        (void)end;
+#endif
+    }
+    return 1;  // the main program only
+}
+
+size_t locshim_page_out_program_code(void) {
+    size_t released = 0;
+    dl_iterate_phdr(page_out_segments, &released);
+    return released;
 }

@@ -2,6 +2,7 @@ import Foundation
 import FoundationXML
 import Glibc
 import LocCore
+import LocProtocol
 import Testing
 
 /// The members of one interface in D-Bus introspection XML, one normalised line each:
@@ -156,14 +157,20 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
   @Test(
     .enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"),
     .enabled(if: GeoCluePrograms.colourToolsInstalled, "needs gammastep and redshift"))
-  func gammastepAndRedshiftPrintTheReplayedLocation() throws {
+  func gammastepAndRedshiftPrintTheReducedLocationOfTheirCityLevel() throws {
     let (bus, locd) = try rig()
     let agent = try agent(8, "yes", on: bus)
     defer { agent.stop() }
+    // They ask for CITY (4), so they get reduced accuracy: the centre of the reduced grid's
+    // cell of the replayed position (docs/APPS.md), which they print to two decimals.
+    let centre = ReducedGrid.centre(
+      ReducedGrid.cell(of: Coordinate(lat: OsloReplay.latitude, lon: OsloReplay.longitude)!))
+    let expected = String(format: "Location: %.2f N, %.2f E", centre.latitude.value, centre.longitude.value)
+    #expect(expected != "Location: 59.91 N, 10.75 E", "the cell's centre is not the position")
     for program in ["/usr/bin/gammastep", "/usr/bin/redshift"] {
       // -p prints the location, the period and the colour temperature, then exits.
       let out = try runClient(program, ["-l", "geoclue2", "-p"], on: bus, timeout: 30)
-      #expect(out.contains("Location: 59.91 N, 10.75 E"), "\(program): \(out)\n\(locd.log)")
+      #expect(out.contains(expected), "\(program): \(out)\n\(locd.log)")
       #expect(out.contains("Period: "), "\(program): \(out)")
     }
     // Each asked as itself (the DesktopId it set), at the level it requested (CITY, 4).
@@ -197,6 +204,11 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
     #expect(out.contains("Agent rejected 'geoclue-where-am-i'"), "\(out)")
     #expect(agent.text.contains("authorize geoclue-where-am-i 8"), "\(agent.text)")
     #expect(!out.contains("Latitude:"), "\(out)")
+    // The refusal is kept: the next Start is denied without asking the agent again.
+    out = try runClient(GeoCluePrograms.whereAmI, ["-t", "10", "-a", "8"], on: bus)
+    #expect(
+      out.contains("'geoclue-where-am-i' was denied the location for UID \(getuid()) (by agent)"), "\(out)")
+    #expect(agent.text.components(separatedBy: "authorize").count == 2, "\(agent.text)")
     #expect(locd.stop() == 0)
   }
 
@@ -258,7 +270,7 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
   @Test(
     .enabled(if: getuid() == 0, "needs root to run the peers as another user"),
     .enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
-  func anotherUsersAgentDecidesForItsUserOnlyAndLocdsOwnRulesStillApply() throws {
+  func anotherUsersAgentDecidesForItsUserOnlyAndTheDecisionIsThatUsersApp() throws {
     let (bus, locd) = try rig()
     // root's agent says yes to everything; it is not asked about another user's apps.
     let rootAgent = try agent(8, "yes", on: bus)
@@ -270,17 +282,28 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
       environment: bus.environment, output: bus.directory + "/nobody-agent.out")
     defer { nobodyAgent.stop() }
     #expect(nobodyAgent.waitFor("ready"), "\(nobodyAgent.text)")
-    let r = try run(
-      URL(fileURLWithPath: "/usr/bin/setpriv"),
-      asNobody + [GeoCluePrograms.peer("geoclue-probe.py"), "start", "nobodys-app", "8"],
-      environment: bus.environment)
-    let answer = try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
-    // Its agent said yes; locd's session rules (the socket's: uid and groups) say no.
+    func start() throws -> JSON {
+      let r = try run(
+        URL(fileURLWithPath: "/usr/bin/setpriv"),
+        asNobody + [GeoCluePrograms.peer("geoclue-probe.py"), "start", "nobodys-app", "8"],
+        environment: bus.environment)
+      return try JSON.parse(r.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+    // Its agent said yes: an app of uid 65534 (no locd group needed; apps are authorized
+    // per app, not by the socket's groups), decided by that user's agent.
+    let answer = try start()
     #expect(nobodyAgent.text.contains("authorize nobodys-app 8"), "\(nobodyAgent.text)")
     #expect(!rootAgent.text.contains("nobodys-app"), "\(rootAgent.text)")
-    #expect(answer["started"] == .bool(false), "\(r.stdout)\(r.stderr)")
-    #expect(answer["error"]?.string == "org.freedesktop.DBus.Error.AccessDenied")
-    #expect(answer["message"]?.string?.hasPrefix("locd refused: ") == true, "\(r.stdout)\n\(locd.log)")
+    #expect(answer["started"] == .bool(true), "\(answer)\n\(locd.log)")
+    let list = try AppListResult(json: JSON.parse(Array(try locd.locctl(["apps", "--json"]).stdout.utf8)))
+    let app = try #require(list.apps.first { $0.app == "nobodys-app" }, "\(list)")
+    #expect(app.uid == 65534 && app.status == .known(.whenInUse) && app.decidedBy == "agent")
+    // The administrator denies it for that user: the next Start is refused with the reason.
+    #expect(try locd.locctl(["apps", "deny", "nobodys-app", "--user", "65534"]).status == 0)
+    let denied = try start()
+    #expect(denied["error"]?.string == "org.freedesktop.DBus.Error.AccessDenied", "\(denied)")
+    #expect(denied["message"]?.string?.contains("was denied the location for UID 65534") == true, "\(denied)")
+    #expect(nobodyAgent.text.components(separatedBy: "authorize").count == 2, "\(nobodyAgent.text)")
     #expect(locd.stop() == 0)
   }
 }

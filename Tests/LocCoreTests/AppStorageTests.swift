@@ -70,6 +70,41 @@ import Testing
     }
   }
 
+  /// Updates capped at reduced (a GeoClue client asking for a city) get the cell even when
+  /// the app may have full accuracy; another session of the same app still gets the fix.
+  @Test func updatesCappedAtReducedGetTheCellWhateverTheDecision() throws {
+    var h = AppsDeliveryTests.started()
+    h.send(
+      AppsDeliveryTests.admin, .changeApp(AppID(AppsDeliveryTests.id)!, uid: 1000, .grant(.whenInUse, .full)))
+    let full = SessionID(2)
+    h.app(full, AppsDeliveryTests.id)
+    for (id, accuracy) in [(AppsDeliveryTests.app, AccuracyAuthorization.reduced), (full, .full)] {
+      h.send(id, .setActivity(.foreground))
+      h.send(id, .startUpdates(AppSession.Updates(accuracy: accuracy)))
+    }
+    let oslo = AppsDeliveryTests.oslo
+    h.fix(oslo, at: h.now.adding(seconds: 1))
+    let capped = try #require(h.locations(AppsDeliveryTests.app).last?.position)
+    #expect(capped.coordinate == ReducedGrid.centre(ReducedGrid.cell(of: oslo)))
+    #expect(h.locations(full).last?.position?.coordinate == oslo)
+  }
+
+  /// Another face's agent deciding (GeoClue's AuthorizeApp) is kept like `locctl apps`,
+  /// by "agent", and stored.
+  @Test func anAgentsDecisionFromAnotherFaceIsKept() throws {
+    var h = AppsDeliveryTests.started()
+    h.handle(.appDecided(AppsDeliveryTests.key, .grant(.whenInUse, .reduced)))
+    let (a, by) = h.engine.appAuthorization(AppsDeliveryTests.key)
+    #expect(a.status == .whenInUse && a.accuracy == .reduced)
+    #expect(by == "agent")
+    h.handle(.stopping)
+    let stored = h.log.compactMap { entry -> AppStore? in
+      if case .persistApps(let s) = entry.effect { return s } else { return nil }
+    }.last
+    let record = try #require(stored?.records.first { $0.key == AppsDeliveryTests.key })
+    #expect(record.decidedBy == .agent && record.status == .whenInUse)
+  }
+
   /// Reduced apps get the snapped position through the engine: the same while the device
   /// stays in its cell, never the fix.
   @Test func reducedAppGetsTheCellNotTheFix() throws {

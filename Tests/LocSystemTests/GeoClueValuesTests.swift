@@ -1,6 +1,8 @@
+import Glibc
 import LocCore
-import LocSystem
 import Testing
+
+@testable import LocSystem
 
 /// The pure parts of the GeoClue face: accuracy levels, a Location object's values and
 /// the thresholds, each checked against GeoClue 2.6's rules as its sources state them.
@@ -107,5 +109,52 @@ import Testing
     // Either threshold keeps quiet on its own (GeoClue ORs them).
     #expect(!GeoClueThresholds(distance: 150, time: 10).signals(near, after: first))
     #expect(!GeoClueThresholds(distance: 50, time: 45).signals(near, after: first))
+  }
+}
+
+/// A DesktopId as an app id, weighed against a cgroup file laid out like /proc/PID/cgroup.
+@Suite struct GeoClueIdentityTests {
+  /// A fake /proc with process 42 in `cgroup`.
+  func procRoot(_ cgroup: String) throws -> String {
+    var template = Array("/tmp/locd-geoclue-id-XXXXXX".utf8CString)
+    let dir = try #require(
+      template.withUnsafeMutableBufferPointer { mkdtemp($0.baseAddress!) }.map { String(cString: $0) })
+    try #require(mkdir(dir + "/42", 0o755) == 0)
+    let fd = open(dir + "/42/cgroup", O_WRONLY | O_CREAT, 0o644)
+    _ = "0::\(cgroup)\n".withCString { write(fd, $0, strlen($0)) }
+    close(fd)
+    return dir
+  }
+
+  let peer = Peer(pid: 42, uid: 1000, gid: 1000)
+  let flatpak =
+    "/user.slice/user-1000.slice/user@1000.service/app.slice/app-flatpak-org.example.Maps-12.scope"
+
+  @Test func aFlatpakScopeVerifiesTheDesktopIdOrRefusesIt() throws {
+    let root = try procRoot(flatpak)
+    let honest = Daemon.geoClueIdentity(peer, desktopID: "org.example.Maps.desktop", procRoot: root)
+    let identity = try honest.get()
+    #expect(identity.key == AppKey(uid: 1000, app: AppID("org.example.Maps")!))
+    #expect(identity.verification == .flatpak)
+    guard
+      case .failure(let refusal) = Daemon.geoClueIdentity(
+        peer, desktopID: "org.gnome.Weather", procRoot: root)
+    else {
+      Issue.record("a DesktopId the scope contradicts was accepted")
+      return
+    }
+    #expect(refusal.code == .identityMismatch)
+    #expect(refusal.message.contains("org.example.Maps") && refusal.message.contains("org.gnome.Weather"))
+  }
+
+  @Test func elsewhereTheDesktopIdIsClaimedAndMustBeAnAppID() throws {
+    let root = try procRoot("/user.slice/user-1000.slice/session-2.scope")
+    let claimed = try Daemon.geoClueIdentity(peer, desktopID: "gammastep", procRoot: root).get()
+    #expect(claimed.key.app.rawValue == "gammastep" && claimed.verification == .claimed)
+    guard case .failure(let bad) = Daemon.geoClueIdentity(peer, desktopID: "two words", procRoot: root) else {
+      Issue.record("'two words' was taken as an app id")
+      return
+    }
+    #expect(bad.code == .invalidParams)
   }
 }

@@ -19,6 +19,11 @@ int locshim_accept4_from(int fd, struct sockaddr *addr, socklen_t *len, int flag
 /// pipe2(2): a pipe whose ends get `flags` (O_CLOEXEC, O_NONBLOCK) atomically.
 int locshim_pipe2(int fds[2], int flags);
 
+/// madvise(2) MADV_PAGEOUT over the running program's own code (its executable, read-only
+/// segments; not the shared libraries): the pages go out of memory and come back from the
+/// file when they run again. Returns the bytes advised (0 where the kernel lacks it).
+size_t locshim_page_out_program_code(void);
+
 /// A pseudo-terminal pair (posix_openpt(3), grantpt, unlockpt, ptsname_r): returns the
 /// master descriptor (O_RDWR | O_NOCTTY | O_CLOEXEC) and writes the slave's path to `name`;
 /// -1 with errno set on failure. Tests use it to pose as a serial GPS receiver.

@@ -10,13 +10,20 @@ public struct AppSession: Sendable, Hashable {
     public var background: Bool
     /// The updates were started while the app was in use.
     public var startedInUse: Bool
+    /// The most accuracy these updates get, whatever the app may have: `reduced` for a
+    /// GeoClue client that asked for a country, city or neighbourhood level (not on the wire).
+    public var accuracy: AccuracyAuthorization
 
     /// Updates, as an app asks for them (`startedInUse` is filled in by the machine).
-    public init(distanceFilter: Meters? = nil, desiredAccuracy: Meters? = nil, background: Bool = false) {
+    public init(
+      distanceFilter: Meters? = nil, desiredAccuracy: Meters? = nil, background: Bool = false,
+      accuracy: AccuracyAuthorization = .full
+    ) {
       self.distanceFilter = distanceFilter
       self.desiredAccuracy = desiredAccuracy
       self.background = background
       self.startedInUse = false
+      self.accuracy = accuracy
     }
 
     /// Keeps the app in use while it stays connected: started in use, with background updates.

@@ -1,8 +1,12 @@
 /// What `locctl apps` does, what status shows, and what the shell hands in (apps.json at
 /// start, the policy files at start and on reload).
 extension AppsMachine {
-  /// Grants, denies or resets `key` (access already checked).
-  mutating func change(_ key: AppKey, _ change: AppChange, at now: Instant, into outputs: inout [AppsOutput])
+  /// Grants, denies or resets `key` (access already checked): by the user (`locctl apps`),
+  /// or by an agent of another face (GeoClue's AuthorizeApp, docs/GEOCLUE.md).
+  mutating func change(
+    _ key: AppKey, _ change: AppChange, by decider: AppRecord.Decider = .user, at now: Instant,
+    into outputs: inout [AppsOutput]
+  )
     -> Result<AppListing, RequestError>
   {
     if let entry = policy.rule(for: key), entry.rule.preset != .ask {
@@ -17,9 +21,9 @@ extension AppsMachine {
       r.status = level == .always ? .always : .whenInUse
       r.accuracy = min(accuracy, policy.rule(for: key)?.rule.maxAccuracy ?? .full)
       r.upgradeAsked = r.upgradeAsked || level == .always
-      (r.once, r.provisional, r.decidedBy, r.decidedAt) = (false, false, .user, now)
+      (r.once, r.provisional, r.decidedBy, r.decidedAt) = (false, false, decider, now)
     case .deny:
-      (r.status, r.once, r.provisional, r.decidedBy, r.decidedAt) = (.denied, false, false, .user, now)
+      (r.status, r.once, r.provisional, r.decidedBy, r.decidedAt) = (.denied, false, false, decider, now)
     case .reset:
       var fresh = AppRecord(key: key, firstSeen: r.firstSeen)
       fresh.seenAs = r.seenAs
@@ -28,7 +32,7 @@ extension AppsMachine {
     }
     records[key] = r
     storeChanged = true
-    outputs.append(.decided(key, authorization(key), by: "user"))
+    outputs.append(.decided(key, authorization(key), by: decider.rawValue))
     reindex(key: key, at: now, into: &outputs)
     let listing = listing(key, at: now)
     forgetIfIdle(key)

@@ -99,7 +99,7 @@ struct AppsMachine: EngineMachine {
     guard kind.isGated else { return .deliver(a.accuracy) }
     let inUse = s.inUse(at: now, grace: settings.inUseGrace)
     guard a.allowsInUse else { return .refuse(a, inUse: inUse) }
-    if inUse || a.allowsBackground { return .deliver(a.accuracy) }
+    if inUse || a.allowsBackground { return .deliver(min(a.accuracy, s.updates?.accuracy ?? .full)) }
     return a.provisional && kind.needsAlways ? .hold : .refuse(a, inUse: false)
   }
 

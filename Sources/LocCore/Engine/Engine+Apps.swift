@@ -36,6 +36,35 @@ extension Engine {
             session: id, access: hello.access, app: apps.report(id, at: now), unit: hello.unit.unitName))))
   }
 
+  /// The authorization in effect for `key` (policy, else the decision), and who decided
+  /// it: what another face (GeoClue) answers before it asks its own agent.
+  public func appAuthorization(_ key: AppKey) -> (AppAuthorization, decidedBy: String?) {
+    (apps.authorization(key), apps.decider(key))
+  }
+
+  /// apps.json as read at start (nil: none yet, or unusable because of `problem`).
+  mutating func loadApps(_ store: AppStore?, problem: String?, at now: Instant, into effects: inout [Effect])
+  {
+    if let problem {
+      effects.append(.log(.warning, "apps.json set aside, starting without decisions: \(problem)"))
+    }
+    var outputs: [AppsOutput] = []
+    apps.load(store, problem: problem, at: now, into: &outputs)
+    restoreRegions(at: now, into: &effects)
+    carryOut(outputs, at: now, into: &effects)
+  }
+
+  /// Another face's agent decided for `key`: kept as a `locctl apps` change would be.
+  mutating func agentDecided(
+    _ key: AppKey, _ change: AppChange, at now: Instant, into effects: inout [Effect]
+  ) {
+    var outputs: [AppsOutput] = []
+    if case .failure(let why) = apps.change(key, change, by: .agent, at: now, into: &outputs) {
+      effects.append(.log(.notice, "\(key): the agent's answer is not kept: \(why.message)"))
+    }
+    carryOut(outputs, at: now, into: &effects)
+  }
+
   /// A session went away.
   mutating func close(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
     var outputs: [AppsOutput] = []

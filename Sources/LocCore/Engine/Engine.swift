@@ -89,18 +89,14 @@ public struct Engine {
     case .configReloaded(let result, let requester):
       reloaded(result, requestedBy: requester, at: now, into: &effects)
     case .appsLoaded(let store, let problem):
-      if let problem {
-        effects.append(.log(.warning, "apps.json set aside, starting without decisions: \(problem)"))
-      }
-      var outputs: [AppsOutput] = []
-      apps.load(store, problem: problem, at: now, into: &outputs)
-      restoreRegions(at: now, into: &effects)
-      carryOut(outputs, at: now, into: &effects)
+      loadApps(store, problem: problem, at: now, into: &effects)
     case .appPolicyLoaded(let policy, let problems):
       for p in problems { effects.append(.log(.warning, "app policy file ignored: \(p)")) }
       var outputs: [AppsOutput] = []
       apps.configure(config.apps, policy: policy, problems: problems, at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
+    case .appDecided(let key, let change):
+      agentDecided(key, change, at: now, into: &effects)
     case .timeZoneDataChanged(let catalog):
       zones.replace(catalog)
       let unusable = catalog.entries.count - catalog.readable

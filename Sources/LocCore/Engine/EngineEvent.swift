@@ -47,6 +47,9 @@ public enum EngineEvent: Sendable {
   /// The policy files of `[Apps] PolicyDirectory=` were read (at start and on every reload),
   /// with the problems of those that could not be used.
   case appPolicyLoaded(AppPolicy, problems: [String])
+  /// An agent of another face decided for an app (GeoClue's AuthorizeApp answered for an app
+  /// without a decision): remembered as `locctl apps grant|deny` would, by `agent`.
+  case appDecided(AppKey, AppChange)
 
   /// A plain session opened without a hello to answer (`client` is its name), as tests and
   /// benchmarks open them.

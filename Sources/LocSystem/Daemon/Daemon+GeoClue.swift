@@ -1,7 +1,8 @@
 import LocCore
 
-/// The GeoClue2 face, wired to the engine: its clients' sessions are engine sessions like
-/// the socket's, with the access the same policy gives their uid (docs/GEOCLUE.md).
+/// The GeoClue2 face, wired to the engine: each active client is a session of its app, the
+/// app named by its DesktopId and checked against its cgroup, decided by the apps model
+/// (docs/GEOCLUE.md, docs/APPS.md).
 extension Daemon {
   /// Starts the face when `[GeoClue] Enable=yes`.
   func startGeoClue() {
@@ -9,33 +10,52 @@ extension Daemon {
     let face = GeoClueService(
       loop: loop, limits: GeoClueService.Limits(maxClients: config.maxClients),
       handlers: GeoClueService.Handlers(
-        opened: { [unowned self] session, peer, app, level in
-          // A plain session under the user's access (the seam in geoClueAccess); the DesktopId
-          // names it in logs. It becomes an app's session when the face maps to apps (GEOCLUE.md).
-          let access = self.geoClueAccess(peer, app: app, level: level)
-          self.feed(.sessionOpened(session, peer, access, client: "geoclue:" + (app ?? "?")))
+        opened: { [unowned self] session, peer, identity in
+          // An app session like a hello naming the app (the engine weighs it the same way).
+          let app = identity.key.app.rawValue
+          let hello = SessionHello(
+            peer: peer, access: self.policy.level(for: peer), client: "geoclue:" + app, app: app,
+            unit: PeerCgroup.unit(of: peer.pid))
+          self.feed(.sessionOpened(session, hello, reply: GeoClueService.helloRequest))
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
-          if self.holdingSources {
+          if self.holdingSources, case .startUpdates = request {
             self.holdingSources = false
             self.logger.info("replay clock: a GeoClue client started; playing")
             self.startSources()
           }
         },
         closed: { [unowned self] session in self.feed(.sessionClosed(session)) },
+        identify: { peer, desktopID in Daemon.geoClueIdentity(peer, desktopID: desktopID) },
+        authorization: { [unowned self] key in self.engine.appAuthorization(key) },
+        remember: { [unowned self] key, change in self.feed(.appDecided(key, change)) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
     geoClue = face
     face.start()
   }
 
-  /// The seam between GeoClue's authorization and locd's: the access of the engine session
-  /// of a client its agent authorized at `level`. Today the socket's rules for the peer
-  /// (uid and groups; `level` and `app` are not used yet). With per-app authorization it
-  /// maps `app` (DesktopId) to an app id, Start to "when in use" and `level` to reduced
-  /// (country, city, neighbourhood) or full accuracy (docs/GEOCLUE.md).
-  func geoClueAccess(_ peer: Peer, app: String, level: GeoClueAccuracyLevel) -> AccessLevel {
-    policy.level(for: peer)
+  /// The app a GeoClue client is: its DesktopId (without a `.desktop` suffix) as an app id,
+  /// weighed against the peer's cgroup as a hello's claim is (AppIdentity): a Flatpak or
+  /// systemd app unit that names another app is refused, with the words the socket uses.
+  static func geoClueIdentity(_ peer: Peer, desktopID: String, procRoot: String = "/proc")
+    -> Result<AppIdentity, RequestError>
+  {
+    let claim = desktopID.hasSuffix(".desktop") ? String(desktopID.dropLast(8)) : desktopID
+    guard AppID(claim) != nil else {
+      return .failure(
+        RequestError(
+          .invalidParams,
+          "DesktopId '\(desktopID)' is not an app id locd can keep a decision for: \(AppID.rule)"))
+    }
+    switch AppIdentity.resolve(
+      claim: claim, uid: peer.uid, unit: PeerCgroup.unit(of: peer.pid, procRoot: procRoot))
+    {
+    case .failure(let refusal):
+      return .failure(RequestError(.identityMismatch, "DesktopId refused: \(refusal.error.message)"))
+    case .success(let identity?): return .success(identity)
+    case .success(nil): return .failure(RequestError(.invalidParams, "DesktopId '\(desktopID)' names no app"))
+    }
   }
 
   /// Stops the face: clients are dropped, the name released.

@@ -1,3 +1,4 @@
+import CLocShim
 import LocCore
 import LocProtocol
 
@@ -167,6 +168,17 @@ public final class Daemon {
       fields: [("LOCD_SOCKET", config.socketPath)])
     let status = engine.status(at: now).summary
     Systemd.notify("READY=1\nSTATUS=\(status)")
+    releaseStartupCode()
+  }
+
+  /// Most of locd's code runs only while it starts (configuration, data files, the first
+  /// plan) and stays resident for nothing, with its neighbours the kernel mapped around each
+  /// fault: about 6 MB of the binary against 1.5 MB used while serving (bench/80-geoclue.sh).
+  /// Paging the program's code out once ready gives that memory back; what runs again comes
+  /// back from the file (MADV_PAGEOUT, Linux 5.4; a no-op before).
+  func releaseStartupCode() {
+    let bytes = locshim_page_out_program_code()
+    logger.debug("start-up: \(bytes / 1024) KiB of program code paged out")
   }
 
   /// A soft limit of 1024 descriptors would cap clients far below MaxClients; raise the

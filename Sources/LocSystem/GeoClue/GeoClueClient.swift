@@ -29,6 +29,8 @@ final class GeoClueClient: GeoClueBusObject {
   var pendingStart: BusMessage?
   /// The level granted at the last Start.
   var grantedLevel: GeoClueAccuracyLevel?
+  /// The app it is, found at Start (DesktopId weighed against the peer's cgroup).
+  var identity: AppIdentity?
   /// Stopped because the agent's MaxAccuracyLevel went to 0; restarted when it rises again.
   var stoppedByAgent = false
   /// The wait for an agent to register before Start is answered without one.

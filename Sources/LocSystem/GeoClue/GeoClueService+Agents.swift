@@ -100,6 +100,8 @@ extension GeoClueService {
         client.stoppedByAgent = true
       } else if level > 0, client.stoppedByAgent {
         client.stoppedByAgent = false
+        // Unless its app lost its authorization meanwhile (`locctl apps deny`).
+        guard let key = client.identity?.key, handlers.authorization(key).0.allowsInUse else { continue }
         let capped = GeoClueAccuracyLevel.clamped(
           client.requestedLevel, to: GeoClueAccuracyLevel.atMost(level))
         beginSession(client, level: min(capped, client.grantedLevel ?? capped))

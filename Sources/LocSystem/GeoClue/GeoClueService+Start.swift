@@ -1,12 +1,12 @@
 import LocCore
 
-/// Start and Stop, and the agents that are asked in between.
+/// Start and Stop: a client's Start is its app's "in use" (docs/GEOCLUE.md).
 ///
-/// Stage 1 of docs/GEOCLUE.md: every Start asks the user's agent (AuthorizeApp), capped by
-/// its MaxAccuracyLevel; without an agent, Start waits `Limits.agentWait` for one and is
-/// then answered AccessDenied with the reason. The engine then decides with its own rules
-/// (`subscribe` to `location`). When the apps machine lands, the decision (and the memory of
-/// it) moves there and this becomes the bridge between its agent questions and the bus.
+/// The DesktopId names the app (checked against the peer's cgroup); the apps model's
+/// decision for (uid, app) answers if there is one; otherwise the user's agent is asked
+/// (AuthorizeApp, capped by its MaxAccuracyLevel) and its answer is remembered, so it is asked
+/// once per app. Without an agent and a decision, Start waits `Limits.agentWait` for one and
+/// is then answered AccessDenied with the reason.
 extension GeoClueService {
   func start(_ client: GeoClueClient, call: BusMessage) {
     if client.active {
@@ -23,10 +23,13 @@ extension GeoClueService {
       deny(client, "'DesktopId' property must be set")
       return
     }
-    if let agent = agents[client.peer.uid] {
-      ask(agent, about: client)
-    } else {
-      waitForAgent(client)
+    switch handlers.identify(client.peer, client.desktopID) {
+    case .failure(let refusal):
+      counters.identitiesRefused += 1
+      deny(client, refusal.message)
+    case .success(let identity):
+      client.identity = identity
+      decide(client, waited: false)
     }
   }
 
@@ -37,6 +40,45 @@ extension GeoClueService {
     client.stoppedByAgent = false
     endSession(client)
     answer(call)
+  }
+
+  /// The answer to a pending Start: MaxAccuracyLevel 0 stops everything; then the app's
+  /// decision; without one the agent (waited for once, `waited` after that).
+  private func decide(_ client: GeoClueClient, waited: Bool) {
+    guard let identity = client.identity else { return }
+    let uid = client.peer.uid
+    let agent = agents[uid]
+    if let agent, agent.maxLevel == 0 {
+      deny(client, "Geolocation disabled for UID \(uid)")
+      return
+    }
+    let ceiling = agent.map { GeoClueAccuracyLevel.atMost($0.maxLevel) } ?? .exact
+    let level = GeoClueAccuracyLevel.clamped(client.requestedLevel, to: ceiling)
+    let (decision, by) = handlers.authorization(identity.key)
+    let app = identity.key.app.rawValue
+    switch decision.status {
+    case .whenInUse, .always:
+      counters.decidedBefore += 1
+      beginSession(client, level: level)
+    case .denied:
+      deny(
+        client,
+        "'\(app)' was denied the location for UID \(uid) (by \(by ?? "the user")); 'locctl apps grant \(app)' allows it"
+      )
+    case .restricted:
+      deny(client, "'\(app)' may not use the location: restricted by locd's app policy")
+    case .notDetermined:
+      if let agent {
+        ask(agent, about: client, level: level)
+      } else if waited {
+        deny(
+          client,
+          "'\(client.desktopID)' disallowed, no agent for UID \(uid) and no decision: locd asks the user's GeoClue agent (AddAgent) once per app, or 'locctl apps grant \(app)' decides; see docs/GEOCLUE.md"
+        )
+      } else {
+        waitForAgent(client)
+      }
+    }
   }
 
   /// No agent for the client's user yet: one starting with the session gets a few seconds.
@@ -60,17 +102,10 @@ extension GeoClueService {
 
   private func agentWaitEnded(_ client: GeoClueClient) {
     guard clients[client.path] === client, client.pendingStart != nil else { return }
-    if let agent = agents[client.peer.uid] {
-      ask(agent, about: client)
-    } else {
-      deny(
-        client,
-        "'\(client.desktopID)' disallowed, no agent for UID \(client.peer.uid) and no decision: locd asks the user's GeoClue agent (AddAgent) for every app; see docs/GEOCLUE.md"
-      )
-    }
+    decide(client, waited: true)
   }
 
-  /// An agent registered for `uid`: clients waiting for one are asked about now.
+  /// An agent registered for `uid`: clients waiting for one are decided now.
   func agentArrived(for uid: UInt32) {
     for client in clients.values where client.peer.uid == uid && client.agentWait != nil {
       client.agentWait?.cancel()
@@ -79,14 +114,8 @@ extension GeoClueService {
     }
   }
 
-  /// AuthorizeApp(desktop id, level capped by MaxAccuracyLevel); on yes the engine is asked.
-  private func ask(_ agent: GeoClueAgent, about client: GeoClueClient) {
-    guard agent.maxLevel > 0 else {
-      deny(client, "Geolocation disabled for UID \(client.peer.uid)")
-      return
-    }
-    let level = GeoClueAccuracyLevel.clamped(
-      client.requestedLevel, to: GeoClueAccuracyLevel.atMost(agent.maxLevel))
+  /// AuthorizeApp(desktop id, level capped by MaxAccuracyLevel); the answer is remembered.
+  private func ask(_ agent: GeoClueAgent, about client: GeoClueClient, level: GeoClueAccuracyLevel) {
     guard let bus else { return }
     counters.authorizeCalls += 1
     do {
@@ -104,6 +133,8 @@ extension GeoClueService {
     }
   }
 
+  /// The agent's answer: yes at some level is when-in-use, reduced below street; no is denied.
+  /// Both are kept in apps.json; an error (the agent failed, or left) is not an answer.
   private func authorized(_ client: GeoClueClient, level: GeoClueAccuracyLevel, reply: BusMessage) {
     let id = client.desktopID
     if let problem = reply.errorText {
@@ -115,64 +146,16 @@ extension GeoClueService {
       return
     }
     let granted = min(level, GeoClueAccuracyLevel.atMost(allowed))
+    guard let key = client.identity?.key else { return }
     guard yes, granted > .none else {
+      handlers.remember(key, .deny)
       deny(
         client,
         "Agent rejected '\(id)' for user '\(client.peer.uid)'. Please ensure that '\(id)' has installed a valid \(id).desktop file."
       )
       return
     }
+    handlers.remember(key, .grant(.whenInUse, granted.isReduced ? .reduced : .full))
     beginSession(client, level: granted)
-  }
-
-  /// Opens the client's engine session and subscribes it to `location`; the engine's
-  /// answer arrives through `reply` (often before this returns).
-  func beginSession(_ client: GeoClueClient, level: GeoClueAccuracyLevel) {
-    nextSession += 1
-    let session = SessionID(GeoClueService.firstSessionID + nextSession)
-    client.session = session
-    client.grantedLevel = level
-    sessions[session] = client
-    handlers.opened(session, client.peer, client.desktopID, level)
-    handlers.request(session, .number(1), .subscribe([.location]))
-  }
-
-  /// The engine's answer to the session's subscription.
-  func startAnswered(_ client: GeoClueClient, _ result: Result<Response, RequestError>) {
-    switch result {
-    case .success:
-      client.setActive(true)
-      counters.starts += 1
-      if let call = client.pendingStart {
-        client.pendingStart = nil
-        answer(call)
-      }
-      updateInUse()
-      let level = client.grantedLevel.map { " at level \($0.rawValue)" } ?? ""
-      handlers.log(.info, "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) started\(level)")
-    case .failure(let error):
-      endSession(client)
-      deny(client, "locd refused: \(error.message)")
-    }
-  }
-
-  /// Ends the client's engine session (Stop, or the agent turned geolocation off).
-  func endSession(_ client: GeoClueClient) {
-    if let session = client.session {
-      client.session = nil
-      sessions[session] = nil
-      handlers.closed(session)
-    }
-    client.setActive(false)
-    updateInUse()
-  }
-
-  /// Answers the pending Start AccessDenied with `why`.
-  func deny(_ client: GeoClueClient, _ why: String) {
-    counters.startsDenied += 1
-    handlers.log(.info, "GeoClue: Start of '\(client.desktopID)' (uid \(client.peer.uid)) denied: \(why)")
-    guard let call = client.pendingStart else { return }
-    client.pendingStart = nil
-    fail(call, BusError.accessDenied, why)
   }
 }

@@ -9,29 +9,43 @@ import LocCore
 /// The GeoClue2 face: owns org.freedesktop.GeoClue2 on the system bus and serves the
 /// Manager, Client and Location objects as GeoClue 2.6 does, for programs written against
 /// GeoClue (gammastep, redshift, GNOME, the location portal). A thin adapter: each client's
-/// active period is an engine session that subscribes to `location`; the engine's replies
-/// and pushes come back through `reply` and `deliver`. The contract is in docs/GEOCLUE.md.
+/// active period is an engine session of its app (its DesktopId), in use and running
+/// updates; the engine's replies and pushes come back through `reply` and `deliver`. The
+/// contract is in docs/GEOCLUE.md, the mapping to apps in decision 0026.
 public final class GeoClueService {
-  /// What the face tells the daemon: the engine events it produces, and log lines.
+  /// What the face tells the daemon: the engine events it produces, what it asks the apps
+  /// model, and log lines.
   public struct Handlers {
-    /// A client became active: open an engine session for `peer`, its DesktopId and the
-    /// level its agent granted.
-    public var opened: (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void
-    /// A request of such a session (`subscribe` to `location`).
+    /// A client became active: open an engine session for `peer`, as the app `identity`.
+    public var opened: (SessionID, Peer, AppIdentity) -> Void
+    /// A request of such a session (`set-activity`, `subscribe`, `start-updates`).
     public var request: (SessionID, RequestID, Request) -> Void
     /// The session ended (Stop, the client deleted, its connection gone, the face stopped).
     public var closed: (SessionID) -> Void
+    /// The app a client of `peer` with this DesktopId is (its cgroup weighed against the
+    /// claim), or why it may not start.
+    public var identify: (Peer, String) -> Result<AppIdentity, RequestError>
+    /// The authorization in effect for an app (policy, else the decision) and who decided it.
+    public var authorization: (AppKey) -> (AppAuthorization, decidedBy: String?)
+    /// The user's agent answered AuthorizeApp for an app without a decision: remember it.
+    public var remember: (AppKey, AppChange) -> Void
     /// Log a line (never with coordinates above debug).
     public var log: (LogLevel, String) -> Void
     /// Handlers.
     public init(
-      opened: @escaping (SessionID, Peer, String, GeoClueAccuracyLevel) -> Void,
+      opened: @escaping (SessionID, Peer, AppIdentity) -> Void,
       request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
+      identify: @escaping (Peer, String) -> Result<AppIdentity, RequestError>,
+      authorization: @escaping (AppKey) -> (AppAuthorization, decidedBy: String?),
+      remember: @escaping (AppKey, AppChange) -> Void,
       log: @escaping (LogLevel, String) -> Void
     ) {
       self.opened = opened
       self.request = request
       self.closed = closed
+      self.identify = identify
+      self.authorization = authorization
+      self.remember = remember
       self.log = log
     }
   }
@@ -75,6 +89,10 @@ public final class GeoClueService {
     public var invalidDesktopIDs = 0
     /// Start calls answered AccessDenied.
     public var startsDenied = 0
+    /// Start calls refused because the DesktopId contradicts the app the peer's cgroup names.
+    public var identitiesRefused = 0
+    /// Start calls answered from a decision already made, without asking the agent.
+    public var decidedBefore = 0
     /// Start calls that succeeded.
     public var starts = 0
     /// Agents registered.
@@ -267,17 +285,35 @@ public final class GeoClueService {
 
   // MARK: From the engine
 
-  /// The engine answered a request of one of this face's sessions.
+  /// The engine answered a request of one of this face's sessions: 0 the hello (refused if
+  /// the user has too many apps), 1 the start of the updates.
   public func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
     guard let client = sessions[session] else { return }
-    startAnswered(client, result)
+    switch id {
+    case GeoClueService.helloRequest:
+      if case .failure = result { startAnswered(client, result) }
+    case GeoClueService.updatesRequest: startAnswered(client, result)
+    default: break
+    }
   }
 
-  /// The engine pushed `notice` to these sessions (this face's).
+  /// The engine pushed `notice` to these sessions (this face's): a location, or a change of
+  /// the app's authorization (a client whose app may no longer have the location stops).
   public func deliver(_ notice: Notice, to sessions: [SessionID]) {
-    guard case .location(let resolved, let fix) = notice,
-      let values = GeoClueLocationValues(resolved, fix: fix)
-    else { return }
-    for session in sessions { self.sessions[session]?.update(values) }
+    switch notice {
+    case .location(let resolved, let fix):
+      guard let values = GeoClueLocationValues(resolved, fix: fix) else { return }
+      for session in sessions { self.sessions[session]?.update(values) }
+    case .authorization(let report) where !report.authorization.allowsInUse:
+      for session in sessions {
+        guard let client = self.sessions[session] else { continue }
+        handlers.log(
+          .info,
+          "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) stopped: its app is \(report.authorization.status.rawValue) now"
+        )
+        endSession(client)
+      }
+    default: break
+    }
   }
 }

@@ -1,0 +1,178 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+import Testing
+
+/// GeoClue clients are apps (docs/GEOCLUE.md "How a client's Start is decided"): the real
+/// where-am-i, the test agent and locctl on a private bus configured like the system bus, the
+/// real locd fed the Oslo replay. The agent's answer is remembered in apps.json, `locctl apps`
+/// decides for GeoClue clients too, a DesktopId the peer's cgroup contradicts is refused, and
+/// the levels below street get the reduced grid's cell.
+@Suite(.serialized) struct GeoClueAppsTests {
+  static let policy = Binaries.packageRoot.path + "/dbus/org.freedesktop.GeoClue2.locd.conf"
+  static let needs = GeoCluePrograms.busInstalled && GeoCluePrograms.demosInstalled
+
+  func rig() throws -> (PrivateSystemBus, LocdProcess) {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    return (bus, try startGeoClueLocd(on: bus))
+  }
+
+  func agent(_ answer: String, max: Int = 8, on bus: PrivateSystemBus) throws -> LinePeer {
+    let peer = try LinePeer(
+      GeoCluePrograms.peer("geoclue-agent.py"), [String(max), answer], environment: bus.environment,
+      output: bus.directory + "/agent-\(answer).out")
+    guard peer.waitFor("ready") else { throw HarnessError("the agent did not register: \(peer.text)") }
+    return peer
+  }
+
+  /// The apps locd knows, by "uid app".
+  func apps(_ locd: LocdProcess) throws -> [String: AppListingView] {
+    let r = try locd.locctl(["apps", "--json"])
+    let list = try AppListResult(json: JSON.parse(Array(r.stdout.utf8)))
+    return Dictionary(uniqueKeysWithValues: list.apps.map { ("\($0.uid) \($0.app)", $0) })
+  }
+
+  /// The centre of the reduced grid's cell of the replayed position (docs/APPS.md).
+  static var cellCentre: Coordinate {
+    ReducedGrid.centre(ReducedGrid.cell(of: Coordinate(lat: OsloReplay.latitude, lon: OsloReplay.longitude)!))
+  }
+
+  func count(_ needle: String, in text: String) -> Int { text.components(separatedBy: needle).count - 1 }
+
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func theAgentIsAskedOncePerAppAndTheAnswerIsKept() throws {
+    let (bus, locd) = try rig()
+    let agent = try agent("yes", on: bus)
+    defer { agent.stop() }
+    for _ in 0..<2 {
+      let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+      #expect(out.contains("Latitude:    59.913900°"), "\(out)\n\(locd.log)")
+      #expect(out.contains("Longitude:   10.752200°"), "\(out)")
+    }
+    // The second Start was answered from the decision: the agent was asked once.
+    #expect(count("authorize geoclue-where-am-i 8", in: agent.text) == 1, "\(agent.text)")
+    let app = try #require(try apps(locd)["\(getuid()) geoclue-where-am-i"], "\(locd.log)")
+    #expect(app.status == .known(.whenInUse))
+    #expect(app.accuracy == .known(.full))
+    #expect(app.decidedBy == "agent")
+    #expect(app.verified == .known(.claimed))
+    let stored = try String(contentsOfFile: locd.stateDirectory + "/apps.json", encoding: .utf8)
+    #expect(stored.contains("geoclue-where-am-i"), "\(stored)")
+    #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in apps.json")
+
+    // A client holding its location is an app in use: status and `locctl apps` show it.
+    let holder = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["hold", "org.example.Holder", "8"],
+      environment: bus.environment, output: bus.directory + "/hold.out")
+    defer { holder.stop() }
+    #expect(holder.waitFor("\"location\""), "\(holder.text)\n\(locd.log)")
+    let using = try locd.status().apps?.using ?? []
+    #expect(using.contains { $0.app == "org.example.Holder" && $0.uid == getuid() }, "\(using)")
+    let held = try #require(try apps(locd)["\(getuid()) org.example.Holder"])
+    #expect(held.inUse && held.using && held.sessions == 1)
+    let human = try locd.locctl(["status"]).stdout
+    #expect(human.contains("org.example.Holder"), "\(human)")
+    holder.stop()
+    #expect(locd.stop() == 0)
+  }
+
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func locctlAppsDecidesForGeoClueClients() throws {
+    let (bus, locd) = try rig()
+    let agent = try agent("yes", on: bus)
+    defer { agent.stop() }
+    // Denied by hand before it ever asked: AccessDenied with the reason, the agent not asked.
+    #expect(try locd.locctl(["apps", "deny", "geoclue-where-am-i"]).status == 0)
+    var out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    #expect(out.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(out)")
+    #expect(out.contains("'geoclue-where-am-i' was denied the location for UID \(getuid())"), "\(out)")
+    #expect(!out.contains("Latitude:"), "\(out)")
+    // Granted with reduced accuracy: where-am-i, asking for exact, prints the cell's centre.
+    #expect(try locd.locctl(["apps", "grant", "geoclue-where-am-i", "--reduced"]).status == 0)
+    out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    let centre = Self.cellCentre
+    #expect(out.contains(String(format: "Latitude:    %f°", centre.latitude.value)), "\(out)\n\(locd.log)")
+    #expect(out.contains(String(format: "Longitude:   %f°", centre.longitude.value)), "\(out)")
+    #expect(!out.contains("59.913900"), "\(out)")
+    #expect(!agent.text.contains("authorize"), "\(agent.text)")
+
+    // Denied while a client is active: the client stops (Active goes false).
+    let watcher = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["watch", "org.example.Watched", "6"],
+      environment: bus.environment, output: bus.directory + "/watch.out")
+    defer { watcher.stop() }
+    #expect(watcher.waitFor("LocationUpdated"), "\(watcher.text)\n\(locd.log)")
+    #expect(try locd.locctl(["apps", "deny", "org.example.Watched"]).status == 0)
+    #expect(watcher.waitFor("\"Active\": false"), "\(watcher.text)\n\(locd.log)")
+    #expect(locd.stop() == 0)
+  }
+
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func citySnapsToTheReducedGridAndIsKeptReduced() throws {
+    let (bus, locd) = try rig()
+    let agent = try agent("yes", on: bus)
+    defer { agent.stop() }
+    // CITY (4): the agent says yes at 4; the app is kept as when-in-use, reduced.
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "4"], on: bus)
+    let centre = Self.cellCentre
+    #expect(out.contains(String(format: "Latitude:    %f°", centre.latitude.value)), "\(out)\n\(locd.log)")
+    #expect(out.contains(String(format: "Longitude:   %f°", centre.longitude.value)), "\(out)")
+    #expect(!out.contains("59.913900"), "\(out)")
+    #expect(agent.text.contains("authorize geoclue-where-am-i 4"), "\(agent.text)")
+    let app = try #require(try apps(locd)["\(getuid()) geoclue-where-am-i"])
+    #expect(app.status == .known(.whenInUse) && app.accuracy == .known(.reduced))
+    #expect(locd.stop() == 0)
+  }
+
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func anAgentsMaxAccuracyLevelBelowStreetCapsClientsToReduced() throws {
+    let (bus, locd) = try rig()
+    // MaxAccuracyLevel CITY: where-am-i asks for EXACT, the agent is asked at CITY.
+    let agent = try agent("yes", max: 4, on: bus)
+    defer { agent.stop() }
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    #expect(agent.text.contains("authorize geoclue-where-am-i 4"), "\(agent.text)")
+    let centre = Self.cellCentre
+    #expect(out.contains(String(format: "Latitude:    %f°", centre.latitude.value)), "\(out)\n\(locd.log)")
+    #expect(!out.contains("59.913900"), "\(out)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// A process in a cgroup named like a Flatpak scope is that app: a DesktopId that says
+  /// otherwise is refused; the true one is asked about and started, verified.
+  @Test(
+    .enabled(if: getuid() == 0, "needs root to make a cgroup"),
+    .enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func aDesktopIdTheCgroupContradictsIsRefused() throws {
+    let unified = "/sys/fs/cgroup/unified"
+    let root = FileManager.default.fileExists(atPath: unified + "/cgroup.procs") ? unified : "/sys/fs/cgroup"
+    let scope = root + "/app-flatpak-org.example.Maps-\(getpid()).scope"
+    try #require(mkdir(scope, 0o755) == 0 || errno == EEXIST, "cannot make \(scope): errno \(errno)")
+    defer { rmdir(scope) }
+    let (bus, locd) = try rig()
+    let agent = try agent("yes", on: bus)
+    defer { agent.stop() }
+    func inScope(_ program: String, _ arguments: [String]) throws -> String {
+      // The shell moves itself into the scope, then becomes the client (same pid).
+      let r = try run(
+        URL(fileURLWithPath: "/bin/sh"),
+        ["-c", "echo $$ > \(scope)/cgroup.procs && exec \"$@\"", "sh", program] + arguments,
+        environment: bus.environment, timeout: 30)
+      return r.stdout + r.stderr
+    }
+    // where-am-i says it is geoclue-where-am-i; its cgroup says org.example.Maps.
+    let liar = try inScope(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"])
+    #expect(liar.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(liar)\n\(locd.log)")
+    #expect(liar.contains("DesktopId refused") && liar.contains("org.example.Maps"), "\(liar)")
+    #expect(!liar.contains("Latitude:"), "\(liar)")
+    #expect(!agent.text.contains("authorize"), "\(agent.text)")
+    // The honest one is asked about and runs, its id verified by its scope.
+    let honest = try inScope(GeoCluePrograms.peer("geoclue-probe.py"), ["start", "org.example.Maps", "8"])
+    #expect(honest.contains("\"started\": true"), "\(honest)\n\(locd.log)")
+    #expect(agent.text.contains("authorize org.example.Maps 8"), "\(agent.text)")
+    let app = try #require(try apps(locd)["\(getuid()) org.example.Maps"])
+    #expect(app.verified == .known(.flatpak))
+    #expect(locd.stop() == 0)
+  }
+}
