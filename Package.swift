@@ -11,6 +11,8 @@ let package = Package(
     .executable(name: "locd", targets: ["locd"]),
     .executable(name: "locctl", targets: ["locctl"]),
     .executable(name: "locbench", targets: ["locbench"]),
+    // The client library for apps (docs/APPS.md, decision 0023).
+    .library(name: "LocationManager", targets: ["LocationManager"]),
   ],
   targets: [
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -21,6 +23,9 @@ let package = Package(
     .executableTarget(name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    // The example of docs/APPS.md; built and used by the tests, never installed.
+    .executableTarget(name: "WhereAmI", dependencies: ["LocationManager"], path: "Examples/WhereAmI"),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"]),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"]),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"]),
