@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables.
+// The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables and the
+// LocationManager client library (decision 0023).
 // See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
 // Swift 6 language mode; the concurrency model is in docs/decisions/0010-syscall-layer-and-concurrency.md.
 

@@ -1,4 +1,4 @@
-// where-am-i: a small app built on the LocationManager library (docs/APPS.md). It says hello
+// WhereAmI: a small app built on the LocationManager library (docs/APPS.md). It says hello
 // to locd as an app, comes to the foreground, asks for authorization and waits for the
 // decision, then prints one location and, with --updates N, the next N updates.
 //
@@ -46,7 +46,7 @@ let wait = option("wait").flatMap { Int($0) } ?? 5
 let watchdog = Task {
   try? await Task.sleep(for: .seconds(seconds))
   if Task.isCancelled { return }
-  complain("where-am-i: timed out after \(seconds) s")
+  complain("WhereAmI: timed out after \(seconds) s")
   exit(1)
 }
 
@@ -65,7 +65,7 @@ do {
   }
   while status.status == .known(.notDetermined) {
     if status.prompt == .known(.noAgent) || status.prompt == .known(.noAnswer) {
-      complain("where-am-i: nobody answered (\(status.prompt.word)); is 'locctl agent' running?")
+      complain("WhereAmI: nobody answered (\(status.prompt.word)); is 'locctl agent' running?")
       exit(1)
     }
     switch await events.next() {
@@ -85,7 +85,7 @@ do {
 
   // One location now.
   guard let here = try await manager.requestLocation(timeout: .seconds(wait)) else {
-    complain("where-am-i: locd has no position; see 'locctl status'")
+    complain("WhereAmI: locd has no position; see 'locctl status'")
     exit(1)
   }
   print("location: " + describe(here))
@@ -113,6 +113,6 @@ do {
   manager.close()
   watchdog.cancel()
 } catch {
-  complain("where-am-i: \(error)")
+  complain("WhereAmI: \(error)")
   exit(1)
 }

@@ -167,3 +167,15 @@ struct AppsEndToEndTests {
     #expect(status.apps?.counters.first { $0.name == "identityRefused" }?.value == 1)
   }
 }
+
+/// docs/APPS.md shows the example app as it is built and tested.
+@Suite struct AppsGuideTests {
+  @Test func theGuideShowsTheExampleAsItIs() throws {
+    let root = Binaries.packageRoot.path
+    let guide = try String(contentsOfFile: root + "/docs/APPS.md", encoding: .utf8)
+    let source = try String(contentsOfFile: root + "/Examples/WhereAmI/main.swift", encoding: .utf8)
+    #expect(
+      guide.contains("```swift\n" + source + "```\n"),
+      "APPS.md's example differs from Examples/WhereAmI/main.swift")
+  }
+}
