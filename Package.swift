@@ -31,7 +31,8 @@ let package = Package(
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"]),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"]),
+      name: "EndToEndTests",
+      dependencies: ["LocCore", "LocProtocol", "LocSystem", "LocationManager", "CLocShim"]),
   ],
   swiftLanguageModes: [.v6]
 )
