@@ -136,4 +136,27 @@ import Testing
     #expect(try await manager.setActivity(.foreground).inUse)
     withExtendedLifetime(daemon) {}
   }
+
+  /// allowsBackgroundLocationUpdates: updates started in use with it keep the app in use
+  /// after it goes to the background (InUseGrace=0s here); without it the app is not.
+  @Test func backgroundUpdatesKeepTheAppInUse() async throws {
+    let daemon = try LocdProcess(config: "[Apps]\nInUseGrace=0s\n")
+    #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
+    for app in ["org.example.Tracker", "org.example.Weather"] {
+      #expect(try daemon.locctl(["apps", "grant", app, "--user", "\(getuid())"]).status == 0)
+    }
+    let tracker = try await LocationManager(app: "org.example.Tracker", socketPath: daemon.socketPath)
+    let weather = try await LocationManager(app: "org.example.Weather", socketPath: daemon.socketPath)
+    tracker.allowsBackgroundLocationUpdates = true
+    for manager in [tracker, weather] {
+      #expect(try await manager.setActivity(.foreground).inUse)
+      #expect(manager.authorizationStatus == .whenInUse)
+      try await manager.startUpdatingLocation()
+    }
+    #expect(try await tracker.setActivity(.background).inUse)
+    #expect(try await weather.setActivity(.background).inUse == false)
+    let using = try daemon.status().apps?.using.map(\.app) ?? []
+    #expect(using == ["org.example.Tracker"], "\(using)")
+    withExtendedLifetime(daemon) {}
+  }
 }
