@@ -17,15 +17,11 @@ extension Link {
         break
       }
     }
-    let waiting = state.withLock { s in
+    let ids = state.withLock { s in
       s.closed = why
-      defer { s.waiters = [:] }
-      return Array(s.waiters.values)
+      return Array(s.slots.keys)
     }
-    for waiter in waiting {
-      waiter.timer?.cancel()
-      waiter.continuation.resume(returning: .failure(why))
-    }
+    for id in ids { deliver(id, .failure(why)) }
     events.yield(.error(why))
     events.finish()
   }
@@ -50,17 +46,16 @@ extension Link {
     }
   }
 
-  /// Hands `message` to the waiter of `id`; a reply that carries the authorization updates
-  /// the one kept, before the waiter runs.
+  /// Hands `message` to request `id`; a reply that carries the authorization updates the
+  /// one kept, before the caller sees it.
   private func answer(_ id: RequestID, _ message: ServerMessage) {
-    guard let waiter = state.withLock({ s in s.waiters.removeValue(forKey: id) }) else { return }
-    waiter.timer?.cancel()
-    if waiter.carriesAuthorization, case .reply(_, let result) = message,
+    let carries = state.withLock { $0.slots[id]?.carriesAuthorization ?? false }
+    if carries, case .reply(_, let result) = message,
       let decoded = try? AuthorizationResult(json: result, path: WirePath().member("result"))
     {
       state.withLock { $0.authorization = decoded.authorization }
     }
-    waiter.continuation.resume(returning: .success(message))
+    deliver(id, .success(message))
   }
 
   /// An event to the stream, in the library's terms.

@@ -7,24 +7,39 @@ import Synchronization
 /// and hands each message to whoever waits for it — a reply to its call, an event to the
 /// stream — and writers that send whole lines under a lock. Replies and events are handled
 /// in the order locd sent them, by one thread, so the authorization kept here is always
-/// the latest the daemon said.
+/// the latest the daemon said. A request is sent first and its reply awaited after, so
+/// several can be on the way at once (the handshake is one round trip).
 final class Link: Sendable {
-  /// Where a call stands while its reply is awaited.
-  struct Waiter {
-    let continuation: CheckedContinuation<Result<ServerMessage, ControlClient.Failure>, Never>
-    /// The reply carries the authorization object (request-authorization, set-activity,
-    /// start-updates): the reading thread keeps it as the latest.
-    let carriesAuthorization: Bool
-    var timer: Task<Void, Never>? = nil
+  /// An answer: the message, or why there is none.
+  typealias Answer = Result<ServerMessage, ControlClient.Failure>
+
+  /// Where a request stands.
+  enum Slot {
+    /// Sent; nobody waits yet. `carriesAuthorization`: the reply carries the authorization
+    /// object (request-authorization, set-activity, start-updates), which the reading
+    /// thread keeps as the latest.
+    case sent(carriesAuthorization: Bool)
+    /// Awaited by `continuation`, until `timer` gives up.
+    case awaited(
+      CheckedContinuation<Answer, Never>, carriesAuthorization: Bool, timer: Task<Void, Never>?)
+    /// Answered before anyone waited.
+    case answered(Answer)
+
+    var carriesAuthorization: Bool {
+      switch self {
+      case .sent(let c), .awaited(_, let c, _): return c
+      case .answered: return false
+      }
+    }
   }
 
   /// What the reading thread and the callers share.
   struct State {
-    var waiters: [RequestID: Waiter] = [:]
+    var slots: [RequestID: Slot] = [:]
     var nextID: Int64 = 1
     /// Why the link is down, once it is.
     var closed: ControlClient.Failure? = nil
-    /// The greeting came (the first message is answered to the handshake's waiter).
+    /// The greeting came (the first message answers the greeting's slot).
     var greeted = false
     /// The latest authorization locd sent.
     var authorization: AppStatusView? = nil
@@ -40,7 +55,7 @@ final class Link: Sendable {
   let writing = Mutex(())
   let events: AsyncStream<LocationManagerEvent>.Continuation
 
-  /// The id the greeting is awaited under (requests are numbered from 1).
+  /// The slot the greeting arrives in (requests are numbered from 1).
   static let greetingID = RequestID.number(0)
 
   init(path: String, socket: consuming FileDescriptor, events: AsyncStream<LocationManagerEvent>.Continuation)
@@ -48,41 +63,47 @@ final class Link: Sendable {
     self.path = path
     self.socket = socket
     self.events = events
+    state.withLock { $0.slots[Link.greetingID] = .sent(carriesAuthorization: false) }
   }
 
-  /// Starts the reading thread and waits for the greeting (at most `timeout`).
-  func start(timeout: Duration) async throws(ControlClient.Failure) -> Greeting {
-    let reply = await wait(for: Link.greetingID, carriesAuthorization: false, timeout: timeout) {
-      guard DetachedThread.start({ [self] in readLoop() }) else {
-        return .protocolError("no thread could be started to read the socket")
-      }
-      return nil
-    }
-    switch try reply.get() {
+  /// Starts the reading thread; false if none could be had.
+  func start() -> Bool {
+    DetachedThread.start({ [self] in readLoop() })
+  }
+
+  /// The greeting, waiting at most `timeout`.
+  func greeting(timeout: Duration) async throws(ControlClient.Failure) -> Greeting {
+    switch try await answer(Link.greetingID, timeout: timeout).get() {
     case .greeting(let g): return g
     case .error(_, let refusal): throw .daemon(refusal)
     default: throw .protocolError("no greeting from the daemon")
     }
   }
 
-  /// Sends `call` and waits for its result, at most `timeout`.
-  func call<R>(_ call: Call<R>, timeout: Duration, carriesAuthorization: Bool = false)
-    async throws(ControlClient.Failure) -> R
-  {
+  /// Sends `call` without waiting; its id, for `result`. A failure to send is kept for the
+  /// waiter.
+  func send<R>(_ call: Call<R>, carriesAuthorization: Bool = false) -> RequestID {
     let id = state.withLock { s in
       defer { s.nextID += 1 }
-      return RequestID.number(s.nextID)
+      let id = RequestID.number(s.nextID)
+      s.slots[id] =
+        s.closed.map { .answered(.failure($0)) } ?? .sent(carriesAuthorization: carriesAuthorization)
+      return id
     }
     let line = Array((call.request.line(id: id) + "\n").utf8)
-    let reply = await wait(for: id, carriesAuthorization: carriesAuthorization, timeout: timeout) {
-      do throws(Errno) {
-        try writing.withLock { _ throws(Errno) in try socket.writeAll(line) }
-        return nil
-      } catch {
-        return .protocolError("the connection to the daemon broke: \(error)")
-      }
+    do throws(Errno) {
+      try writing.withLock { _ throws(Errno) in try socket.writeAll(line) }
+    } catch {
+      deliver(id, .failure(.protocolError("the connection to the daemon broke: \(error)")))
     }
-    switch try reply.get() {
+    return id
+  }
+
+  /// The result of request `id`, sent as `call`, waiting at most `timeout`.
+  func result<R>(of call: Call<R>, _ id: RequestID, timeout: Duration) async throws(ControlClient.Failure)
+    -> R
+  {
+    switch try await answer(id, timeout: timeout).get() {
     case .reply(_, let result):
       do { return try call.result(result) } catch { throw .protocolError("a reply locd sent: \(error)") }
     case .error(_, let refusal): throw .daemon(refusal)
@@ -90,41 +111,64 @@ final class Link: Sendable {
     }
   }
 
-  /// Registers a waiter for `id`, runs `send` (a failure it returns ends the wait at
-  /// once), and waits until the reading thread answers, the link goes down or `timeout`
-  /// passes.
-  private func wait(
-    for id: RequestID, carriesAuthorization: Bool, timeout: Duration,
-    send: () -> ControlClient.Failure?
-  ) async -> Result<ServerMessage, ControlClient.Failure> {
+  /// Sends `call` and waits for its result, at most `timeout`.
+  func call<R>(_ call: Call<R>, timeout: Duration, carriesAuthorization: Bool = false)
+    async throws(ControlClient.Failure) -> R
+  {
+    let id = send(call, carriesAuthorization: carriesAuthorization)
+    return try await result(of: call, id, timeout: timeout)
+  }
+
+  /// Waits for the answer in slot `id`: at once if it came, else until the reading thread
+  /// delivers it, the link goes down or `timeout` passes.
+  private func answer(_ id: RequestID, timeout: Duration) async -> Answer {
     await withCheckedContinuation { continuation in
-      let refused = state.withLock { s -> ControlClient.Failure? in
-        if let why = s.closed { return why }
-        s.waiters[id] = Waiter(continuation: continuation, carriesAuthorization: carriesAuthorization)
-        return nil
+      let early = state.withLock { s -> Answer? in
+        switch s.slots[id] {
+        case .answered(let a)?:
+          s.slots[id] = nil
+          return a
+        case .sent(let carries)?:
+          s.slots[id] = .awaited(continuation, carriesAuthorization: carries, timer: nil)
+          return nil
+        case .awaited?, nil:
+          return .failure(.protocolError("request \(id) is not awaited here"))
+        }
       }
-      if let refused { return continuation.resume(returning: .failure(refused)) }
-      if let failed = send() { return finish(id, .failure(failed)) }
+      if let early { return continuation.resume(returning: early) }
       let path = self.path
       let timer = Task { [weak self] in
         try? await Task.sleep(for: timeout)
         if Task.isCancelled { return }
-        self?.finish(id, .failure(.timedOut(path: path, after: timeout)))
+        self?.deliver(id, .failure(.timedOut(path: path, after: timeout)))
       }
       let late = state.withLock { s -> Bool in
-        guard s.waiters[id] != nil else { return true }
-        s.waiters[id]?.timer = timer
+        guard case .awaited(let c, let carries, nil)? = s.slots[id] else { return true }
+        s.slots[id] = .awaited(c, carriesAuthorization: carries, timer: timer)
         return false
       }
       if late { timer.cancel() }
     }
   }
 
-  /// Answers the waiter of `id`, if it still waits.
-  private func finish(_ id: RequestID, _ outcome: Result<ServerMessage, ControlClient.Failure>) {
-    guard let waiter = state.withLock({ s in s.waiters.removeValue(forKey: id) }) else { return }
-    waiter.timer?.cancel()
-    waiter.continuation.resume(returning: outcome)
+  /// Puts `answer` in slot `id`: to its waiter, or kept for the one to come. An answer to a
+  /// request nobody waits for any more (timed out) is dropped.
+  func deliver(_ id: RequestID, _ answer: Answer) {
+    let waiter = state.withLock { s -> (CheckedContinuation<Answer, Never>, Task<Void, Never>?)? in
+      switch s.slots[id] {
+      case .sent?:
+        s.slots[id] = .answered(answer)
+        return nil
+      case .awaited(let c, _, let timer)?:
+        s.slots[id] = nil
+        return (c, timer)
+      case .answered?, nil:
+        return nil
+      }
+    }
+    guard let (continuation, timer) = waiter else { return }
+    timer?.cancel()
+    continuation.resume(returning: answer)
   }
 
   /// Shuts the socket down: the reading thread wakes to end of stream, fails every call

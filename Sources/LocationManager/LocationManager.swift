@@ -61,16 +61,26 @@ public final class LocationManager: Sendable {
     self.timeout = timeout
     let link = Link(path: socketPath, socket: socket, events: continuation)
     self.link = link
+    guard link.start() else {
+      link.close()
+      throw .protocolError("no thread could be started to read the socket")
+    }
+    // Hello and subscribe go out with the connection, before the greeting is read: the
+    // handshake is one round trip, and locd's deadline for the hello does not depend on how
+    // soon this task runs again. A daemon of another major version refuses the hello.
+    let hello = Call<HelloResult>.hello(app: app, client: "LocationManager")
+    let helloID = link.send(hello)
+    let subscribe = Call<SubscriptionsResult>.subscribe([.authorization])
+    let subscribeID = link.send(subscribe)
     do throws(ControlClient.Failure) {
-      greeting = try await link.start(timeout: timeout)
+      greeting = try await link.greeting(timeout: timeout)
       if case .failure(let mismatch) = greeting.check() { throw .versionMismatch(mismatch) }
-      let hello = try await link.call(.hello(app: app, client: "LocationManager"), timeout: timeout)
-      guard let status = hello.app else {
+      guard let status = try await link.result(of: hello, helloID, timeout: timeout).app else {
         throw .protocolError("locd did not take this session as an app's (protocol 1.2 or later needed)")
       }
       self.app = status.app
       link.state.withLock { $0.authorization = status }
-      _ = try await link.call(.subscribe([.authorization]), timeout: timeout)
+      _ = try await link.result(of: subscribe, subscribeID, timeout: timeout)
     } catch {
       link.close()
       throw error
