@@ -5,20 +5,51 @@ import LocProtocol
 import LocationManager
 import Testing
 
+/// locd started from a thread of its own that lives until `release()`. LocdProcess starts
+/// locd with `setpriv --pdeathsig KILL`, which the kernel sends when the *thread* that
+/// spawned it ends; an async test resumes on whichever pool thread after an await, and the
+/// one it started on may be retired meanwhile (seen under make test's load: locd killed
+/// mid-test).
+final class DaemonThread: @unchecked Sendable {
+  let daemon: LocdProcess
+  private let released = DispatchSemaphore(value: 0)
+
+  init(arguments: [String] = [], config: String? = nil) throws {
+    let started = DispatchSemaphore(value: 0)
+    final class Box: @unchecked Sendable { var made: Result<LocdProcess, Error>? }
+    let box = Box()
+    let released = self.released
+    Thread {
+      box.made = Result { try LocdProcess(arguments: arguments, config: config) }
+      started.signal()
+      released.wait()
+    }.start()
+    started.wait()
+    daemon = try box.made!.get()
+  }
+
+  /// Lets the thread end (after the daemon is stopped).
+  func release() {
+    daemon.stop()
+    released.signal()
+  }
+}
+
 /// The LocationManager library in this process against the real locd and a real `locctl
 /// agent --policy` and NMEA fixes over UDP: the decision arrives as an event and updates
 /// `authorizationStatus`, updates honour the distance filter, a refusal carries locd's code, a daemon that stops
 /// answering costs a timeout, and closing finishes the events.
 @Suite(.serialized) struct LocationManagerTests {
   /// locd with an NMEA source on UDP `port` and an agent of this uid answering with `rules`.
-  static func daemonWithAgent(_ rules: String, port: Int) throws -> (LocdProcess, Child) {
-    let daemon = try LocdProcess(arguments: ["--source", "nmea+udp://127.0.0.1:\(port)"])
+  static func daemonWithAgent(_ rules: String, port: Int) throws -> (DaemonThread, Child) {
+    let owner = try DaemonThread(arguments: ["--source", "nmea+udp://127.0.0.1:\(port)"])
+    let daemon = owner.daemon
     let rulesPath = daemon.directory + "/agent.rules"
     try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
     let agent = try Child(
       Binaries.locctl.path, ["--socket", daemon.socketPath, "agent", "--policy", rulesPath])
     _ = try daemon.waitForStatus { $0.apps?.agents.contains(getuid()) == true }
-    return (daemon, agent)
+    return (owner, agent)
   }
 
   /// The next event that `pick` takes, skipping others; fails after `seconds`.
@@ -36,21 +67,24 @@ import Testing
 
   @Test func theDecisionArrivesAsAnEventAndUpdatesFollowTheDistanceFilter() async throws {
     let port = freePort(datagram: true)
-    let (daemon, agent) = try Self.daemonWithAgent("org.example.Maps allow-while-using\n", port: port)
+    let (owner, agent) = try Self.daemonWithAgent("org.example.Maps allow-while-using\n", port: port)
+    let daemon = owner.daemon
     defer {
       kill(agent.pid, SIGTERM)
       agent.wait()
+      owner.release()
     }
-    // Receiver cycles a second apart, each `index` × 10 m north of 59.9 N 10.7 E (SourcePeers).
-    let start = Date().addingTimeInterval(-9).timeIntervalSince1970.rounded(.down)
-    func send(_ index: Int, second: Int) throws {
+    // Receiver cycles a second apart, each `index` × 10 m north of 59.9 N 10.7 E (SourcePeers),
+    // dated in the last seconds and each after the one before.
+    var last = Date().timeIntervalSince1970.rounded(.down) - 3
+    func send(_ index: Int) throws {
+      last = max(last + 1, Date().timeIntervalSince1970.rounded(.down) - 8)
       try sendDatagram(
-        "127.0.0.1", port,
-        Array(epoch(at: Date(timeIntervalSince1970: start + Double(second)), index: index).utf8))
+        "127.0.0.1", port, Array(epoch(at: Date(timeIntervalSince1970: last), index: index).utf8))
     }
     // Two cycles at the start point: the second completes the first.
-    try send(0, second: 0)
-    try send(0, second: 1)
+    try send(0)
+    try send(0)
     _ = try daemon.waitForStatus { $0.position.tier == .fix }
     let manager = try await LocationManager(app: "org.example.Maps", socketPath: daemon.socketPath)
     var events = manager.events.makeAsyncIterator()
@@ -68,7 +102,8 @@ import Testing
     #expect(manager.authorizationStatus == .whenInUse && manager.accuracyAuthorization == .full)
     let here = try #require(try await manager.requestLocation(timeout: .zero))
     let origin = try #require(Coordinate(lat: 59.9, lon: 10.7))
-    #expect(here.tier == .fix && here.coordinate.distance(to: origin).value < 1, "\(here)")
+    // The fix, fresh or (on a loaded machine, after 10 s) the last known one.
+    #expect(here.tier != .manual && here.coordinate.distance(to: origin).value < 1, "\(here)")
     // Updates with a 25 m filter: the current position at once; then of the cycles 10 m
     // apart, only those 30 m and 60 m north (each 25 m or more from the last delivered).
     manager.distanceFilter = Meters(25)
@@ -79,7 +114,7 @@ import Testing
     let first = try await Self.next(&events, location)
     #expect(first.coordinate.distance(to: origin).value < 1)
     for index in 1...7 {
-      try send(index, second: index + 1)
+      try send(index)
       usleep(30_000)
     }
     var north: [Double] = []
@@ -96,15 +131,16 @@ import Testing
     }
     #expect("\(end)".contains("closed"))
     #expect(await events.next() == nil)
-    withExtendedLifetime(daemon) {}
   }
 
   @Test func refusalsCarryTheirCodeAndASilentDaemonTimesOut() async throws {
-    let daemon = try LocdProcess()
+    let owner = try DaemonThread()
+    defer { owner.release() }
+    let daemon = owner.daemon
     #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
     // Not authorized: locate is refused with the reason.
     let manager = try await LocationManager(
-      app: "org.example.Nosy", socketPath: daemon.socketPath, timeout: .seconds(2))
+      app: "org.example.Nosy", socketPath: daemon.socketPath, timeout: .seconds(4))
     do {
       _ = try await manager.requestLocation(timeout: .zero)
       Issue.record("an app that is not authorized got a location")
@@ -130,17 +166,18 @@ import Testing
     } catch {
       guard case .timedOut = error else { throw error }
     }
-    #expect(ContinuousClock.now - started >= .seconds(2))
+    #expect(ContinuousClock.now - started >= .seconds(4))
     kill(daemon.pid, SIGCONT)
     // Served again once it runs: the late reply is dropped, the next call answered.
     #expect(try await manager.setActivity(.foreground).inUse)
-    withExtendedLifetime(daemon) {}
   }
 
   /// allowsBackgroundLocationUpdates: updates started in use with it keep the app in use
   /// after it goes to the background (InUseGrace=0s here); without it the app is not.
   @Test func backgroundUpdatesKeepTheAppInUse() async throws {
-    let daemon = try LocdProcess(config: "[Apps]\nInUseGrace=0s\n")
+    let owner = try DaemonThread(config: "[Apps]\nInUseGrace=0s\n")
+    defer { owner.release() }
+    let daemon = owner.daemon
     #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)
     for app in ["org.example.Tracker", "org.example.Weather"] {
       #expect(try daemon.locctl(["apps", "grant", app, "--user", "\(getuid())"]).status == 0)
@@ -157,6 +194,5 @@ import Testing
     #expect(try await weather.setActivity(.background).inUse == false)
     let using = try daemon.status().apps?.using.map(\.app) ?? []
     #expect(using == ["org.example.Tracker"], "\(using)")
-    withExtendedLifetime(daemon) {}
   }
 }
