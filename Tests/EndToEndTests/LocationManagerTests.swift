@@ -111,8 +111,14 @@ final class DaemonThread: @unchecked Sendable {
     let location = { (e: LocationManagerEvent) -> Location? in
       if case .location(let l) = e { return l } else { return nil }
     }
-    let first = try await Self.next(&events, location)
-    #expect(first.coordinate.distance(to: origin).value < 1)
+    var first = try await Self.next(&events, location)
+    if first.tier != .fix {
+      // A loaded machine took over 10 s to get here: the position given is the last known
+      // one, and a fix (another tier) is news whatever its distance. One more at the start.
+      try send(0)
+      first = try await Self.next(&events, location)
+    }
+    #expect(first.tier == .fix && first.coordinate.distance(to: origin).value < 1, "\(first)")
     for index in 1...7 {
       try send(index)
       usleep(30_000)
