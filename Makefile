@@ -87,10 +87,10 @@ soak: build
 	soak/soak.py $(MINUTES) $(BIN)
 
 lint:
-	swift-format lint --strict -r Sources Tests Package.swift
+	swift-format lint --strict -r Sources Tests Examples Package.swift
 
 format:
-	swift-format format -i -r Sources Tests Package.swift
+	swift-format format -i -r Sources Tests Examples Package.swift
 
 fuzz:
 	@scripts/deps.sh build

@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables.
+// The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables and the
+// LocationManager client library (decision 0023).
 // See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
 // Swift 6 language mode; the concurrency model is in docs/decisions/0010-syscall-layer-and-concurrency.md.
 
@@ -11,6 +12,8 @@ let package = Package(
     .executable(name: "locd", targets: ["locd"]),
     .executable(name: "locctl", targets: ["locctl"]),
     .executable(name: "locbench", targets: ["locbench"]),
+    // The client library for apps (docs/APPS.md, decision 0023).
+    .library(name: "LocationManager", targets: ["LocationManager"]),
   ],
   targets: [
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
@@ -27,11 +30,15 @@ let package = Package(
       linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
     .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    // The example of docs/APPS.md; built and used by the tests, never installed.
+    .executableTarget(name: "WhereAmI", dependencies: ["LocationManager"], path: "Examples/WhereAmI"),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"]),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"]),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"]),
     .testTarget(
-      name: "EndToEndTests", dependencies: ["LocCore", "LocProtocol", "LocSystem", "CLocShim"]),
+      name: "EndToEndTests",
+      dependencies: ["LocCore", "LocProtocol", "LocSystem", "LocationManager", "CLocShim"]),
   ],
   swiftLanguageModes: [.v6]
 )

@@ -4,8 +4,9 @@ import LocCore
 import LocProtocol
 import Testing
 
-/// Apps against the real locd: app processes of three uids (setpriv), real `locctl agent
-/// --policy` processes answering for two of them, decisions kept over a restart, and an
+/// Apps against the real locd: app processes of three uids (setpriv) — the example app built
+/// on the LocationManager library — real `locctl agent --policy` processes answering for two
+/// of them, decisions kept over a restart, and an
 /// identity the kernel vouches for (a process placed in a cgroup named like a Flatpak scope).
 @Suite(.enabled(if: getuid() == 0, "needs root to run clients as other uids"), .serialized)
 struct AppsEndToEndTests {
@@ -46,6 +47,23 @@ struct AppsEndToEndTests {
     return child
   }
 
+  /// The example app (Examples/WhereAmI, on the LocationManager library) as `uid`, against
+  /// `daemon`; locd answers its locate at once (`--wait 0`).
+  func whereAmI(uid: Int, _ daemon: LocdProcess, _ arguments: [String]) throws -> Completed {
+    try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      [
+        "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", Binaries.whereAmI.path, "--socket",
+        daemon.socketPath, "--wait", "0", "--timeout", "20",
+      ] + arguments, timeout: 30)
+  }
+
+  /// The app `app` of `uid` as root's `locctl apps` lists it.
+  func listing(_ daemon: LocdProcess, uid: UInt32, _ app: String) throws -> AppListingView? {
+    let all = try AppListResult(json: JSON.parse(Array(try daemon.locctl(["apps", "--json"]).stdout.utf8)))
+    return all.apps.first { $0.uid == uid && $0.app == app }
+  }
+
   /// The authorization objects an app printed (one JSON line each).
   func authorizations(_ r: Completed) throws -> [AppStatusView] {
     try r.stdout.split(separator: "\n").filter { $0.hasPrefix("{\"app\"") }.map {
@@ -64,33 +82,33 @@ struct AppsEndToEndTests {
       agent1001.wait()
       agent1003.wait()
     }
-    // uid 1001: the agent allows while using; the app in the foreground gets the position.
-    let weather = try locctl(
-      uid: 1001, daemon,
-      [
-        "app", "org.example.Weather", "--request", "when-in-use", "--purpose", "forecasts", "--updates", "1",
-        "--json",
-      ])
+    // uid 1001: the agent allows while using; the example app (the LocationManager library)
+    // in the foreground gets the position, then an update.
+    let weather = try whereAmI(
+      uid: 1001, daemon, ["--app", "org.example.Weather", "--purpose", "forecasts", "--updates", "1"])
     #expect(weather.status == 0, "\(weather.stderr)")
-    let told = try authorizations(weather)
-    #expect(told.last?.status == .known(.whenInUse))
     #expect(
-      told.last?.uid == 1001 && told.last?.decidedBy == "agent" && told.last?.verified == .known(.claimed))
-    #expect(weather.stdout.contains("\"event\":\"location\"") && weather.stdout.contains("59.9139"))
+      weather.stdout.split(separator: "\n") == [
+        "authorization: when-in-use, full accuracy (claimed)", "location: 59.9139 10.7522 (manual)",
+        "update 1: 59.9139 10.7522 (manual)",
+      ], "\(weather.stdout)")
+    let weatherListed = try listing(daemon, uid: 1001, "org.example.Weather")
+    #expect(weatherListed?.decidedBy == "agent" && weatherListed?.purpose == "forecasts")
     // uid 1002 has no agent: the request waits and says so; no position.
-    let lonely = try locctl(
-      uid: 1002, daemon,
-      ["app", "org.example.Weather", "--request", "when-in-use", "--timeout", "1", "--json"])
+    let lonely = try whereAmI(uid: 1002, daemon, ["--app", "org.example.Weather"])
     #expect(lonely.status == 1)
-    #expect(try authorizations(lonely).last?.prompt == .known(.noAgent))
-    #expect(try authorizations(lonely).last?.status == .known(.notDetermined))
-    // uid 1003: the same app id is another decision; its agent denies Nosy.
-    let nosy = try locctl(uid: 1003, daemon, ["app", "org.example.Nosy", "--request", "always", "--json"])
-    #expect(nosy.status == 0, "\(nosy.stderr)")
-    #expect(try authorizations(nosy).last?.status == .known(.denied))
+    #expect(lonely.stderr.contains("nobody answered (no-agent)"), "\(lonely.stderr)")
+    #expect(!lonely.stdout.contains("location:"))
+    #expect(
+      try listing(daemon, uid: 1002, "org.example.Weather")?.status ?? .known(.notDetermined)
+        == .known(.notDetermined))
+    // uid 1003: the same app id is another decision; its agent denies Nosy (asked for always).
+    let nosy = try whereAmI(uid: 1003, daemon, ["--app", "org.example.Nosy", "--always"])
+    #expect(nosy.status == 2, "\(nosy.stderr)")
+    #expect(nosy.stdout == "authorization: denied, full accuracy (claimed)\n")
     let denied = try locctl(uid: 1003, daemon, ["locate", "--timeout", "0"])
     #expect(denied.status == 4, "a plain session of a stranger reads nothing")
-    // Allow Once for uid 1001 (not stored).
+    // Allow Once for uid 1001 (not stored); `locctl app` shows the same flow from a shell.
     let once = try locctl(
       uid: 1001, daemon, ["app", "org.example.Once", "--request", "when-in-use", "--json"])
     #expect(try authorizations(once).last?.once == true)
@@ -147,5 +165,17 @@ struct AppsEndToEndTests {
       liar.stderr.contains("identity-mismatch") && liar.stderr.contains("org.example.Maps"), "\(liar.stderr)")
     let status = try daemon.status()
     #expect(status.apps?.counters.first { $0.name == "identityRefused" }?.value == 1)
+  }
+}
+
+/// docs/APPS.md shows the example app as it is built and tested.
+@Suite struct AppsGuideTests {
+  @Test func theGuideShowsTheExampleAsItIs() throws {
+    let root = Binaries.packageRoot.path
+    let guide = try String(contentsOfFile: root + "/docs/APPS.md", encoding: .utf8)
+    let source = try String(contentsOfFile: root + "/Examples/WhereAmI/main.swift", encoding: .utf8)
+    #expect(
+      guide.contains("```swift\n" + source + "```\n"),
+      "APPS.md's example differs from Examples/WhereAmI/main.swift")
   }
 }

@@ -14,6 +14,8 @@ enum Binaries {
   }
   static var locd: URL { buildDirectory.appendingPathComponent("locd") }
   static var locctl: URL { buildDirectory.appendingPathComponent("locctl") }
+  /// The example app of docs/APPS.md, built on the LocationManager library.
+  static var whereAmI: URL { buildDirectory.appendingPathComponent("WhereAmI") }
   /// A fixture file under Tests/Fixtures.
   static func fixture(_ relative: String) -> URL {
     packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative)

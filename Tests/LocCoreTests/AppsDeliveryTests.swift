@@ -212,6 +212,26 @@ struct AgentFlow {
     #expect(got.tier == .manual && got.position?.coordinate == AppsDeliveryTests.oslo)
   }
 
+  /// The position given at once is the one the distance filter measures from: a fix 10 m
+  /// away after it is not delivered with a 25 m filter, one 30 m away is.
+  @Test func theDistanceFilterMeasuresFromThePositionGivenAtOnce() throws {
+    var h = AppsDeliveryTests.started()
+    let oslo = AppsDeliveryTests.oslo
+    h.fix(oslo, at: h.now.adding(seconds: 1))
+    h.send(
+      AppsDeliveryTests.admin, .changeApp(AppID(AppsDeliveryTests.id)!, uid: 1000, .grant(.whenInUse, .full)))
+    h.send(AppsDeliveryTests.app, .setActivity(.foreground))
+    h.send(AppsDeliveryTests.app, .startUpdates(AppSession.Updates(distanceFilter: Meters(25))))
+    #expect(h.locations(AppsDeliveryTests.app).count == 1)
+    h.fix(oslo.destination(distance: Meters(10), bearing: 0), at: h.now.adding(seconds: 1))
+    #expect(h.locations(AppsDeliveryTests.app).count == 1, "10 m is inside the 25 m filter")
+    h.fix(oslo.destination(distance: Meters(30), bearing: 0), at: h.now.adding(seconds: 1))
+    let got = h.locations(AppsDeliveryTests.app)
+    #expect(got.count == 2)
+    let north = try #require(got.last?.position?.coordinate).distance(to: oslo).value
+    #expect(abs(north - 30) < 0.5)
+  }
+
   /// Updates started before the person answered: the answer brings the current position at
   /// once (nothing else would: a manual location does not change by itself); once, not again.
   @Test func theGrantBringsTheCurrentPositionToRunningUpdates() throws {

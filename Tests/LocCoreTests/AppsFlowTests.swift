@@ -119,6 +119,29 @@ import Testing
     #expect(agent.prompts(h).count == 3, "asked again after PromptInterval")
   }
 
+  /// An app whose prompt went unanswered cannot get a new prompt by reconnecting: the
+  /// PromptInterval outlives its session; after it, the app is asked again.
+  @Test func reconnectingDoesNotGetAroundPromptInterval() throws {
+    var config = DaemonConfig()
+    config.apps.promptTimeout = .seconds(60)
+    var h = AppsDeliveryTests.started(config)
+    let agent = AgentFlow(&h)
+    h.send(Self.app, .requestAuthorization(.whenInUse, purpose: "p"))
+    #expect(agent.prompts(h).count == 1)
+    h.advance(to: h.now.adding(seconds: 61))
+    #expect(h.appsCounter("promptsTimedOut") == 1)
+    h.handle(.sessionClosed(Self.app))
+    let again = SessionID(2)
+    h.app(again, AppsDeliveryTests.id)
+    let r = EngineHarness.status(h.send(again, .requestAuthorization(.whenInUse, purpose: "p")))
+    #expect(r?.prompt == .noAnswer)
+    #expect(agent.prompts(h).count == 1, "no new prompt within PromptInterval (5 min)")
+    h.advance(to: h.now.adding(seconds: 5 * 60))
+    let later = EngineHarness.status(h.send(again, .requestAuthorization(.whenInUse, purpose: "p")))
+    #expect(later?.prompt == .asking)
+    #expect(agent.prompts(h).count == 2)
+  }
+
   /// Requesting when-in-use never gives provisional always.
   @Test func whenInUseRequestNeverGivesProvisional() throws {
     var h = AppsDeliveryTests.started()

@@ -131,6 +131,9 @@ extension AppsMachine {
       remove(
         first, reason: "not answered in \(TimeFormat.duration(settings.promptTimeout))", at: now,
         into: &outputs)
+      // Kept past the app's record (it may reconnect to be asked again); bounded by pruning
+      // what PromptInterval= no longer holds back: a user has one prompt at a time.
+      unanswered = unanswered.filter { now < $0.value.adding(settings.promptInterval) }
       unanswered[first.identity.key] = now
       promptStates[first.identity.key] = .noAnswer
       tell(first.identity.key, at: now, into: &outputs)

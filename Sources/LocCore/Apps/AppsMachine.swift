@@ -173,7 +173,7 @@ struct AppsMachine: EngineMachine {
     perUser[key.uid, default: 1] -= 1
     if perUser[key.uid] == 0 { perUser[key.uid] = nil }
     promptStates[key] = nil
-    unanswered[key] = nil
+    // `unanswered` stays: an app that reconnects is not asked again before PromptInterval=.
   }
 
   /// The refusal for a user at the bound.

@@ -148,7 +148,8 @@ extension Engine {
   private mutating func greet(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
     let lists = apps.index.lists(.location)
     let current = Notice.location(resolve(at: now), fix: positions.latest?.fix)
-    if lists.full.contains(id) {
+    // The greeting counts as delivered for the distance filter, as any location event does.
+    if lists.full.contains(id), apps.passesFilter(id, current) {
       effects.append(.push([id], current, at: now))
     } else if lists.reduced.contains(id), let reduced = apps.reducedNotice(current), apps.isNews(id, reduced)
     {

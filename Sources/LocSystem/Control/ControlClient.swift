@@ -125,8 +125,9 @@ public final class ControlClient {
   }
 
   /// Reads the next line from `socket` (with `buffer` holding what came after the last one)
-  /// and decodes it, waiting at most `timeout` in poll(2) (nil: forever).
-  static func read(
+  /// and decodes it, waiting at most `timeout` in poll(2) (nil: forever). The client
+  /// library's reading thread uses it too.
+  public static func read(
     _ socket: borrowing FileDescriptor, _ buffer: inout [UInt8], path: String, timeout: Duration?
   ) throws(Failure) -> ServerMessage {
     let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }

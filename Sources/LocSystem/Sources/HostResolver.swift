@@ -93,7 +93,7 @@ final class HostResolver {
       finish(.failure(SocketAddress.ResolveError(description: "resolve \(host): \(error)")))
       return
     }
-    if !HostResolver.startThread(job) {
+    if !DetachedThread.start({ job.run() }) {
       // No thread to be had: resolve here rather than not at all. The answer (a few KiB at
       // most) fits the socket's buffer, and `job` is released, closing its end, on return.
       job.run()
@@ -163,26 +163,5 @@ final class HostResolver {
       index = end
     }
     return addresses.isEmpty ? broken : .success(addresses)
-  }
-
-  /// Runs `job` on a detached thread (pthread_create(3)); false if none could be created.
-  private static func startThread(_ job: Job) -> Bool {
-    var attributes = pthread_attr_t()
-    pthread_attr_init(&attributes)
-    defer { pthread_attr_destroy(&attributes) }
-    pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
-    let retained = Unmanaged.passRetained(job).toOpaque()
-    var thread = pthread_t()
-    let r = pthread_create(
-      &thread, &attributes,
-      { argument in
-        Unmanaged<Job>.fromOpaque(argument!).takeRetainedValue().run()
-        return nil
-      }, retained)
-    if r != 0 {
-      Unmanaged<Job>.fromOpaque(retained).release()
-      return false
-    }
-    return true
   }
 }

@@ -68,6 +68,17 @@ extension FileDescriptor {
     }
   }
 
+  /// Shuts both directions of a connected socket down (shutdown(2), SHUT_RDWR): a thread
+  /// blocked reading it wakes to end of stream, and the descriptor stays open for its owner
+  /// to close. ENOTCONN (the peer is already gone) is not an error.
+  public func shutdownBoth() throws(Errno) {
+    do {
+      _ = try Syscall.once("shutdown") { Glibc.shutdown(rawValue, Int32(SHUT_RDWR)) }
+    } catch  where error.code == ENOTCONN {
+      return
+    }
+  }
+
   /// How a non-blocking connect(2) ended (getsockopt(2) SO_ERROR): nil when connected.
   func connectResult(_ call: @autoclosure () -> String) -> Errno? {
     var value: Int32 = 0

@@ -1,0 +1,19 @@
+// The types the library's API speaks in, made visible to every program that imports
+// LocationManager, so an app needs no other import to name them. Only these: the rest of
+// LocCore, LocProtocol and LocSystem stays an implementation detail of locd.
+@_exported import enum LocCore.AccuracyAuthorization
+@_exported import enum LocCore.AppActivity
+@_exported import struct LocCore.AppIdentity
+@_exported import enum LocCore.AuthorizationStatus
+@_exported import struct LocCore.Coordinate
+@_exported import struct LocCore.Degrees
+@_exported import struct LocCore.Instant
+@_exported import enum LocCore.JSON
+@_exported import struct LocCore.Meters
+@_exported import enum LocCore.PositionTier
+@_exported import enum LocCore.PromptState
+@_exported import struct LocProtocol.AppStatusView
+@_exported import struct LocProtocol.ErrorReply
+@_exported import struct LocProtocol.Greeting
+@_exported import enum LocProtocol.OpenEnum
+@_exported import class LocSystem.ControlClient

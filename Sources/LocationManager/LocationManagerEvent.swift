@@ -1,0 +1,53 @@
+import LocCore
+import LocProtocol
+import LocSystem
+
+/// What a `LocationManager` hears from locd, in the order locd sent it (its `events`).
+///
+/// More kinds will come (region entry and exit, visits, beacons): each will get a case of
+/// its own. Until a kind has one, its events arrive as `other` with their name and data as
+/// they were on the wire, so an app can use them before the library names them. Switch
+/// over this enum with a `default:` branch: a case added later then does not break it.
+public enum LocationManagerEvent: Sendable {
+  /// A position, after `startUpdatingLocation()` (and at once when updates start or the
+  /// app is granted while they run).
+  case location(Location)
+  /// The app's authorization changed (granted, denied, provisional, once ended, a prompt's
+  /// state moved on).
+  case authorization(AppStatusView)
+  /// Something went wrong without a request: locd pushed an error (e.g. `slow-consumer`),
+  /// or the connection ended; after the latter the stream finishes.
+  case error(ControlClient.Failure)
+  /// An event of a kind this library does not model yet, or a `location` event without a
+  /// position (degraded mode): its wire name and `data` object (docs/PROTOCOL.md, "Events").
+  case other(name: String, payload: JSON)
+}
+
+/// A position as an app is given it: where, how accurate, when, and from which rung of
+/// locd's fallback ladder (a fresh fix, the last known one, the manual location).
+public struct Location: Sendable, Hashable {
+  /// Where.
+  public var coordinate: Coordinate
+  /// The radius (68 %) around `coordinate` the true position is in; for an app with reduced
+  /// accuracy, the grid cell's (docs/APPS.md, "Reduced accuracy").
+  public var horizontalAccuracy: Meters?
+  /// Above mean sea level, when known (never with reduced accuracy).
+  public var altitude: Meters?
+  /// When the position was measured (a manual location: when it was set), UTC.
+  public var timestamp: Instant
+  /// `fix` (fresh), `cached` (the last known one) or `manual`.
+  public var tier: PositionTier
+  /// The source: a URI, `manual` or `state-file`.
+  public var source: String
+
+  /// The location in `view`; nil in degraded mode (no position).
+  public init?(_ view: ResolvedPositionView) {
+    guard let p = view.position else { return nil }
+    coordinate = p.coordinate
+    horizontalAccuracy = p.accuracy
+    altitude = p.altitude
+    timestamp = p.time
+    tier = view.tier
+    source = p.source
+  }
+}
