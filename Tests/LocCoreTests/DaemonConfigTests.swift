@@ -63,7 +63,7 @@ import Testing
         "/etc/locd/locd.conf:3: Socket= must be an absolute path, not 'relative'",
         "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
         "/etc/locd/locd.conf:6: unknown section [Nope]",
-        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial, bluez)",
+        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, nmea+unix-listen, serial, bluez)",
         "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
       ])
     #expect(c.socketPath == DaemonConfig().socketPath)

@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <sys/types.h>
 #include <stdio.h>
+#include "locshim_sockdiag.h"
 
 /// accept4(2) with no address, returning the new descriptor or -1 (errno set).
 int locshim_accept4(int fd, int flags);

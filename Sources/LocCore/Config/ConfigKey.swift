@@ -177,6 +177,29 @@ extension ConfigKey {
       show: { [$0[keyPath: path] ?? ""] }, clear: { _ in })
   }
 
+  /// A list of names (`DaemonConfig.isName`), several to a line separated by spaces; an
+  /// empty value clears it. Written back one to a line.
+  static func names(
+    _ section: String, _ name: String, _ placeholder: String, what: String,
+    _ path: WritableKeyPath<Root, [String]> & Sendable
+  ) -> ConfigKey {
+    ConfigKey(
+      section: section, name: name, placeholder: placeholder, allowed: nil, isList: true,
+      read: { config, text in
+        let words = text.split(whereSeparator: { $0 == " " || $0 == "\t" }).map(String.init)
+        guard !words.isEmpty else {
+          config[keyPath: path] = []
+          return nil
+        }
+        if let bad = words.first(where: { !DaemonConfig.isName($0) }) {
+          return "\(name)= must list \(what)s, not \(quote(bad))"
+        }
+        for word in words where !config[keyPath: path].contains(word) { config[keyPath: path].append(word) }
+        return nil
+      },
+      show: { $0[keyPath: path].isEmpty ? [""] : $0[keyPath: path] }, clear: { $0[keyPath: path] = [] })
+  }
+
   /// A text that may not be empty, checked by `valid` (described by `what`).
   static func required(
     _ section: String, _ name: String, _ placeholder: String, what: String,

@@ -36,6 +36,8 @@ extension DaemonConfig {
         }
       },
       show: { $0.effectiveSources.map(\.description) }, clear: { $0.sources = [] }),
+    .names("Sources", "AllowUsers", "USER...", what: "a user name or uid", \.allowUsers),
+    .names("Sources", "AllowGroups", "GROUP...", what: "a group name or gid", \.allowGroups),
     // [Position]
     .span("Position", "FreshFor", \.freshFor, .milliseconds(1) ... .seconds(86_400)),
     .distance("Position", "SignificantDistance", \.significantDistance, 0...maxDistance),

@@ -16,6 +16,11 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var stateDirectory = "/var/lib/locd"
   /// Fix sources; empty means `SourceURI.defaultSource`.
   public var sources: [SourceURI] = []
+  /// Users (names or uids) whose peers the listening sources admit besides root and locd;
+  /// with `allowGroups`, empty: any local user that can connect.
+  public var allowUsers: [String] = []
+  /// Groups (names or gids) whose members' peers the listening sources admit.
+  public var allowGroups: [String] = []
   /// Messages above this level are not logged.
   public var logLevel = LogLevel.info
   /// A fix older than this (since it was received) is no longer fresh.

@@ -8,8 +8,8 @@ public enum SourceTrust: Int, Sendable, Hashable, Comparable, CaseIterable, Cust
   case network = 0
   /// Any local user: a loopback UDP port, a loopback TCP listener.
   case localUsers = 1
-  /// Only named users and groups, each peer checked by uid: reserved for listeners that
-  /// check their peers (no source has it yet).
+  /// Only named users and groups (`AllowUsers=`, `AllowGroups=`), each peer checked by uid:
+  /// a loopback TCP listener or a Unix listener with either list set.
   case allowedUsers = 2
   /// Only root and locd itself: a device, a file named in root's configuration, a server on
   /// loopback that the configuration names (gpsd).

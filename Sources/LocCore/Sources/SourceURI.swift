@@ -29,6 +29,9 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   case nmeaTCPListen(address: String, port: Int)
   /// `nmea+udp://ADDR:PORT`: receives NMEA datagrams (`//:PORT`: loopback).
   case nmeaUDP(address: String, port: Int)
+  /// `nmea+unix-listen:///PATH`: a Unix stream socket at PATH that accepts connections that
+  /// send NMEA, each peer's uid checked (SO_PEERCRED).
+  case nmeaUnixListen(path: String)
   /// `serial:/dev/ttyUSB0?baud=auto|N`: a receiver on a serial line.
   case serial(path: String, baud: Baud)
   /// `bluez:` (BlueZ's default adapter) or `bluez:hciN`: beacon advertisements that BlueZ
@@ -72,6 +75,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       try parts.checkQuery([])
       let (host, port) = try parts.hostPort(defaultPort: nil, defaultHost: SourceURI.loopback)
       self = .nmeaUDP(address: host, port: port)
+    case "nmea+unix-listen": self = try SourceURI.unixListen(&parts)
     case "serial": self = try SourceURI.serial(&parts)
     case "bluez":
       try parts.checkQuery([])
@@ -87,7 +91,8 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       self = .bluez(adapter: parts.rest)
     default:
       throw parts.fail(
-        "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, serial, bluez)")
+        "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, "
+          + "nmea+unix-listen, serial, bluez)")
     }
   }
 
@@ -110,6 +115,23 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     // `btsnoop_hci.log`, which has to be renamed or linked for locd to read it as one).
     if parts.rest.hasSuffix(".btsnoop") { return .beaconReplay(path: parts.rest, speed: speed, loop: loop) }
     return .replay(path: parts.rest, speed: speed, loop: loop)
+  }
+
+  /// Longest socket path: sun_path holds 108 bytes with the NUL (unix(7)).
+  public static let maxSocketPathBytes = 107
+
+  /// `nmea+unix-listen:///PATH`: an absolute path that fits a sockaddr_un.
+  private static func unixListen(_ parts: inout URIParts) throws(ParseError) -> SourceURI {
+    try parts.checkQuery([])
+    guard parts.rest.hasPrefix("///") else { throw parts.fail("expected nmea+unix-listen:///ABSOLUTE/PATH") }
+    let path = String(parts.rest.dropFirst(2))
+    guard path.utf8.count <= maxSocketPathBytes else {
+      throw parts.fail("socket path longer than \(maxSocketPathBytes) bytes")
+    }
+    guard !path.hasSuffix("/"), !path.split(separator: "/").contains(where: { $0 == ".." }) else {
+      throw parts.fail("expected a socket file path without '..'")
+    }
+    return .nmeaUnixListen(path: path)
   }
 
   /// `serial:PATH?baud=...`.
@@ -152,6 +174,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     case .nmeaTCP(let host, let port): return "nmea+tcp://\(authority(host, port))"
     case .nmeaTCPListen(let a, let port): return "nmea+tcp-listen://\(authority(a, port))"
     case .nmeaUDP(let a, let port): return "nmea+udp://\(authority(a, port))"
+    case .nmeaUnixListen(let path): return "nmea+unix-listen://\(path)"
     case .serial(let path, let baud):
       switch baud {
       case .auto: return "serial:\(path)?baud=auto"
@@ -167,11 +190,28 @@ extension SourceURI {
   /// named in root's configuration, and a server on loopback that the configuration names
   /// (gpsd), are `system`; a UDP port or TCP listener on loopback, which any local user can
   /// send to, is `localUsers`; anything bound to or reached over another address is `network`.
-  public var trust: SourceTrust {
+  /// A Unix listener without `AllowUsers=`/`AllowGroups=` admits only root and locd (its
+  /// socket file is mode 0600): `system`. `trust(peersRestricted:)` gives the rank with them.
+  public var trust: SourceTrust { trust(peersRestricted: false) }
+
+  /// The rank when `AllowUsers=` or `AllowGroups=` is set (`peersRestricted`): a listener then
+  /// admits only peers whose uid it checked, `allowedUsers` (loopback TCP, where the uid comes
+  /// from NETLINK_SOCK_DIAG, and Unix sockets, where it comes from SO_PEERCRED).
+  public func trust(peersRestricted: Bool) -> SourceTrust {
+    switch self {
+    case .nmeaUnixListen: return peersRestricted ? .allowedUsers : .system
+    case .nmeaTCPListen(let address, _) where peersRestricted && SourceURI.isLoopback(address):
+      return .allowedUsers
+    default: return fixedTrust
+    }
+  }
+
+  /// The rank of sources whose peers are not checked.
+  private var fixedTrust: SourceTrust {
     switch self {
     // BlueZ is root's daemon on the system bus; what it reports comes from radios in range,
     // but a beacon source gives no fixes, so its trust ranks nothing.
-    case .replay, .beaconReplay, .serial, .bluez: return .system
+    case .replay, .beaconReplay, .serial, .nmeaUnixListen, .bluez: return .system
     case .gpsd(let host, _, _), .nmeaTCP(let host, _):
       return SourceURI.isLoopback(host) ? .system : .network
     case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):

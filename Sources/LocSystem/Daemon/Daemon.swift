@@ -237,6 +237,10 @@ public final class Daemon {
   }
 
   func startSources() {
+    let (admission, unknown) = PeerAdmission.resolving(config, daemonUID: getuid())
+    for name in unknown {
+      logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
+    }
     let sink = SourceSink(
       fix: { [unowned self] fix, id in
         if self.clock == .replay {
@@ -255,7 +259,8 @@ public final class Daemon {
         }
         self.feed(.beaconHeard(advertisement.sighting, source: id))
       },
-      sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) })
+      sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
+      admission: admission)
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = makeSource(uri, id, loop, sink) else {
@@ -263,7 +268,8 @@ public final class Daemon {
         feed(
           .sourceUpdated(
             SourceSnapshot(
-              id: id, uri: uri.description, state: .failed, lastError: "not supported", trust: uri.trust),
+              id: id, uri: uri.description, state: .failed, lastError: "not supported",
+              trust: uri.trust(peersRestricted: admission.restricted)),
             restarted: true))
         continue
       }
@@ -410,7 +416,10 @@ public final class Daemon {
     }
     applyGeoClue(new, old: old)
     server?.flowControl?.stallLimit = new.replayStallTimeout
-    if new.effectiveSources != old.effectiveSources {
+    if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
+      || new.allowGroups != old.allowGroups
+    {
+      // New lists apply to every peer: the listeners start over and their peers reconnect.
       logger.info("sources changed; restarting them")
       stopSources()
       startSources()

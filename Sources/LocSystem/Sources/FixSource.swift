@@ -1,5 +1,9 @@
 import LocCore
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// A running source of fixes (replay file, gpsd, NMEA socket, serial line) or of beacon
 /// advertisements (a btsnoop replay, BlueZ). Sources live on the event loop and report through
 /// their sink; they retry on their own.
@@ -40,18 +44,22 @@ public struct SourceSink {
   /// A beacon was heard now, without the advertisement's bytes (BlueZ reports properties,
   /// not PDUs); never logged above debug.
   public var sighting: (BeaconSighting, SourceID) -> Void
+  /// Whom the listening sources admit (`AllowUsers=`, `AllowGroups=` resolved).
+  public var admission: PeerAdmission
 
-  /// A sink.
+  /// A sink; `admission` defaults to no list, root and this process's uid privileged.
   public init(
     fix: @escaping (Fix, SourceID) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
     log: @escaping (LogLevel, String) -> Void,
     beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
-    sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in }
+    sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },
+    admission: PeerAdmission = PeerAdmission(daemonUID: getuid())
   ) {
     self.fix = fix
     self.update = update
     self.log = log
     self.beacon = beacon
     self.sighting = sighting
+    self.admission = admission
   }
 }

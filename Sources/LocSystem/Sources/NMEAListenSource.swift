@@ -5,27 +5,38 @@ import LocCore
   import Glibc
 #endif
 
-/// `nmea+tcp-listen://ADDR:PORT`: listens for peers that send NMEA (a phone app in "client"
-/// mode, `gpspipe -r | nc`), on loopback unless the URI names another address. Up to
-/// `maxPeers` connections at once, each with its own decoder (their lines never mix); one
-/// more is accepted and closed at once, and counted. A peer's end, mid-line or not, costs
-/// only its half line. If the address cannot be bound (port taken, address not yet
-/// configured), binding is retried with backoff. While acquisition is idle peers stay
-/// connected and their input is read and ignored (counted in `idleBytes`, `idleLines`).
+/// `nmea+tcp-listen://ADDR:PORT` and `nmea+unix-listen://PATH`: listens for peers that send
+/// NMEA (a phone app in "client" mode, `gpspipe -r | nc`, a bridge to a receiver), on loopback
+/// unless the URI names another address. Up to `PeerSlotRule.maxPeers` connections at once,
+/// each with its own decoder (their lines never mix), shared between users by
+/// `PeerSlotRule`; each peer's uid is learned (SO_PEERCRED on the Unix socket,
+/// NETLINK_SOCK_DIAG for a loopback TCP peer) and checked against `AllowUsers=` and
+/// `AllowGroups=` (`PeerAdmission`). A refused peer is closed at once and counted. A peer's
+/// end, mid-line or not, costs only its half line. If the socket cannot be made (port
+/// taken, address not yet configured, directory missing), it is retried with backoff. While
+/// acquisition is idle peers stay connected and their input is read and ignored (counted in
+/// `idleBytes`, `idleLines`).
 public final class NMEAListenSource: FixSource {
-  /// Peers served at once. A receiver is one peer; a few more allow a reconnecting phone
-  /// whose old connection has not timed out yet, and a second device.
-  public static let maxPeers = 4
+  /// Where it listens.
+  public enum Endpoint: Sendable, Equatable {
+    /// A TCP address and port.
+    case tcp(address: String, port: Int)
+    /// A Unix socket file.
+    case unix(path: String)
+  }
 
-  /// A peer that has sent NMEA within this long is never evicted for a newcomer.
-  static let evictAfterMicroseconds: UInt64 = 5_000_000
-  /// A peer that has sent nothing yet keeps its slot this long after connecting (a receiver
-  /// sends within a second).
-  static let muteGraceMicroseconds: UInt64 = 2_000_000
+  /// Mode of the Unix socket file: only locd's own uid (and root) can connect unless
+  /// `AllowUsers=`/`AllowGroups=` is set, when anyone can and each peer's uid decides.
+  static func unixSocketMode(restricted: Bool) -> UInt32 { restricted ? 0o666 : 0o600 }
 
   /// One accepted connection; its watch owns the socket.
   final class Peer {
-    let address: SocketAddress
+    /// `127.0.0.1:40312 (uid 1000)`, `uid 1000 pid 4242`: for the log.
+    let label: String
+    /// Its uid; nil when it could not be learned.
+    let uid: UInt32?
+    /// Root or locd's own uid.
+    let privileged: Bool
     var watch: IOWatch?
     let live: LiveDecoder
     /// When it connected (monotonic microseconds).
@@ -35,49 +46,77 @@ public final class NMEAListenSource: FixSource {
     /// Sentences and idle lines so far, to see progress.
     var progress = 0
 
-    init(address: SocketAddress, live: LiveDecoder, at now: UInt64) {
-      self.address = address
+    init(label: String, uid: UInt32?, privileged: Bool, live: LiveDecoder, at now: UInt64) {
+      self.label = label
+      self.uid = uid
+      self.privileged = privileged
       self.live = live
       self.connectedAt = now
+    }
+
+    /// As the slot rule sees it.
+    var occupant: PeerSlotRule.Occupant {
+      PeerSlotRule.Occupant(
+        uid: uid, privileged: privileged, connectedAt: connectedAt, lastActiveAt: lastActiveAt)
     }
   }
 
   public let id: SourceID
   let uri: String
-  /// Who can put fixes into it (`SourceURI.trust`).
+  let endpoint: Endpoint
+  /// Who can put fixes into it (`SourceURI.trust(peersRestricted:)`).
   let trust: SourceTrust
-  let host: String
-  let port: Int
   let loop: EventLoop
   let sink: SourceSink
-  /// The listening socket and its retries.
-  private let binding: SocketBinding
-  private var peers: [Peer] = []
+  /// The listening socket and its retries (set once in init).
+  var binding: ListenerBinding!
+  var peers: [Peer] = []
   /// Counts of peers that left.
   private var ended = NMEACounters()
   private var endedSilences = 0
   private var endedIgnored = (bytes: 0, lines: 0)
-  private var active = true
-  private var accepted = 0
-  private var refused = 0
-  /// Peers closed to make room for a newcomer (`evictable`).
-  private var evicted = 0
+  var active = true
+  var accepted = 0
+  /// Peers refused for want of a slot (`PeerSlotRule`).
+  var refused = 0
+  /// Peers refused by `AllowUsers=`/`AllowGroups=` (or for an unknown uid while either is set).
+  var refusedUsers = 0
+  /// Peers whose uid could not be learned.
+  var unknownUIDs = 0
+  /// Peers closed to make room for a newcomer (`PeerSlotRule`).
+  var evicted = 0
   private var disconnects = 0
   private var bytes = 0
   /// One buffer for every peer: they are read one at a time.
   private let reader = ReadBuffer(
     chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
 
-  /// A listener on `address`:`port`.
-  public init(id: SourceID, address: String, port: Int, loop: EventLoop, sink: SourceSink) {
+  /// A TCP listener on `address`:`port`.
+  public convenience init(id: SourceID, address: String, port: Int, loop: EventLoop, sink: SourceSink) {
+    self.init(id: id, endpoint: .tcp(address: address, port: port), loop: loop, sink: sink)
+  }
+
+  /// A listener at `endpoint`.
+  public init(id: SourceID, endpoint: Endpoint, loop: EventLoop, sink: SourceSink) {
     self.id = id
-    self.host = address
-    self.port = port
+    self.endpoint = endpoint
     self.loop = loop
     self.sink = sink
-    self.uri = SourceURI.nmeaTCPListen(address: address, port: port).description
-    self.trust = SourceURI.nmeaTCPListen(address: address, port: port).trust
-    self.binding = SocketBinding(
+    let uri: SourceURI
+    switch endpoint {
+    case .tcp(let address, let port): uri = .nmeaTCPListen(address: address, port: port)
+    case .unix(let path): uri = .nmeaUnixListen(path: path)
+    }
+    self.uri = uri.description
+    self.trust = uri.trust(peersRestricted: sink.admission.restricted)
+    switch endpoint {
+    case .tcp(let address, let port): binding = tcpBinding(address: address, port: port)
+    case .unix(let path): binding = unixBinding(path: path)
+    }
+  }
+
+  private func tcpBinding(address: String, port: Int) -> SocketBinding {
+    let binding = SocketBinding(
       uri: uri, host: address, port: port, socketType: Int32(SOCK_STREAM.rawValue), loop: loop, sink: sink)
     binding.handlers = SocketBinding.Handlers(
       open: { [unowned self] address throws(Errno) in
@@ -85,12 +124,32 @@ public final class NMEAListenSource: FixSource {
           self?.acceptAll()
         }
       },
-      bound: { [unowned self] address in
-        self.sink.log(
-          .info, "source \(self.uri) listening on \(address) (up to \(NMEAListenSource.maxPeers) peers)")
-        self.sink.update(self.snapshot, false)
-      },
+      bound: { [unowned self] address in self.listening(on: address) },
       snapshot: { [unowned self] in self.snapshot })
+    return binding
+  }
+
+  private func unixBinding(path: String) -> UnixBinding {
+    UnixBinding(
+      uri: uri, path: path, mode: NMEAListenSource.unixSocketMode(restricted: sink.admission.restricted),
+      loop: loop, sink: sink,
+      open: { [unowned self] socket throws(Errno) in
+        try self.loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
+      },
+      bound: { [unowned self] in self.listening(on: path) }, snapshot: { [unowned self] in self.snapshot })
+  }
+
+  private func listening(on address: String) {
+    let who =
+      sink.admission.restricted
+      ? "root, locd and AllowUsers=/AllowGroups=" : (endpointIsUnix ? "root and locd only" : "any local user")
+    sink.log(.info, "source \(uri) listening on \(address) (up to \(PeerSlotRule.maxPeers) peers; \(who))")
+    sink.update(snapshot, false)
+  }
+
+  var endpointIsUnix: Bool {
+    if case .unix = endpoint { return true }
+    return false
   }
 
   public var snapshot: SourceSnapshot {
@@ -107,6 +166,7 @@ public final class NMEAListenSource: FixSource {
       total.sourceCounters + [Counter("silences", silences)]
       + [
         Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
+        Counter("refusedUsers", refusedUsers), Counter("unknownUIDs", unknownUIDs),
         Counter("evictedPeers", evicted),
         Counter("disconnects", disconnects), Counter("bytes", bytes),
         Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
@@ -129,48 +189,7 @@ public final class NMEAListenSource: FixSource {
     for peer in peers { close(peer, reason: nil) }
   }
 
-  private func acceptAll() {
-    guard let listener = binding.watch else { return }
-    // A bounded batch per wakeup; the rest wait for the next iteration.
-    for _ in 0..<16 {
-      var address = SocketAddress()
-      let incoming: FileDescriptor?
-      do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
-      guard let socket = incoming else { return }
-      if peers.count >= NMEAListenSource.maxPeers, let victim = evictable() {
-        evicted += 1
-        close(victim, reason: "evicted for \(address): it sent no NMEA lately")
-      }
-      guard peers.count < NMEAListenSource.maxPeers else {
-        _ = consume socket  // closed at once
-        refused += 1
-        sink.log(
-          refused == 1 ? .notice : .debug,
-          "source \(uri): refused \(address): already \(NMEAListenSource.maxPeers) peers sending NMEA")
-        continue
-      }
-      InetSocket.enableKeepAlive(socket)
-      let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id)
-      }
-      let peer = Peer(address: address, live: live, at: loop.monotonicMicroseconds)
-      live.logSilences(of: "source \(uri): \(address)", to: sink.log)
-      do {
-        peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
-          self?.read(peer)
-        }
-      } catch {
-        continue
-      }
-      peers.append(peer)
-      accepted += 1
-      live.begin()
-      if !active { live.pause() }
-      sink.log(.info, "source \(uri): peer \(address) connected")
-      sink.update(snapshot, true)
-    }
-  }
-
-  private func read(_ peer: Peer) {
+  func read(_ peer: Peer) {
     guard let watch = peer.watch else { return }
     let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
       bytes += chunk.count
@@ -189,24 +208,8 @@ public final class NMEAListenSource: FixSource {
     }
   }
 
-  /// The peer a newcomer may replace when all slots are taken, so that connections that
-  /// send nothing cannot lock the receiver out: the oldest of those that sent no sentence
-  /// in the `muteGraceMicroseconds` since they connected, else the one silent longest if
-  /// that is more than `evictAfterMicroseconds`. A peer sending NMEA keeps its slot.
-  private func evictable() -> Peer? {
-    let now = loop.monotonicMicroseconds
-    let mute = peers.filter {
-      $0.lastActiveAt == nil && now - $0.connectedAt > NMEAListenSource.muteGraceMicroseconds
-    }
-    if let oldest = mute.min(by: { $0.connectedAt < $1.connectedAt }) { return oldest }
-    guard let quiet = peers.min(by: { ($0.lastActiveAt ?? 0) < ($1.lastActiveAt ?? 0) }),
-      let last = quiet.lastActiveAt, now - last > NMEAListenSource.evictAfterMicroseconds
-    else { return nil }
-    return quiet
-  }
-
   /// Ends a peer; `reason` nil when locd stops.
-  private func close(_ peer: Peer, reason: String?) {
+  func close(_ peer: Peer, reason: String?) {
     peer.watch?.cancel()
     peer.watch = nil  // closes the socket
     peer.live.end()
@@ -218,7 +221,7 @@ public final class NMEAListenSource: FixSource {
     peers.removeAll { $0 === peer }
     guard let reason else { return }
     disconnects += 1
-    sink.log(.info, "source \(uri): peer \(peer.address) \(reason)")
+    sink.log(.info, "source \(uri): peer \(peer.label) \(reason)")
     sink.update(snapshot, false)
   }
 }

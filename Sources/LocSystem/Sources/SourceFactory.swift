@@ -17,6 +17,8 @@ public enum SourceFactory {
       return NMEATCPSource(id: id, host: host, port: port, loop: loop, sink: sink)
     case .nmeaTCPListen(let address, let port):
       return NMEAListenSource(id: id, address: address, port: port, loop: loop, sink: sink)
+    case .nmeaUnixListen(let path):
+      return NMEAListenSource(id: id, endpoint: .unix(path: path), loop: loop, sink: sink)
     case .nmeaUDP(let address, let port):
       return NMEAUDPSource(id: id, address: address, port: port, loop: loop, sink: sink)
     case .serial(let path, let baud):

@@ -1,0 +1,115 @@
+import LocCore
+
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+extension NMEAListenSource {
+  /// Who connected: what the log calls it, its uid (nil: unknown, with why), and its groups
+  /// when the connection carries them (SO_PEERGROUPS).
+  struct Newcomer {
+    var label: String
+    var uid: UInt32?
+    var unknownBecause: String?
+    var groups: [UInt32]?
+  }
+
+  /// Accepts what is waiting: a bounded batch per wakeup, the rest on the next iteration.
+  func acceptAll() {
+    guard let listener = binding.watch else { return }
+    for _ in 0..<16 {
+      var address = SocketAddress()
+      let incoming: FileDescriptor?
+      do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
+      guard let socket = incoming else { return }
+      let newcomer = identify(socket, address)
+      guard let evictee = admit(newcomer) else { continue }  // the socket closes here
+      if let evictee { close(evictee.peer, reason: "evicted for \(newcomer.label): \(evictee.reason)") }
+      start(socket, newcomer)
+    }
+  }
+
+  /// The newcomer's identity: SO_PEERCRED for a Unix peer, NETLINK_SOCK_DIAG for a loopback
+  /// TCP peer.
+  func identify(_ socket: borrowing FileDescriptor, _ address: SocketAddress) -> Newcomer {
+    switch endpoint {
+    case .unix:
+      guard let cred = UnixSocket.peer(of: socket) else {
+        return Newcomer(label: "a peer", uid: nil, unknownBecause: "SO_PEERCRED failed", groups: nil)
+      }
+      return Newcomer(
+        label: "uid \(cred.uid) pid \(cred.pid)", uid: cred.uid, groups: cred.groups + [cred.gid])
+    case .tcp:
+      guard let local = socket.localAddress() else {
+        return Newcomer(
+          label: address.description, uid: nil, unknownBecause: "getsockname failed", groups: nil)
+      }
+      switch SockDiag.peerUID(peer: address, local: local) {
+      case .success(let uid): return Newcomer(label: "\(address) (uid \(uid))", uid: uid, groups: nil)
+      case .failure(let why):
+        return Newcomer(
+          label: "\(address) (uid unknown)", uid: nil, unknownBecause: why.description, groups: nil)
+      }
+    }
+  }
+
+  /// Whether `newcomer` gets a slot: nil when refused (counted and logged), else the peer to
+  /// close first, if any.
+  func admit(_ newcomer: Newcomer) -> (peer: Peer, reason: PeerSlotRule.Reason)?? {
+    let admission = sink.admission
+    let standing = admission.standing(uid: newcomer.uid) {
+      newcomer.groups ?? newcomer.uid.map(PeerAdmission.groups(ofUID:)) ?? []
+    }
+    if let why = newcomer.unknownBecause {
+      unknownUIDs += 1
+      sink.log(
+        unknownUIDs == 1 ? .notice : .debug,
+        "source \(uri): cannot learn the uid of \(newcomer.label): \(why); treated as untrusted")
+    }
+    guard admission.admits(standing) else {
+      refusedUsers += 1
+      let why = standing == .unknown ? "its uid is unknown" : "not in AllowUsers= or AllowGroups="
+      sink.log(refusedUsers == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(why)")
+      sink.update(snapshot, false)
+      return nil
+    }
+    let decision = PeerSlotRule.decide(
+      uid: newcomer.uid, privileged: standing == .privileged, occupants: peers.map(\.occupant),
+      now: loop.monotonicMicroseconds)
+    switch decision {
+    case .admit: return .some(nil)
+    case .evict(let index, let reason):
+      evicted += 1
+      return (peers[index], reason)
+    case .refuse(let reason):
+      refused += 1
+      sink.log(refused == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(reason)")
+      sink.update(snapshot, false)
+      return nil
+    }
+  }
+
+  /// Serves an admitted peer.
+  func start(_ socket: consuming FileDescriptor, _ newcomer: Newcomer) {
+    if case .tcp = endpoint { InetSocket.enableKeepAlive(socket) }
+    let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    let standing = sink.admission.standing(uid: newcomer.uid) { [] }
+    let peer = Peer(
+      label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,
+      at: loop.monotonicMicroseconds)
+    live.logSilences(of: "source \(uri): \(newcomer.label)", to: sink.log)
+    do {
+      peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
+        self?.read(peer)
+      }
+    } catch {
+      return
+    }
+    peers.append(peer)
+    accepted += 1
+    live.begin()
+    if !active { live.pause() }
+    sink.log(.info, "source \(uri): peer \(newcomer.label) connected")
+    sink.update(snapshot, true)
+  }
+}
