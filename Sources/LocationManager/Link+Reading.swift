@@ -71,6 +71,10 @@ extension Link {
       } else {
         events.yield(.other(name: event.data.name, payload: event.data.json))
       }
+    case .region(let r):
+      events.yield(.region(r, at: event.time) ?? .other(name: event.data.name, payload: event.data.json))
+    case .visit(let v):
+      events.yield(.visit(v) ?? .other(name: event.data.name, payload: event.data.json))
     default:
       events.yield(.other(name: event.data.name, payload: event.data.json))
     }

@@ -4,8 +4,7 @@ import LocSystem
 
 /// What a `LocationManager` hears from locd, in the order locd sent it (its `events`).
 ///
-/// More kinds will come (region entry and exit, visits, beacons): each will get a case of
-/// its own. Until a kind has one, its events arrive as `other` with their name and data as
+/// More kinds will come (beacons): each will get a case of its own. Until a kind has one, its events arrive as `other` with their name and data as
 /// they were on the wire, so an app can use them before the library names them. Switch
 /// over this enum with a `default:` branch: a case added later then does not break it.
 public enum LocationManagerEvent: Sendable {
@@ -18,6 +17,13 @@ public enum LocationManagerEvent: Sendable {
   /// Something went wrong without a request: locd pushed an error (e.g. `slow-consumer`),
   /// or the connection ended; after the latter the stream finishes.
   case error(ControlClient.Failure)
+  /// One of the app's regions was entered, left or dwelled in (`startMonitoring(for:)`):
+  /// its id, the event, the state after it, `at` (when locd decided it: the fix that
+  /// confirmed the crossing) and `since` (the first fix on the new side; for a dwell, when
+  /// the stay began).
+  case region(RegionNotice)
+  /// An arrival (`departure` nil) or a departure (`startMonitoringVisits()`).
+  case visit(Visit)
   /// An event of a kind this library does not model yet, or a `location` event without a
   /// position (degraded mode): its wire name and `data` object (docs/PROTOCOL.md, "Events").
   case other(name: String, payload: JSON)
