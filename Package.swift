@@ -33,6 +33,8 @@ let package = Package(
     .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     // The example of docs/APPS.md; built and used by the tests, never installed.
     .executableTarget(name: "WhereAmI", dependencies: ["LocationManager"], path: "Examples/WhereAmI"),
+    // The region example of docs/REGIONS.md; built and used by the tests, never installed.
+    .executableTarget(name: "Geofence", dependencies: ["LocationManager"], path: "Examples/Geofence"),
     .testTarget(name: "LocCoreTests", dependencies: ["LocCore"]),
     .testTarget(name: "LocProtocolTests", dependencies: ["LocProtocol"]),
     .testTarget(name: "LocSystemTests", dependencies: ["LocSystem", "CLocShim"]),

@@ -16,6 +16,8 @@ enum Binaries {
   static var locctl: URL { buildDirectory.appendingPathComponent("locctl") }
   /// The example app of docs/APPS.md, built on the LocationManager library.
   static var whereAmI: URL { buildDirectory.appendingPathComponent("WhereAmI") }
+  /// The region example of docs/REGIONS.md.
+  static var geofence: URL { buildDirectory.appendingPathComponent("Geofence") }
   /// A fixture file under Tests/Fixtures.
   static func fixture(_ relative: String) -> URL {
     packageRoot.appendingPathComponent("Tests/Fixtures").appendingPathComponent(relative)

@@ -155,6 +155,44 @@ import Testing
     #expect(visits[2].coordinate.distance(to: RegionDaemonTests.point(2500)).value < 60)
   }
 
+  /// The region example (Examples/Geofence) as a process of its own, on the same drive: it
+  /// registers "a", prints its state, and prints the entry and the exit at their simulated
+  /// times, then stops monitoring it and exits 0.
+  @Test func theGeofenceExamplePrintsTheEntryAndTheExit() throws {
+    let dir = LocdProcess.makeDirectory()
+    let points = Self.day().points
+    try syntheticNMEA(points).write(toFile: dir + "/day.nmea", atomically: true, encoding: .utf8)
+    let daemon = try LocdProcess(
+      arguments: ["--clock", "replay", "--source", "replay:\(dir)/day.nmea?speed=20"], directory: dir)
+    let app = "org.example.Geofence"
+    #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
+    let centre = RegionDaemonTests.point(1000)
+    let r = try run(
+      Binaries.geofence,
+      [
+        "a", "\(centre.latitude.value),\(centre.longitude.value)", "300", "--socket", daemon.socketPath,
+        "--app", app, "--timeout", "60",
+      ], timeout: 90)
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    #expect(lines.count == 3 && ["a: unknown", "a: outside"].contains(lines.first ?? ""), "\(r.stdout)")
+    guard lines.count == 3 else { return }
+    // "a: enter at TIME, now inside": TIME the fix 20 s after the first beyond the margin.
+    let truth = RegionDaemonTests.truth(points, centre, 300)
+    let late = 3 * (try #require(daemon.status().fix?.accuracy?.value)) / 10 + 1
+    for (line, event, state, crossed) in [
+      (lines[1], "enter", "inside", truth.enter), (lines[2], "exit", "outside", truth.exit),
+    ] {
+      let words = line.split(separator: " ").map(String.init)
+      #expect(words.count == 6 && words[1] == event && words[5] == state, "\(line)")
+      let at = try #require(words.count == 6 ? Instant(iso8601: String(words[3].dropLast())) : nil, "\(line)")
+      let after = at.duration(since: try #require(crossed)).seconds
+      #expect(after >= 20 && after <= 20 + late, "\(line): \(after) s after the true crossing")
+    }
+    #expect(try daemon.status().regions?.regions == 0, "the example stopped monitoring")
+    #expect(daemon.stop() == 0)
+  }
+
   /// Reduced accuracy: region and visit monitoring are refused with
   /// `precise-location-required`, as Core Location refuses them; nothing is registered.
   @Test func aReducedAccuracyAppIsRefusedRegionsAndVisits() async throws {
