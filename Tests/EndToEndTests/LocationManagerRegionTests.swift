@@ -48,7 +48,13 @@ import Testing
     return all
   }
 
+  /// On a thread of its own (ThreadExecutor): the calls must get in while the replay is at
+  /// home, whatever else `make test` runs.
   @Test func regionsAndVisitsComeAsTypedEventsAtTheirSimulatedTimes() async throws {
+    try await withTaskExecutorPreference(ThreadExecutor.shared) { try await Self.regionsAndVisits() }
+  }
+
+  static func regionsAndVisits() async throws {
     let dir = LocdProcess.makeDirectory()
     let (points, leftHome, parked) = Self.day()
     try syntheticNMEA(points).write(toFile: dir + "/day.nmea", atomically: true, encoding: .utf8)
