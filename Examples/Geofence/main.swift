@@ -4,8 +4,9 @@
 //
 //   Geofence ID LAT,LON RADIUS [--socket PATH] [--app ID] [--events N] [--timeout SECONDS]
 //
-// The app needs always or when-in-use authorization with full accuracy (e.g. `locctl apps
-// grant org.example.Geofence --always`); it stops monitoring the region when it exits.
+// The app needs always authorization with full accuracy (`locctl apps grant
+// org.example.Geofence --always`): it never comes to the foreground, and a when-in-use app
+// hears region events only while in use. It stops monitoring the region when it exits.
 // Exit status: 0 after N events (default 2), 1 on a failure or timeout, 2 on bad arguments.
 
 import LocationManager
