@@ -164,7 +164,12 @@ import Testing
   /// The region example (Examples/Geofence) as a process of its own, on the same drive: it
   /// registers "a", prints its state, and prints the entry and the exit at their simulated
   /// times, then stops monitoring it and exits 0.
-  @Test func theGeofenceExamplePrintsTheEntryAndTheExit() throws {
+  /// It blocks while the example runs: on ThreadExecutor's thread, not one of the pool's.
+  @Test func theGeofenceExamplePrintsTheEntryAndTheExit() async throws {
+    try await withTaskExecutorPreference(ThreadExecutor.shared) { try Self.geofence() }
+  }
+
+  static func geofence() throws {
     let dir = LocdProcess.makeDirectory()
     let points = Self.day().points
     try syntheticNMEA(points).write(toFile: dir + "/day.nmea", atomically: true, encoding: .utf8)

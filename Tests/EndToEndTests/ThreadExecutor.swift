@@ -6,7 +6,9 @@ import Foundation
 /// one of them, and an async test then resumes after an await only when one frees up — seen
 /// here as minutes, after a replayed drive had long run past. With
 /// `withTaskExecutorPreference(ThreadExecutor.shared)` the test's code runs on this thread
-/// instead, which nothing else uses. The thread lives as long as the test process.
+/// instead, and so does a test that blocks for long (waiting for a child process), which
+/// would otherwise take a pool thread from the others. The thread lives as long as the test
+/// process; the tests that use it are serialized.
 final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
   static let shared = ThreadExecutor()
 
