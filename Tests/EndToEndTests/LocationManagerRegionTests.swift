@@ -67,7 +67,8 @@ import Testing
     let daemon = owner.daemon
     let app = "org.example.Fences"
     #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
-    // The manager's subscription to its authorization starts the replay.
+    // The replay starts at the manager's hello (its subscription to its authorization) or,
+    // where locd waits for a request that wants events, at startMonitoringVisits().
     let manager = try await LocationManager(app: app, socketPath: daemon.socketPath)
     var events = manager.events.makeAsyncIterator()
     try await manager.startMonitoringVisits()
