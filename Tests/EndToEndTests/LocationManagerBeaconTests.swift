@@ -57,6 +57,11 @@ import Testing
     let constraint = try #require(BeaconIdentityConstraint(BeaconDaemonTests.govee))
     try await shop.startRangingBeacons(satisfying: constraint)
     try await pocket.startRangingBeacons(satisfying: constraint)
+    // Shop monitors the region too (a few simulated milliseconds after the first
+    // advertisement, so its first change is an entry, not necessarily the capture's first).
+    // ExitAfter 5 s: the capture's Govee advertisements have gaps longer than that.
+    let state = try await shop.startMonitoring(for: constraint, exitAfter: .seconds(5))
+    #expect(state == .unknown)
     do {
       try await nosy.startRangingBeacons(satisfying: constraint)
       Issue.record("a denied app was let range beacons")
@@ -78,16 +83,33 @@ import Testing
     shop.close()
     pocket.close()
     nosy.close()
-    func lists(_ m: LocationManager) async -> [[Beacon]] {
-      var out: [[Beacon]] = []
+    func beaconEvents(_ m: LocationManager) async -> (lists: [[Beacon]], changes: [BeaconRegionEvent]) {
+      var out: ([[Beacon]], [BeaconRegionEvent]) = ([], [])
       for await e in m.events {
-        if case .beaconsRanged(let c, let list) = e, c == constraint { out.append(list) }
+        switch e {
+        case .beaconsRanged(let c, let list):
+          #expect(c == constraint)
+          out.0.append(list)
+        case .beaconRegion(let c, let event, let state):
+          #expect(c == constraint && state == (event == .entered ? .inside : .outside))
+          out.1.append(event)
+        default: continue
+        }
       }
       return out
     }
-    let got = await lists(shop)
-    #expect(await lists(pocket).isEmpty, "a when-in-use app in the background gets no list")
-    #expect(await lists(nosy).isEmpty)
+    let (got, changes) = await beaconEvents(shop)
+    let background = await beaconEvents(pocket)
+    #expect(background.lists.isEmpty, "a when-in-use app in the background gets no list")
+    #expect(await beaconEvents(nosy).lists.isEmpty)
+    // Entries and exits alternate, from an entry; before it, the region may be determined
+    // outside (no match within 5 s of the monitor's start, which came after the first
+    // advertisement).
+    let crossings = Array(changes.drop { $0 == .determinedOutside })
+    #expect(changes.count - crossings.count <= 1, "\(changes)")
+    #expect(crossings.count >= 2 && crossings.first == .entered, "\(changes)")
+    #expect(zip(crossings, crossings.dropFirst()).allSatisfy { $0 != $1 }, "\(changes)")
+    #expect(!crossings.contains(.determinedOutside), "\(changes)")
 
     // Shop: a list at t0 + k s for every k up to the last advertisement, each as the rules
     // give it from the reference; Pocket's lists were made and withheld (counted).
