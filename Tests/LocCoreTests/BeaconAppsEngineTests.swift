@@ -177,6 +177,23 @@ import Testing
     }
   }
 
+  /// A policy file read again that restricts the app, or caps it to reduced accuracy.
+  @Test(arguments: [AppRule.Preset.restricted, .whenInUse])
+  func aPolicyThatTakesTheLocationAwayEndsTheRequests(preset: AppRule.Preset) {
+    var h = Self.started(.grant(.always, .full))
+    h.send(Self.app, .monitorBeacons(Self.all, exitAfter: nil))
+    #expect(h.engine.beacons.scanningNeeded)
+    var rule = AppRule()
+    rule.app = AppID(Self.id)
+    rule.preset = preset
+    if preset == .whenInUse { rule.maxAccuracy = .reduced }
+    let effects = h.handle(
+      .appPolicyLoaded(
+        AppPolicy([.init(rule: rule, uids: nil, file: "/etc/locd/apps.d/shop.conf")]), problems: []))
+    #expect(effects.contains(.beaconScanning(active: false)), "\(preset)")
+    #expect(h.engine.beacons.requests(of: Self.app).isEmpty)
+  }
+
   @Test func allowOnceEndingEndsTheRequests() throws {
     var h = AppsDeliveryTests.started()
     var agent = AgentFlow(&h)
