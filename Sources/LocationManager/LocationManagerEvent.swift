@@ -4,8 +4,9 @@ import LocSystem
 
 /// What a `LocationManager` hears from locd, in the order locd sent it (its `events`).
 ///
-/// More kinds will come (region entry and exit, visits): each will get a case of its own. Until a kind has one, its events arrive as `other` with their name and data as
-/// they were on the wire, so an app can use them before the library names them. Switch
+/// More kinds will come (region entry and exit, visits): each will get a case of its own.
+/// Until a kind has one, its events arrive as `other` with their name and data as they
+/// were on the wire, so an app can use them before the library names them. Switch
 /// over this enum with a `default:` branch: a case added later then does not break it.
 public enum LocationManagerEvent: Sendable {
   /// A position, after `startUpdatingLocation()` (and at once when updates start or the
