@@ -71,6 +71,8 @@ extension Link {
       } else {
         events.yield(.other(name: event.data.name, payload: event.data.json))
       }
+    case .beaconsRanged, .beaconRegion:
+      events.yield(LocationManagerEvent(beacon: event.data)!)
     case .region(let r):
       events.yield(.region(r, at: event.time) ?? .other(name: event.data.name, payload: event.data.json))
     case .visit(let v):

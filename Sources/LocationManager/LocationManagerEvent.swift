@@ -4,9 +4,10 @@ import LocSystem
 
 /// What a `LocationManager` hears from locd, in the order locd sent it (its `events`).
 ///
-/// More kinds will come (beacons): each will get a case of its own. Until a kind has one, its events arrive as `other` with their name and data as
-/// they were on the wire, so an app can use them before the library names them. Switch
-/// over this enum with a `default:` branch: a case added later then does not break it.
+/// More kinds may come: each will get a case of its own. Until a kind has one, its events
+/// arrive as `other` with their name and data as they were on the wire, so an app can use
+/// them before the library names them. Switch over this enum with a `default:` branch: a
+/// case added later then does not break it.
 public enum LocationManagerEvent: Sendable {
   /// A position, after `startUpdatingLocation()` (and at once when updates start or the
   /// app is granted while they run).
@@ -14,6 +15,14 @@ public enum LocationManagerEvent: Sendable {
   /// The app's authorization changed (granted, denied, provisional, once ended, a prompt's
   /// state moved on).
   case authorization(AppStatusView)
+  /// The beacons satisfying a constraint the app ranges (`startRangingBeacons`), nearest
+  /// first (proximity, then distance; unknown last), about once a second while the app may
+  /// have them: Core Location's `didRange beacons: satisfying:`.
+  case beaconsRanged(BeaconIdentityConstraint, [Beacon])
+  /// A beacon region the app monitors (`startMonitoring(for:)`) was entered, exited, or
+  /// first found outside, with its state after it: Core Location's `didEnterRegion`,
+  /// `didExitRegion` and `didDetermineState` for a CLBeaconRegion.
+  case beaconRegion(BeaconIdentityConstraint, BeaconRegionEvent, state: BeaconRegionState)
   /// Something went wrong without a request: locd pushed an error (e.g. `slow-consumer`),
   /// or the connection ended; after the latter the stream finishes.
   case error(ControlClient.Failure)

@@ -123,35 +123,6 @@ import Testing
     #expect(daemon.stop() == 0)
   }
 
-  /// A private bus configured like the system bus for the test (anyone may talk and
-  /// eavesdrop), with dbus-monitor writing what passes to `monitor.txt`; no systemd answers
-  /// there, so a StartUnit call is seen and refused with ServiceUnknown.
-  static func privateBus(_ dir: String) throws -> (address: String, bus: Child, monitor: Child) {
-    let socket = dir + "/bus"
-    let address = "unix:path=\(socket)"
-    try """
-    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-    <busconfig>
-      <listen>\(address)</listen>
-      <auth>EXTERNAL</auth>
-      <policy context="default">
-        <allow send_destination="*" eavesdrop="true"/>
-        <allow eavesdrop="true"/>
-        <allow own="*"/>
-        <allow user="*"/>
-      </policy>
-    </busconfig>
-    """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
-    let bus = try Child("/usr/bin/dbus-daemon", ["--config-file=\(dir)/bus.conf", "--nofork"])
-    for _ in 0..<100 where access(socket, F_OK) != 0 { usleep(20_000) }
-    let fd = open(dir + "/monitor.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    let monitor = try Child("/usr/bin/dbus-monitor", ["--address", address], stdoutFD: fd)
-    Glibc.close(fd)
-    usleep(200_000)
-    return (address, bus, monitor)
-  }
-
   /// One region; two apps in the foreground at the entry. Then the when-in-use app goes to the
   /// background and the always app disconnects; the exit comes 1 min later (simulated). The
   /// first gets nothing and finds the state right when it comes back; the second's exit is
@@ -165,7 +136,7 @@ import Testing
       "needs dbus-daemon and dbus-monitor"))
   func backgroundAndDisconnectedAppsFollowTheirAuthorization() throws {
     let dir = LocdProcess.makeDirectory()
-    let (address, bus, monitor) = try Self.privateBus(dir)
+    let (address, bus, monitor) = try PrivateBus.start(in: dir)
     defer {
       kill(monitor.pid, SIGTERM)
       monitor.wait(timeout: 5)

@@ -29,25 +29,13 @@ import Testing
     .enabled(if: installed, "needs systemd-timedated, dbus-daemon, dbus-monitor, busctl and unshare"))
   func setTimezoneThroughRealTimedatedAndStartUnitOnTheBus() throws {
     let dir = LocdProcess.makeDirectory()
-    let socket = dir + "/bus"
-    let address = "unix:path=\(socket)"
-    try """
-    <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-     "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-    <busconfig>
-      <listen>\(address)</listen>
-      <auth>EXTERNAL</auth>
-      <policy context="default">
-        <allow send_destination="*" eavesdrop="true"/>
-        <allow eavesdrop="true"/>
-        <allow own="*"/>
-        <allow user="*"/>
-      </policy>
-    </busconfig>
-    """.write(toFile: dir + "/bus.conf", atomically: true, encoding: .utf8)
-    let bus = try Child("/usr/bin/dbus-daemon", ["--config-file=\(dir)/bus.conf", "--nofork"])
-    defer { kill(bus.pid, SIGTERM); bus.wait(timeout: 5) }
-    for _ in 0..<100 where access(socket, F_OK) != 0 { usleep(20_000) }
+    let (address, bus, monitor) = try PrivateBus.start(in: dir)
+    defer {
+      kill(monitor.pid, SIGTERM)
+      monitor.wait(timeout: 5)
+      kill(bus.pid, SIGTERM)
+      bus.wait(timeout: 5)
+    }
     // timedated also tells the kernel the zone (settimeofday with a timezone). The first such
     // call after boot warps the system clock by the zone's offset (timekeeping_warp_clock, for
     // RTCs kept in local time); systemd does that call at boot, but systemd is not PID 1 here.
@@ -66,10 +54,6 @@ import Testing
       ],
       environment: env)
     defer { kill(td.pid, SIGTERM); td.wait(timeout: 5) }
-    let monitorFD = open(dir + "/monitor.txt", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    let monitor = try Child("/usr/bin/dbus-monitor", ["--address", address], stdoutFD: monitorFD)
-    close(monitorFD)
-    defer { kill(monitor.pid, SIGTERM); monitor.wait(timeout: 5) }
     var listed = ""
     for _ in 0..<100 {
       listed =

@@ -33,6 +33,10 @@ struct BeaconSessionMachine: EngineMachine {
   private var nextID: UInt64 = 1
   /// Requests refused because the session had `perSessionLimit` already.
   private(set) var refusedPerSession = 0
+  /// Requests of app sessions refused by their authorization (not authorized, reduced).
+  var refusedApps = 0
+  /// Lists and region changes an app session could not have then (the apps gate).
+  var notDeliveredToApps = 0
 
   /// When the machine next needs a tick.
   var nextDeadline: Instant? { machine.nextDeadline }
@@ -115,8 +119,15 @@ struct BeaconSessionMachine: EngineMachine {
         Counter("sightings", c.sightings), Counter("unmatched", c.unmatched),
         Counter("evictedBeacons", c.evictedBeacons), Counter("refused", c.refused),
         Counter("clockWentBack", c.clockWentBack), Counter("refusedPerSession", refusedPerSession),
+        Counter("refusedApps", refusedApps), Counter("notDeliveredToApps", notDeliveredToApps),
       ])
   }
+
+  /// The sessions that have requests now, in id order.
+  var sessionsWithRequests: [SessionID] { Set(owners.values.map(\.session)).sorted() }
+
+  /// Whether any session has a request.
+  var isEmpty: Bool { owners.isEmpty }
 
   /// The requests of `session`, for its status.
   func requests(of session: SessionID) -> [Key] {

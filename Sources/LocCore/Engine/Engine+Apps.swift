@@ -190,5 +190,6 @@ extension Engine {
       }
     }
     for id in apps.takeGreetings() { greet(id, at: now, into: &effects) }
+    dropBeaconsNoLongerAllowed(at: now, into: &effects)
   }
 }

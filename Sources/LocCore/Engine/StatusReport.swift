@@ -163,7 +163,7 @@ public struct BeaconStatus: Sendable, Hashable {
   /// Transmitters remembered for ranging now.
   public var tracked: Int
   /// `sightings`, `unmatched`, `evictedBeacons`, `refused`, `clockWentBack`,
-  /// `refusedPerSession`, in that order.
+  /// `refusedPerSession`, `refusedApps`, `notDeliveredToApps`, in that order.
   public var counters: [Counter]
 
   /// A report.

@@ -144,7 +144,7 @@ struct SessionMachine: EngineMachine {
     // (checked where the uid is known).
     case .registerAgent, .answerPrompt, .listApps, .changeApp: return .plain(.none)
     case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons:
-      return .plain(beaconAccess)
+      return .appOrPlain(beaconAccess)
     }
   }
 
@@ -153,8 +153,9 @@ struct SessionMachine: EngineMachine {
   static func access(toReceive kind: EventKind) -> AccessLevel { .read }
 
   /// The one seam for beacon authorization: beacon identities are location data
-  /// (docs/BEACONS.md), so they need what coordinates need (read access) from a plain
-  /// session; app sessions are refused until beacons follow the app's authorization.
+  /// (docs/BEACONS.md), so they need what coordinates need: read access from a plain
+  /// session; from an app session, its authorization (checked by the engine:
+  /// `Engine.beaconRefusal`, decision 0029).
   static let beaconAccess = AccessLevel.read
 
   /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).

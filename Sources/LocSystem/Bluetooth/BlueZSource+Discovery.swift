@@ -129,36 +129,3 @@ extension BlueZSource {
     report()
   }
 }
-
-extension BusMessage {
-  /// A new method call, to be filled before it is sent (sd_bus_message_new_method_call(3)).
-  static func methodCall(
-    on bus: OpaquePointer, destination: String, path: String, interface: String, member: String
-  ) throws(Errno) -> BusMessage {
-    var m: OpaquePointer? = nil
-    let r = sd_bus_message_new_method_call(bus, &m, destination, path, interface, member)
-    guard r >= 0, let m else { throw Errno(call: "sd_bus_message_new_method_call \(member)", code: -r) }
-    return BusMessage(adopting: m)
-  }
-}
-
-extension BusCall {
-  /// Sends the method call `message` (built with `BusMessage.methodCall`); `done` gets the
-  /// reply, which may be an error. Throws when it cannot be sent; `done` is then never called.
-  static func call(on bus: OpaquePointer, _ message: BusMessage, done: @escaping (BusMessage) -> Void)
-    throws(Errno)
-  {
-    let pending = Unmanaged.passRetained(Pending(done))
-    let sent = sd_bus_call_async(
-      bus, nil, message.raw,
-      { reply, userdata, _ in
-        let pending = Unmanaged<Pending>.fromOpaque(userdata!).takeRetainedValue()
-        if let reply { pending.done(BusMessage(retaining: reply)) }
-        return 0
-      }, pending.toOpaque(), 0)
-    if sent < 0 {
-      pending.release()
-      throw Errno(call: "sd_bus_call_async", code: -sent)
-    }
-  }
-}

@@ -17,7 +17,7 @@ import LocCore
 /// back, and the bus connection lost are states in status (`lastError` says which), never an
 /// error that stops locd; each is recovered from when it ends. Nothing identifying is logged
 /// above debug (docs/PRIVACY.md).
-public final class BlueZSource: FixSource {
+public final class BlueZSource: SystemBusOwner, FixSource {
   public let id: SourceID
   /// The adapter asked for (`hci1`), or nil for the default one.
   let adapterName: String?
@@ -184,24 +184,10 @@ public final class BlueZSource: FixSource {
   // MARK: The connection
 
   private func connect() throws(Errno) {
-    var b: OpaquePointer? = nil
-    _ = try Syscall.systemd("sd_bus_open_system", sd_bus_open_system(&b))
-    guard let b else { throw Errno(call: "sd_bus_open_system", code: ENOMEM) }
+    let (b, slot) = try BusCall.openSystemBus(for: self)
     bus = b
+    disconnectSlot = slot
     do {
-      _ = try Syscall.systemd("sd_bus_attach_event", sd_bus_attach_event(b, loop.event, 0))
-      var slot: OpaquePointer? = nil
-      _ = try Syscall.systemd(
-        "sd_bus_match_signal",
-        sd_bus_match_signal(
-          b, &slot, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-          "Disconnected",
-          { _, userdata, _ in
-            let source = Unmanaged<BlueZSource>.fromOpaque(userdata!).takeUnretainedValue()
-            source.loop.soon { [weak source] in source?.lost("the system bus connection was lost") }
-            return 0
-          }, Unmanaged.passUnretained(self).toOpaque()))
-      disconnectSlot = slot
       try addMatches(on: b)
       counters.busConnections += 1
       backoff.connected(at: loop.monotonicMicroseconds)

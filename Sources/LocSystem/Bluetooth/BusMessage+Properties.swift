@@ -179,18 +179,4 @@ extension BusMessage {
     }
     try exit()
   }
-
-  /// Appends `a{sv}` with these entries.
-  func appendProperties(_ entries: [(String, Value)]) throws(Errno) {
-    _ = try Syscall.systemd(
-      "sd_bus_message_open_container", sd_bus_message_open_container(raw, Code.array, "{sv}"))
-    for (name, value) in entries {
-      _ = try Syscall.systemd(
-        "sd_bus_message_open_container", sd_bus_message_open_container(raw, Code.dictEntry, "sv"))
-      try append(.string(name))
-      try appendVariant(value)
-      _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
-    }
-    _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
-  }
 }

@@ -282,10 +282,14 @@ public final class Daemon {
     }
   }
 
-  /// Requests that start a held replay (`--clock replay`): someone now watches.
+  /// Requests that start a held replay (`--clock replay`): someone now watches what the
+  /// sources give. An app's subscription to its own authorization alone (what the
+  /// LocationManager library sends with its hello) is not that: the app's updates, regions
+  /// or beacon requests are, so an app can be authorized before the replay starts.
   static func startsReplay(_ request: Request) -> Bool {
     switch request {
-    case .subscribe, .rangeBeacons, .monitorBeacons, .monitorVisits(true): return true
+    case .subscribe(let kinds): return !kinds.subtracting([.authorization, .agentPrompt]).isEmpty
+    case .rangeBeacons, .monitorBeacons, .monitorVisits(true), .startUpdates, .registerRegion: return true
     default: return false
     }
   }

@@ -1,5 +1,9 @@
 import CSystemd
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// Asynchronous method calls and signal matches on an sd-bus connection, with Swift closures
 /// (sd_bus_call_async(3), sd_bus_add_match_async(3)). The closure is kept alive by the C
 /// side until the reply (or the error, the timeout, or the connection's end) arrives.
@@ -17,11 +21,19 @@ enum BusCall {
     arguments: [BusMessage.Value] = [], timeoutMicroseconds: UInt64 = 0,
     done: @escaping (BusMessage) -> Void
   ) throws(Errno) {
-    var m: OpaquePointer? = nil
-    let r = sd_bus_message_new_method_call(bus, &m, destination, path, interface, member)
-    guard r >= 0, let m else { throw Errno(call: "sd_bus_message_new_method_call", code: -r) }
-    let message = BusMessage(adopting: m)
+    let message = try BusMessage.methodCall(
+      on: bus, destination: destination, path: path, interface: interface, member: member)
     for argument in arguments { try message.append(argument) }
+    try call(on: bus, message, timeoutMicroseconds: timeoutMicroseconds, done: done)
+  }
+
+  /// Sends the method call `message` (built with `BusMessage.methodCall`); `done` gets the
+  /// reply, which may be an error. `timeoutMicroseconds` 0 is sd-bus's default (25 s). Throws
+  /// when it cannot be sent; `done` is then never called.
+  static func call(
+    on bus: OpaquePointer, _ message: BusMessage, timeoutMicroseconds: UInt64 = 0,
+    done: @escaping (BusMessage) -> Void
+  ) throws(Errno) {
     let pending = Unmanaged.passRetained(Pending(done))
     let sent = sd_bus_call_async(
       bus, nil, message.raw,
@@ -32,6 +44,7 @@ enum BusCall {
       }, pending.toOpaque(), timeoutMicroseconds)
     if sent < 0 {
       pending.release()
+      let member = sd_bus_message_get_member(message.raw).map { String(cString: $0) } ?? "?"
       throw Errno(call: "sd_bus_call_async \(member)", code: -sent)
     }
   }
@@ -62,5 +75,45 @@ enum BusCall {
     _ = try Syscall.systemd("sd_bus_add_match_async", r)
     match.slot = slot
     return match
+  }
+}
+
+/// What holds a system-bus connection and wants to hear when the bus drops it.
+protocol SystemBusOwner: AnyObject {
+  /// The loop the connection is attached to.
+  var loop: EventLoop { get }
+  /// The connection ended (called on the loop, never from inside sd-bus).
+  func lost(_ why: String)
+}
+
+extension BusCall {
+  /// Opens a connection to the system bus, attaches it to `owner.loop` and watches its
+  /// Disconnected signal, which calls `owner.lost` (the owner is not retained). Returns the
+  /// bus and the watch's slot, both the caller's to unref; on a failure nothing stays open.
+  static func openSystemBus(for owner: some SystemBusOwner) throws(Errno)
+    -> (bus: OpaquePointer, disconnectSlot: OpaquePointer?)
+  {
+    var b: OpaquePointer? = nil
+    _ = try Syscall.systemd("sd_bus_open_system", sd_bus_open_system(&b))
+    guard let b else { throw Errno(call: "sd_bus_open_system", code: ENOMEM) }
+    do {
+      _ = try Syscall.systemd("sd_bus_attach_event", sd_bus_attach_event(b, owner.loop.event, 0))
+      var slot: OpaquePointer? = nil
+      _ = try Syscall.systemd(
+        "sd_bus_match_signal",
+        sd_bus_match_signal(
+          b, &slot, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
+          "Disconnected",
+          { _, userdata, _ in
+            let object = Unmanaged<AnyObject>.fromOpaque(userdata!).takeUnretainedValue()
+            guard let owner = object as? any SystemBusOwner else { return 0 }
+            owner.loop.soon { [weak owner] in owner?.lost("the system bus connection was lost") }
+            return 0
+          }, Unmanaged.passUnretained(owner as AnyObject).toOpaque()))
+      return (b, slot)
+    } catch {
+      sd_bus_flush_close_unref(b)
+      throw error
+    }
   }
 }

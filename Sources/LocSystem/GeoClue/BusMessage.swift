@@ -140,13 +140,11 @@ final class BusMessage {
     _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
   }
 
-  /// Appends the body of org.freedesktop.DBus.Properties.PropertiesChanged (`sa{sv}as`):
-  /// `interface`, the changed properties with their values, no invalidated ones.
-  func appendPropertiesChanged(interface: String, _ changed: [(String, Value)]) throws(Errno) {
-    try append(.string(interface))
+  /// Appends `a{sv}` with these entries.
+  func appendProperties(_ entries: [(String, Value)]) throws(Errno) {
     _ = try Syscall.systemd(
       "sd_bus_message_open_container", sd_bus_message_open_container(raw, Code.array, "{sv}"))
-    for (name, value) in changed {
+    for (name, value) in entries {
       _ = try Syscall.systemd(
         "sd_bus_message_open_container", sd_bus_message_open_container(raw, Code.dictEntry, "sv"))
       try append(.string(name))
@@ -154,9 +152,26 @@ final class BusMessage {
       _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
     }
     _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
+  }
+
+  /// Appends the body of org.freedesktop.DBus.Properties.PropertiesChanged (`sa{sv}as`):
+  /// `interface`, the changed properties with their values, no invalidated ones.
+  func appendPropertiesChanged(interface: String, _ changed: [(String, Value)]) throws(Errno) {
+    try append(.string(interface))
+    try appendProperties(changed)
     _ = try Syscall.systemd(
       "sd_bus_message_open_container", sd_bus_message_open_container(raw, Code.array, "s"))
     _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
+  }
+
+  /// A new method call, to be filled before it is sent (sd_bus_message_new_method_call(3)).
+  static func methodCall(
+    on bus: OpaquePointer, destination: String, path: String, interface: String, member: String
+  ) throws(Errno) -> BusMessage {
+    var m: OpaquePointer? = nil
+    let r = sd_bus_message_new_method_call(bus, &m, destination, path, interface, member)
+    guard r >= 0, let m else { throw Errno(call: "sd_bus_message_new_method_call \(member)", code: -r) }
+    return BusMessage(adopting: m)
   }
 
   /// A new signal `member` of `interface` from `path` (sd_bus_message_new_signal(3)).

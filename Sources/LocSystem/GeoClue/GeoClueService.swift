@@ -12,7 +12,7 @@ import LocCore
 /// active period is an engine session of its app (its DesktopId), in use and running
 /// updates; the engine's replies and pushes come back through `reply` and `deliver`. The
 /// contract is in docs/GEOCLUE.md, the mapping to apps in decision 0026.
-public final class GeoClueService {
+public final class GeoClueService: SystemBusOwner {
   /// What the face tells the daemon: the engine events it produces, what it asks the apps
   /// model, and log lines.
   public struct Handlers {
@@ -170,24 +170,10 @@ public final class GeoClueService {
   }
 
   private func connect() throws(Errno) {
-    var b: OpaquePointer? = nil
-    _ = try Syscall.systemd("sd_bus_open_system", sd_bus_open_system(&b))
-    guard let b else { throw Errno(call: "sd_bus_open_system", code: ENOMEM) }
+    let (b, slot) = try BusCall.openSystemBus(for: self)
     bus = b
+    disconnectSlot = slot
     do {
-      _ = try Syscall.systemd("sd_bus_attach_event", sd_bus_attach_event(b, loop.event, 0))
-      var slot: OpaquePointer? = nil
-      _ = try Syscall.systemd(
-        "sd_bus_match_signal",
-        sd_bus_match_signal(
-          b, &slot, "org.freedesktop.DBus.Local", "/org/freedesktop/DBus/Local", "org.freedesktop.DBus.Local",
-          "Disconnected",
-          { _, userdata, _ in
-            let service = Unmanaged<GeoClueService>.fromOpaque(userdata!).takeUnretainedValue()
-            service.loop.soon { [weak service] in service?.lost("the system bus connection was lost") }
-            return 0
-          }, Unmanaged.passUnretained(self).toOpaque()))
-      disconnectSlot = slot
       let manager = GeoClueManagerObject(service: self)
       try manager.register(
         on: b, interface: "org.freedesktop.GeoClue2.Manager", vtable: locshim_geoclue_manager_vtable())
