@@ -38,6 +38,29 @@ import Testing
       ])
   }
 
+  /// Ten years are made in two halves at once (SunJSON.parallelFrom); the lines must be those
+  /// of ten one-year runs, which take the single-thread path, in order: Tromsø (polar day and
+  /// night) and London in New York time (events on the previous or next local day).
+  @Test(arguments: [
+    ["--at", "69.6492,18.9553", "--tz", "Europe/Oslo"], ["--at", "51.5,-0.12", "--tz", "America/New_York"],
+  ])
+  func tenYearsInTwoHalvesAreTheSameAsTenYearsOneByOne(_ place: [String]) throws {
+    let whole = try run(
+      Binaries.locctl, ["sun"] + place + ["--date", "2026-01-01", "--days", "3660", "--json"])
+    #expect(whole.status == 0, "\(whole.stderr)")
+    var pieces = ""
+    var date = CivilDate(year: 2026, month: 1, day: 1)!
+    for _ in 0..<10 {
+      let r = try run(
+        Binaries.locctl, ["sun"] + place + ["--date", date.description, "--days", "366", "--json"])
+      #expect(r.status == 0, "\(r.stderr)")
+      pieces += r.stdout
+      date = date.adding(days: 366)
+    }
+    #expect(whole.stdout.split(separator: "\n").count == 3660)
+    #expect(whole.stdout == pieces)
+  }
+
   @Test func severalDaysAndCustomEvents() throws {
     let r = try run(
       Binaries.locctl,

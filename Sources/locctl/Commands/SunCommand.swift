@@ -2,6 +2,10 @@ import LocCore
 import LocProtocol
 import LocSystem
 
+#if canImport(Glibc)
+  import Glibc
+#endif
+
 /// `locctl sun [--at LAT,LON] [--date D] [--days N] [--tz ZONE] [--height H] [--event E]...
 /// [--json]` and `locctl sun --now`: solar events of local days, or where the Sun is now,
 /// computed here; the place is `--at`, or without it locd's position and zone.
@@ -167,33 +171,90 @@ enum SunCommand {
 }
 
 /// `locctl sun --json`: one object per day written straight into a buffer of its own (ten years
-/// are 3,660 lines of nine instants each).
+/// are 3,660 lines of nine instants each). Days are independent of each other, so a long
+/// table is made in two halves at once, the second on a thread of its own, and written in
+/// order: the output is the same bytes either way.
 enum SunJSON {
+  /// From this many days on, the second half is made on another thread (below it, a thread
+  /// costs more than it saves).
+  static let parallelFrom = 512
+
+  /// What every line shares: the zone's name and the events' keys, made once.
+  struct Parts: Sendable {
+    var zone: [UInt8] = []
+    /// `,"name":` per event; the polar object's members take it without the comma.
+    var keys: [[UInt8]]
+    var absences: [[UInt8]]
+  }
+
+  /// The second half's bytes, handed over when the semaphore is posted.
+  final class Handoff: @unchecked Sendable {
+    var bytes: [UInt8] = []
+    let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    init() { sem_init(done, 0, 0) }
+    deinit {
+      sem_destroy(done)
+      done.deallocate()
+    }
+  }
+
   /// Writes `days` days from `first`.
   static func write(
     days: Int, from first: CivilDate, calculator: SolarCalculator, zone: ZoneRules, events: [SolarEvent]
   ) {
-    var zoneBytes: [UInt8] = []
-    JSON.string(zone.name).write(to: &zoneBytes)
-    // `,"name":` per event; the polar object's members take it without the comma.
-    let keys = events.map { event -> [UInt8] in
-      var key: [UInt8] = [0x2C]
-      JSON.string(event.description).write(to: &key)
-      key.append(0x3A)
-      return key
-    }
-    let absences = [SolarDay.Absence.polarDay, .polarNight, .otherDay].map { why -> [UInt8] in
-      var text: [UInt8] = []
-      JSON.string(why.rawValue).write(to: &text)
-      return text
-    }
+    var parts = Parts(
+      keys: events.map { event -> [UInt8] in
+        var key: [UInt8] = [0x2C]
+        JSON.string(event.description).write(to: &key)
+        key.append(0x3A)
+        return key
+      },
+      absences: [SolarDay.Absence.polarDay, .polarNight, .otherDay].map { why -> [UInt8] in
+        var text: [UInt8] = []
+        JSON.string(why.rawValue).write(to: &text)
+        return text
+      })
+    JSON.string(zone.name).write(to: &parts.zone)
+    let half = days >= parallelFrom ? days / 2 : days
+    let handoff = Handoff()
+    let second = half..<days
+    let started =
+      !second.isEmpty
+      && DetachedThread.start { [parts] in
+        var out = ByteText()
+        lines(
+          second, from: first, calculator: calculator, zone: zone, events: events, parts: parts, into: &out)
+        handoff.bytes = out.bytes
+        sem_post(handoff.done)
+      }
     var out = ByteText()
+    lines(
+      0..<half, from: first, calculator: calculator, zone: zone, events: events, parts: parts, into: &out,
+      flushing: true)
+    out.flush()
+    if started {
+      while sem_wait(handoff.done) != 0 {}
+      handoff.bytes.withUnsafeBytes { Output.write(bytes: $0) }
+    } else if !second.isEmpty {
+      lines(
+        second, from: first, calculator: calculator, zone: zone, events: events, parts: parts, into: &out,
+        flushing: true)
+      out.flush()
+    }
+  }
+
+  /// Appends the lines of the days `range` (0: `first`); flushes as the buffer fills when
+  /// `flushing` (only the thread that owns the output may).
+  static func lines(
+    _ range: Range<Int>, from first: CivilDate, calculator: SolarCalculator, zone: ZoneRules,
+    events: [SolarEvent], parts: Parts, into out: inout ByteText, flushing: Bool = false
+  ) {
     var polar: [(Int, SolarDay.Absence)] = []
     // Each local day runs from its first instant to the next day's (`ZoneRules.localDay`),
     // and each day's start is found once.
-    var date = first
+    var date = first.adding(days: range.lowerBound)
     var start = zone.startOfDay(date)
-    for _ in 0..<days {
+    for _ in range {
       let next = date.adding(days: 1)
       let nextStart = zone.startOfDay(next)
       // The day holds the events in the order asked: entry k is events[k].
@@ -203,11 +264,11 @@ enum SunJSON {
       out.append("{\"date\":\"")
       out.append(date: day.date)
       out.append("\",\"timezone\":")
-      out.append(zoneBytes)
+      out.append(parts.zone)
       polar.removeAll(keepingCapacity: true)
       var twice = false
       for k in day.indices {
-        out.append(keys[k])
+        out.append(parts.keys[k])
         switch day[k].occurrence {
         case .at(let t):
           out.append(0x22)
@@ -222,19 +283,18 @@ enum SunJSON {
       out.append(",\"polar\":{")
       for (n, (k, why)) in polar.enumerated() {
         if n > 0 { out.append(0x2C) }
-        out.bytes.append(contentsOf: keys[k].dropFirst())
+        out.bytes.append(contentsOf: parts.keys[k].dropFirst())
         switch why {
-        case .polarDay: out.append(absences[0])
-        case .polarNight: out.append(absences[1])
-        case .otherDay: out.append(absences[2])
+        case .polarDay: out.append(parts.absences[0])
+        case .polarNight: out.append(parts.absences[1])
+        case .otherDay: out.append(parts.absences[2])
         }
       }
       out.append(0x7D)
       if twice { also(day, into: &out) }
       out.append("}\n")
-      out.flushIfFull()
+      if flushing { out.flushIfFull() }
     }
-    out.flush()
   }
 
   /// `,"also":{"event":[...]}`: the later occurrences of events that happen twice that day.
