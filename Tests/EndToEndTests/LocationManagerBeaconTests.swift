@@ -28,16 +28,12 @@ import Testing
       let daemon = owner.daemon
       let rules =
         "org.example.Shop allow-while-using\norg.example.Pocket allow-while-using\norg.example.Nosy deny\n"
-      let rulesPath = daemon.directory + "/agent.rules"
-      try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
-      let agent = try Child(
-        Binaries.locctl.path, ["--socket", daemon.socketPath, "agent", "--policy", rulesPath])
+      let agent = try daemon.policyAgent(rules)
       defer {
         kill(agent.pid, SIGTERM)
         agent.wait()
         owner.release()
       }
-      _ = try daemon.waitForStatus { $0.apps?.agents.contains(getuid()) == true }
 
       /// An app connected and decided by the agent.
       func decided(_ app: String) async throws -> LocationManager {
@@ -153,16 +149,12 @@ import Testing
       let path = Binaries.fixture("beacons/\(capture).btsnoop").path
       let owner = try DaemonThread(arguments: ["--clock", "replay", "--source", "replay:\(path)?speed=max"])
       let daemon = owner.daemon
-      let rulesPath = daemon.directory + "/agent.rules"
-      try "org.example.Shop allow-while-using\n".write(toFile: rulesPath, atomically: true, encoding: .utf8)
-      let agent = try Child(
-        Binaries.locctl.path, ["--socket", daemon.socketPath, "agent", "--policy", rulesPath])
+      let agent = try daemon.policyAgent("org.example.Shop allow-while-using\n")
       defer {
         kill(agent.pid, SIGTERM)
         agent.wait()
         owner.release()
       }
-      _ = try daemon.waitForStatus { $0.apps?.agents.contains(getuid()) == true }
       let shop = try await LocationManager(app: "org.example.Shop", socketPath: daemon.socketPath)
       var events = shop.events.makeAsyncIterator()
       try await shop.setActivity(.foreground)

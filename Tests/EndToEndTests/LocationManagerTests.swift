@@ -44,12 +44,7 @@ final class DaemonThread: @unchecked Sendable {
   static func daemonWithAgent(_ rules: String, port: Int) throws -> (DaemonThread, Child) {
     let owner = try DaemonThread(arguments: ["--source", "nmea+udp://127.0.0.1:\(port)"])
     let daemon = owner.daemon
-    let rulesPath = daemon.directory + "/agent.rules"
-    try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
-    let agent = try Child(
-      Binaries.locctl.path, ["--socket", daemon.socketPath, "agent", "--policy", rulesPath])
-    _ = try daemon.waitForStatus { $0.apps?.agents.contains(getuid()) == true }
-    return (owner, agent)
+    return (owner, try daemon.policyAgent(rules))
   }
 
   /// The next event that `pick` takes, skipping others; fails after `seconds`.
