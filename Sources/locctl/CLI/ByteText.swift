@@ -94,6 +94,15 @@ struct ByteText {
     JSON.writeNumber(value, decimals: decimals, to: &bytes)
   }
 
+  /// Appends `key` (`,"name":`) and `value` rounded to `decimals`, or nothing when there is
+  /// no value.
+  @inline(__always)
+  mutating func append(_ key: StaticString, _ value: Double?, decimals: Int) {
+    guard let value else { return }
+    append(key)
+    append(number: value, decimals: decimals)
+  }
+
   /// Appends an integer as a JSON number.
   @inline(__always)
   mutating func append(integer value: Int) {

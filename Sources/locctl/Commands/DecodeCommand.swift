@@ -84,30 +84,12 @@ enum DecodeCommand {
       out.append(",\"lon\":")
       out.append(json: .number(c.longitude.value))
     }
-    if let a = fix.altitudeMSL {
-      out.append(",\"altMSL\":")
-      out.append(number: a.value, decimals: 3)
-    }
-    if let g = fix.geoidSeparation {
-      out.append(",\"geoidSep\":")
-      out.append(number: g.value, decimals: 3)
-    }
-    if let s = fix.speed {
-      out.append(",\"speed\":")
-      out.append(number: s.value, decimals: 3)
-    }
-    if let t = fix.course {
-      out.append(",\"track\":")
-      out.append(number: t.value, decimals: 4)
-    }
-    if let a = fix.horizontalAccuracy {
-      out.append(",\"accuracy\":")
-      out.append(number: a.value, decimals: 3)
-    }
-    if let h = fix.hdop {
-      out.append(",\"hdop\":")
-      out.append(number: h, decimals: 2)
-    }
+    out.append(",\"altMSL\":", fix.altitudeMSL?.value, decimals: 3)
+    out.append(",\"geoidSep\":", fix.geoidSeparation?.value, decimals: 3)
+    out.append(",\"speed\":", fix.speed?.value, decimals: 3)
+    out.append(",\"track\":", fix.course?.value, decimals: 4)
+    out.append(",\"accuracy\":", fix.horizontalAccuracy?.value, decimals: 3)
+    out.append(",\"hdop\":", fix.hdop, decimals: 2)
     if let q = fix.quality {
       out.append(",\"quality\":")
       out.append(json: .string(q.rawValue))
