@@ -34,8 +34,11 @@ import Testing
   }
 
   /// The event lines of a `locctl watch --json` output.
+  /// The complete lines of `text` as events; a last line without its newline is one the
+  /// watcher is still writing, and is left for the next read.
   func events(_ text: String) throws -> [EventMessage] {
-    try text.split(separator: "\n").map { line in
+    let complete = text.lastIndex(of: "\n").map { text[...$0] } ?? ""
+    return try complete.split(separator: "\n").map { line in
       guard case .event(let e) = try ServerMessage.decode(Array(line.utf8)) else {
         throw HarnessError("not an event: \(line)")
       }
@@ -168,11 +171,17 @@ import Testing
     #expect(sim.time == fixes.last)
     #expect(daemon.log.contains("read nothing for 2 s while it was waited for"), "\(daemon.log)")
     var all: [EventMessage] = []
-    for _ in 0..<200 {
-      all = try events((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
-      if all.last?.data.kind == .simulationFinished { break }
-      usleep(50_000)
+    var unreadable: (any Error)?
+    try? AcquisitionEndToEndTests.waitUntil(timeout: 30, "the watcher's last event") {
+      do {
+        all = try events((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")
+      } catch {
+        unreadable = error
+        return true
+      }
+      return all.last?.data.kind == .simulationFinished
     }
+    if let unreadable { throw unreadable }
     #expect(fixTimes(all) == fixes, "the reading watcher lost nothing")
     #expect(all.last?.data.kind == .simulationFinished)
     #expect(daemon.log.contains("replay finished at 2026-06-21T12:59:50Z simulated time"), "\(daemon.log)")
