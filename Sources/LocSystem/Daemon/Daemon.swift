@@ -390,7 +390,7 @@ public final class Daemon {
     let old = config
     if case .success(let new) = result {
       logger.level = new.logLevel  // before the engine logs about the reload
-      recheckZoneData(configured: new.timeZone)
+      reloadZoneData(configured: new.timeZone, was: old.timeZone)
     }
     feed(.configReloaded(result, requestedBy: requester))
     if case .success = result {
