@@ -203,14 +203,17 @@ def main():
     next_hup, next_gpsd, next_sample, i = start + 10, start + 60, start, 1000
     while time.time() < end:
         now = time.time()
+        after = []
         if now >= next_hup:
             locd.send_signal(signal.SIGHUP)
             bump("reloads")
+            after.append("SIGHUP")
             next_hup += 10
         if now >= next_gpsd:
             gpsd.kill()
             gpsd.start()
             bump("gpsd restarts")
+            after.append("gpsd restart")
             next_gpsd += 60
         if now >= next_sample:
             rss, fds = proc_figures(locd.pid)
@@ -219,7 +222,7 @@ def main():
         i += 1
         t0 = time.perf_counter()
         reply = probe.call({"id": i, "method": "status"})
-        latencies.append((time.perf_counter() - t0) * 1000)
+        latencies.append(((time.perf_counter() - t0) * 1000, now - start, after))
         if reply.get("type") != "reply":
             print("status failed:", reply)
         time.sleep(max(0, 1 - (time.time() - now)))
@@ -241,10 +244,14 @@ def report(latencies, curve, status, code):
     print("  t(s)   RSS(KiB)  fds")
     for t, rss, fds in curve:
         print("  %5.0f  %8d  %4d  %s" % (t, rss, fds, "#" * max(1, rss // 2048)))
-    lat = sorted(latencies)
+    lat = sorted(ms for ms, _, _ in latencies)
     p99 = lat[min(len(lat) - 1, int(len(lat) * 0.99))]
     print("  status: %d calls, median %.1f ms, p99 %.1f ms, max %.1f ms"
           % (len(lat), statistics.median(lat), p99, lat[-1]))
+    # The slowest calls, with what the probe did just before (a reload or a gpsd restart
+    # delays the next reply by the time locd spends on it).
+    for ms, t, after in sorted(latencies, reverse=True)[:3]:
+        print("    %.1f ms at %.0f s%s" % (ms, t, (", right after " + " and ".join(after)) if after else ""))
     src = status["sources"][0]["counters"]
     server = status["server"]
     print("  source: fixes %s, connects %s, disconnects %s; rejected %s"
