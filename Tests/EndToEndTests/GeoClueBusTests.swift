@@ -273,6 +273,28 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
     #expect(off.stop() == 0)
   }
 
+  /// With the face enabled and no system bus to reach, status says so and why, the socket
+  /// serves, and the face is there once the bus is (locd tries again, 1 s doubling).
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func statusSaysWhyWithoutASystemBusAndTheFaceComesWithTheBus() throws {
+    let busDirectory = LocdProcess.makeDirectory()
+    let locd = try LocdProcess(
+      environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(busDirectory)/system_bus_socket"],
+      config: "[GeoClue]\nEnable=yes\n")
+    let g = try #require(try locd.status().geoclue, "\(locd.log)")
+    #expect(g.state == .known(.noBus), "\(g.json.serialized)")
+    #expect(g.reason?.contains("cannot connect to the system bus") == true, "\(g.json.serialized)")
+    #expect(g.clients == 0 && g.agents.isEmpty)
+    let human = try locd.locctl(["status"]).stdout
+    #expect(
+      human.contains("not serving org.freedesktop.GeoClue2: cannot connect to the system bus"), "\(human)")
+    // The bus comes up at that address: locd takes the name at its next try.
+    let bus = try PrivateSystemBus(policies: [Self.policy], directory: busDirectory)
+    #expect(bus.waitForOwner("org.freedesktop.GeoClue2", timeout: 20), "\(locd.log)")
+    _ = try locd.waitForStatus { $0.geoclue?.state == .known(.serving) }
+    #expect(locd.stop() == 0)
+  }
+
   @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
   func aTakenNameIsLoggedAndTheSocketKeepsServing() throws {
     let (bus, first) = try rig()

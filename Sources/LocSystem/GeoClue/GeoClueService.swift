@@ -156,6 +156,8 @@ public final class GeoClueService: SystemBusOwner {
   /// publishes the Manager and asks for the name. Failures are logged and retried.
   public func start() {
     guard bus == nil else { return }
+    // Not `off` from here: a failure below is a lost connection, logged and retried.
+    state = .starting
     do {
       try connect()
     } catch {
