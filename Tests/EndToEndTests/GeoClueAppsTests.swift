@@ -139,6 +139,85 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
+  /// The agent lowers MaxAccuracyLevel from EXACT to CITY while a client runs, then raises it
+  /// again (python3-dbus stand-in agent emitting PropertiesChanged, the probe as the client).
+  /// The client asked for EXACT with a TimeThreshold of an hour, so after its first location
+  /// nothing new is signalled by the thresholds: every further LocationUpdated it sees comes
+  /// from a change of the cap, and must carry the coordinates the new cap allows.
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func aChangedMaxAccuracyLevelAppliesAtOnceToRunningClients() throws {
+    let (bus, locd) = try rig()
+    let agent = try agent("yes", max: 8, on: bus)
+    defer { agent.stop() }
+    // watch DESKTOPID SECONDS DIST TIME LEVEL; it ends by itself, listing the objects alive.
+    let watcher = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["watch", "org.example.Capped", "20", "0", "3600", "8"],
+      environment: bus.environment, output: bus.directory + "/capped.out")
+    defer { watcher.stop() }
+    func messages() -> [JSON] {
+      watcher.text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+    func updates() -> [JSON] { messages().filter { $0["signal"]?.string == "LocationUpdated" } }
+    func waitForUpdates(_ n: Int) -> Bool {
+      let deadline = Date().addingTimeInterval(15)
+      while updates().count < n && Date() < deadline { usleep(20_000) }
+      return updates().count >= n
+    }
+    func agentSaid(_ line: String) -> Bool { agent.waitFor(line) }
+    let full = (OsloReplay.latitude, OsloReplay.longitude)
+    let centre = Self.cellCentre
+    let cell = (centre.latitude.value, centre.longitude.value)
+    func at(_ m: JSON) -> (Double, Double)? {
+      guard let lat = m["latitude"]?.number, let lon = m["longitude"]?.number else { return nil }
+      return (lat, lon)
+    }
+    func same(_ a: (Double, Double)?, _ b: (Double, Double)) -> Bool {
+      guard let a else { return false }
+      return abs(a.0 - b.0) < 1e-9 && abs(a.1 - b.1) < 1e-9
+    }
+    // The cell's centre is not the replayed position (else the test could not tell them apart).
+    try #require(!same(cell, full))
+
+    try #require(waitForUpdates(1), "\(watcher.text)\n\(locd.log)")
+    #expect(same(at(updates()[0]), full), "\(watcher.text)")
+
+    agent.send("max 4")
+    try #require(agentSaid("max 4"))
+    try #require(
+      waitForUpdates(2), "nothing signalled after MaxAccuracyLevel 4: \(watcher.text)\n\(locd.log)")
+    #expect(same(at(updates()[1]), cell), "\(watcher.text)")
+
+    agent.send("max 8")
+    try #require(agentSaid("max 8"))
+    try #require(
+      waitForUpdates(3), "nothing signalled after MaxAccuracyLevel 8: \(watcher.text)\n\(locd.log)")
+    #expect(same(at(updates()[2]), full), "\(watcher.text)")
+    // The watch goes on (replayed fixes, none signalled: TimeThreshold) and ends by itself.
+    #expect(watcher.waitFor("\"end\"", timeout: 30), "\(watcher.text)")
+    watcher.stop()
+
+    // Full, the cell's centre, full: nothing else was signalled, the client stayed active,
+    // each new object was readable when its LocationUpdated came and was followed by the
+    // Location property change (GeoClue's order).
+    let all = messages()
+    #expect(updates().count == 3, "\(watcher.text)")
+    // The objects of the accuracy the client no longer had went a few seconds after each
+    // change (the watch ran on well past that): only the last one is left.
+    let end = try #require(all.last { $0["end"] != nil }, "\(watcher.text)")
+    #expect(end["alive"] == .array([updates()[2]["new"] ?? .null]), "\(end.serialized)")
+    #expect(!all.contains { $0["changed"]?["Active"] == .bool(false) }, "\(watcher.text)")
+    for (i, m) in all.enumerated() where m["signal"]?.string == "LocationUpdated" {
+      #expect(m["newReadable"] == .bool(true), "\(m.serialized)")
+      let next = all[(i + 1)...].first { $0["changed"]?["Location"] != nil }
+      #expect(next?["changed"]?["Location"]?.string == m["new"]?.string, "\(watcher.text)")
+    }
+    // The app's own decision is untouched: the agent's cap is not a decision.
+    let app = try #require(try apps(locd)["\(getuid()) org.example.Capped"])
+    #expect(app.status == .known(.whenInUse) && app.accuracy == .known(.full))
+    #expect(locd.log.contains("'org.example.Capped' of uid \(getuid()) now at level 4"), "\(locd.log)")
+    #expect(locd.stop() == 0)
+  }
+
   /// A process in a cgroup named like a Flatpak scope is that app: a DesktopId that says
   /// otherwise is refused; the true one is asked about and started, verified.
   @Test(

@@ -212,6 +212,89 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
     #expect(locd.stop() == 0)
   }
 
+  /// `status` has a `geoclue` member while the face is enabled: the name owned, the clients,
+  /// the agents by uid and the counters, as a real where-am-i and a client that stays started
+  /// leave them; `locctl status` says it in one line. With the face off there is no member.
+  @Test(
+    .enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"),
+    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"))
+  func statusShowsTheFaceItsClientsAgentsAndCounters() throws {
+    let (bus, locd) = try rig()
+    func geoclue() throws -> JSON {
+      let r = try locd.locctl(["status", "--json"])
+      return try #require(try JSON.parse(r.stdout)["geoclue"], "no geoclue member: \(r.stdout)")
+    }
+    var g = try geoclue()
+    #expect(g["state"]?.string == "serving" && g["reason"] == .null, "\(g.serialized)")
+    #expect(g["clients"]?.number == 0 && g["activeClients"]?.number == 0 && g["agents"] == .array([]))
+    let agent = try agent(8, "yes", on: bus)
+    defer { agent.stop() }
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    #expect(out.contains("Latitude:    59.913900°"), "\(out)\n\(locd.log)")
+    // A second client that stays started while status is read.
+    let holder = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["hold", "org.example.Held", "8"],
+      environment: bus.environment, output: bus.directory + "/held.out")
+    defer { holder.stop() }
+    #expect(holder.waitFor("\"location\""), "\(holder.text)\n\(locd.log)")
+
+    // where-am-i left (its client went with its connection); the holder's is there, active.
+    g = try geoclue()
+    #expect(g["state"]?.string == "serving", "\(g.serialized)")
+    #expect(g["clients"]?.number == 1 && g["activeClients"]?.number == 1, "\(g.serialized)")
+    #expect(g["agents"] == .array([.number(Double(getuid()))]), "\(g.serialized)")
+    let c = try #require(g["counters"], "\(g.serialized)")
+    // Two clients made, two apps asked about once each, both started, each signalled at
+    // least its first location; one agent; nothing refused.
+    #expect(c["clientsCreated"]?.number == 2, "\(c.serialized)")
+    #expect(c["authorizeCalls"]?.number == 2 && c["agentsAdded"]?.number == 1, "\(c.serialized)")
+    #expect((c["starts"]?.number ?? 0) >= 2 && (c["locationsSignalled"]?.number ?? 0) >= 2, "\(c.serialized)")
+    for zero in ["clientsRefused", "strangersDenied", "startsDenied", "identitiesRefused", "agentsRefused"] {
+      #expect(c[zero]?.number == 0, "\(zero): \(c.serialized)")
+    }
+    // The typed view decodes it too (what locctl reads).
+    let view = try #require(try locd.status().geoclue)
+    #expect(view.state == .known(.serving) && view.agents == [getuid()])
+
+    let human = try locd.locctl(["status"]).stdout
+    #expect(human.contains("on the system bus, 1 client (1 active), 1 agent"), "\(human)")
+    #expect(!human.contains("locationsSignalled"), "counters only with --verbose: \(human)")
+    let verbose = try locd.locctl(["status", "--verbose"]).stdout
+    #expect(verbose.contains("clientsCreated 2") && verbose.contains("locationsSignalled"), "\(verbose)")
+    holder.stop()
+    _ = try locd.waitForStatus { $0.geoclue?.clients == 0 }
+    #expect(locd.stop() == 0)
+
+    // The face off, the same bus there: no member, and nothing about GeoClue2 on the screen.
+    let off = try LocdProcess(environment: bus.environment, config: "[GeoClue]\nEnable=no\n")
+    let plain = try off.locctl(["status", "--json"])
+    #expect(try JSON.parse(plain.stdout)["geoclue"] == nil, "\(plain.stdout)")
+    #expect(!(try off.locctl(["status"]).stdout.contains("GeoClue2")))
+    #expect(off.stop() == 0)
+  }
+
+  /// With the face enabled and no system bus to reach, status says so and why, the socket
+  /// serves, and the face is there once the bus is (locd tries again, 1 s doubling).
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func statusSaysWhyWithoutASystemBusAndTheFaceComesWithTheBus() throws {
+    let busDirectory = LocdProcess.makeDirectory()
+    let locd = try LocdProcess(
+      environment: ["DBUS_SYSTEM_BUS_ADDRESS": "unix:path=\(busDirectory)/system_bus_socket"],
+      config: "[GeoClue]\nEnable=yes\n")
+    let g = try #require(try locd.status().geoclue, "\(locd.log)")
+    #expect(g.state == .known(.noBus), "\(g.json.serialized)")
+    #expect(g.reason?.contains("cannot connect to the system bus") == true, "\(g.json.serialized)")
+    #expect(g.clients == 0 && g.agents.isEmpty)
+    let human = try locd.locctl(["status"]).stdout
+    #expect(
+      human.contains("not serving org.freedesktop.GeoClue2: cannot connect to the system bus"), "\(human)")
+    // The bus comes up at that address: locd takes the name at its next try.
+    let bus = try PrivateSystemBus(policies: [Self.policy], directory: busDirectory)
+    #expect(bus.waitForOwner("org.freedesktop.GeoClue2", timeout: 20), "\(locd.log)")
+    _ = try locd.waitForStatus { $0.geoclue?.state == .known(.serving) }
+    #expect(locd.stop() == 0)
+  }
+
   @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
   func aTakenNameIsLoggedAndTheSocketKeepsServing() throws {
     let (bus, first) = try rig()
@@ -223,8 +306,13 @@ final class InterfaceMembers: NSObject, XMLParserDelegate {
       second.log.contains(
         "GeoClue: cannot own org.freedesktop.GeoClue2: another program owns it (is geoclue running?"),
       "\(second.log)")
-    // Its socket answers (status decodes).
-    _ = try second.status()
+    // Its socket answers, and its status says why it does not serve GeoClue2.
+    let g = try #require(try second.status().geoclue)
+    #expect(g.state == .known(.nameTaken), "\(g.json.serialized)")
+    #expect(g.reason?.contains("another program owns it") == true, "\(g.json.serialized)")
+    #expect(try first.status().geoclue?.state == .known(.serving))
+    let human = try second.locctl(["status"]).stdout
+    #expect(human.contains("not serving org.freedesktop.GeoClue2: another program owns it"), "\(human)")
     let owner = try bus.busctl(["status", "org.freedesktop.GeoClue2"])
     #expect(owner.stdout.contains("PID=\(first.pid)\n"), "\(owner.stdout)")
     #expect(second.stop() == 0)

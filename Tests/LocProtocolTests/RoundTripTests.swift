@@ -88,6 +88,35 @@ import Testing
     #expect(view.beacons?.counters.map(\.name) == ["sightings", "unmatched", "refusedPerSession"])
   }
 
+  /// `geoclue` in `status` (1.4): present with the face's report, absent without it, and an
+  /// unknown state from a newer daemon kept as its word.
+  @Test func statusWithGeoClue() throws {
+    var report = try S.status()
+    let plain = ServerMessage.reply(.number(1), .status(report))
+    #expect(plain.json["result"]?["geoclue"] == nil, "absent while the face is off")
+    report.geoClue = GeoClueReport(
+      state: .nameTaken, reason: "another program owns it", clients: 3, activeClients: 1,
+      agents: [1000, 1001],
+      counters: [Counter("clientsCreated", 4), Counter("starts", 2), Counter("locationsSignalled", 17)])
+    let message = ServerMessage.reply(.number(1), .status(report))
+    let back = try viaLine(message)
+    #expect(back == message)
+    guard case .reply(_, let result) = back else {
+      Issue.record("not a reply: \(back)")
+      return
+    }
+    #expect(result["geoclue"]?["state"]?.string == "name-taken")
+    let view = try #require(try Call.status.result(result).geoclue)
+    #expect(view == GeoClueStatusView(try #require(report.geoClue)))
+    #expect(view.agents == [1000, 1001] && view.clients == 3 && view.activeClients == 1)
+    #expect(view.counters.map(\.name) == ["clientsCreated", "starts", "locationsSignalled"])
+    // A state this build does not know, from a newer daemon.
+    var o = try #require(view.json.object)
+    o["state"] = .string("paused-by-admin")
+    let newer = try GeoClueStatusView(json: .object(o))
+    #expect(newer.state == .other("paused-by-admin"))
+  }
+
   @Test func everyResponse() throws {
     let responses: [Response] =
       [

@@ -135,6 +135,8 @@ public struct StatusReport: Sendable, Hashable {
   public var regions: RegionsReport? = nil
   /// With `locd --clock replay`, the simulation (the shell fills it in); nil otherwise.
   public var simulation: SimulationReport? = nil
+  /// With `[GeoClue] Enable=yes`, the GeoClue2 face (the shell fills it in); nil otherwise.
+  public var geoClue: GeoClueReport? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

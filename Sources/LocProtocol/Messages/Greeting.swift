@@ -1,7 +1,7 @@
 import LocCore
 
 /// The server's first line on every connection:
-/// `{"type":"hello","protocol":{"major":1,"minor":3},"server":"locd 0.1.0"}`.
+/// `{"type":"hello","protocol":{"major":1,"minor":4},"server":"locd 0.1.0"}`.
 public struct Greeting: Hashable, Sendable {
   /// The protocol version the server speaks.
   public var version: ProtocolVersion
@@ -52,7 +52,7 @@ public struct VersionMismatch: Error, Hashable, Sendable, CustomStringConvertibl
 }
 
 extension ProtocolVersion {
-  /// `{"major":1,"minor":3}`.
+  /// `{"major":1,"minor":4}`.
   var json: JSON { .object(["major": .int(major), "minor": .int(minor)]) }
 
   init(_ o: WireObject) throws(WireDecodingError) {

@@ -36,6 +36,8 @@ public struct StatusView: WireCodable {
   /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
   /// before protocol 1.2).
   public var simulation: SimulationView?
+  /// The GeoClue2 face (absent before protocol 1.4, and while `[GeoClue] Enable=no`).
+  public var geoclue: GeoClueStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -55,6 +57,7 @@ public struct StatusView: WireCodable {
     beacons = r.beacons.map(BeaconStatusView.init)
     regions = r.regions.map(RegionsStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
+    geoclue = r.geoClue.map(GeoClueStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -76,6 +79,7 @@ public struct StatusView: WireCodable {
     beacons = try o.optionalDecode("beacons")
     regions = try o.optionalDecode("regions")
     simulation = try o.optionalDecode("simulation")
+    geoclue = try o.optionalDecode("geoclue")
   }
 
   public var json: JSON {
@@ -89,6 +93,7 @@ public struct StatusView: WireCodable {
     ]
     if let beacons { o["beacons"] = beacons.json }
     if let regions { o["regions"] = regions.json }
+    if let geoclue { o["geoclue"] = geoclue.json }
     return .object(o)
   }
 }

@@ -5,12 +5,13 @@ import LocProtocol
 /// GeoClue face), files written, timers armed, units and commands started.
 extension Daemon {
   /// A reply as it goes on the wire; a status report gets the parts only the shell knows
-  /// (server counters, sources' live counters) here.
+  /// (server counters, sources' live counters, the simulation, the GeoClue face) here.
   func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
     guard case .success(.status(let report)) = result else { return result }
     let counters = server?.counters ?? ServerCounters()
     var completed = report.completed(server: counters, sources: sources.map(\.snapshot))
     if clock == .replay { completed.simulation = simulationReport }
+    completed.geoClue = geoClue?.report
     return .success(.status(completed))
   }
 

@@ -27,8 +27,15 @@ final class GeoClueClient: GeoClueBusObject {
   var session: SessionID?
   /// The Start call being authorized, answered when that is done.
   var pendingStart: BusMessage?
-  /// The level granted at the last Start.
+  /// The level its Start allowed before its user's agent's MaxAccuracyLevel: the requested
+  /// level made valid, capped by the agent's AuthorizeApp answer when it was asked.
+  var allowedLevel: GeoClueAccuracyLevel?
+  /// The level it is served at now: `allowedLevel` capped by the agent's MaxAccuracyLevel,
+  /// lowered and raised with it while the client is active.
   var grantedLevel: GeoClueAccuracyLevel?
+  /// The next location is signalled as a new Location object whatever the thresholds: the
+  /// accuracy the client is served at changed, and its current object no longer fits it.
+  var mustSignal = false
   /// The app it is, found at Start (DesktopId weighed against the peer's cgroup).
   var identity: AppIdentity?
   /// Stopped because the agent's MaxAccuracyLevel went to 0; restarted when it rises again.
@@ -170,8 +177,11 @@ final class GeoClueClient: GeoClueBusObject {
   /// A new location from the engine. Past the thresholds it becomes a new Location object,
   /// registered before LocationUpdated goes to the owner, followed by the Location property
   /// change (GeoClue's order); inside them the current object is updated in place.
+  /// After `mustSignal` was set, the next location other than the last signalled one is
+  /// signalled whatever the thresholds, and the superseded object is retired at once.
   func update(_ values: GeoClueLocationValues) {
-    guard thresholds.signals(values, after: lastSignalled) else {
+    let forced = mustSignal && values != lastSignalled
+    guard forced || thresholds.signals(values, after: lastSignalled) else {
       if let current, current.values != values {
         current.values = values
         service.send(to: owner, path: current.path) { bus throws(Errno) in
@@ -197,8 +207,15 @@ final class GeoClueClient: GeoClueBusObject {
     if let previous { retire(previous) }
     let old = current?.path ?? "/"
     previous = current
+    if forced, let superseded = previous {
+      // Served at another accuracy now: the object of the old accuracy goes in a few seconds
+      // rather than at the next update, which may be far off for a reduced client.
+      retire(superseded)
+      previous = nil
+    }
     current = object
     lastSignalled = values
+    mustSignal = false
     service.counters.locationsSignalled += 1
     service.send(to: owner, path: path) { bus throws(Errno) in
       let m = try BusMessage.signal(

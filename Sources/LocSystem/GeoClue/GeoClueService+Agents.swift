@@ -90,21 +90,25 @@ extension GeoClueService {
   }
 
   /// The agent changed MaxAccuracyLevel: at 0 its user's active clients stop (Active goes
-  /// false, as in GeoClue); above 0 the ones it stopped start again without a new question.
+  /// false, as in GeoClue); above 0 the ones it stopped start again without a new question,
+  /// and the active ones are served at the new cap at once (`recap`: lowered below street,
+  /// the reduced grid's cell from now on; raised, full again as far as their own level and
+  /// their app's decision allow). GeoClue 2.6 acts on 0 and not 0 only.
   func agentLevelChanged(_ agent: GeoClueAgent, to level: UInt32) {
     agent.maxLevel = level
     handlers.log(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
     for client in clients.values where client.peer.uid == agent.uid {
-      if level == 0, client.active {
+      if level == 0 {
+        guard client.active else { continue }
         endSession(client)
         client.stoppedByAgent = true
-      } else if level > 0, client.stoppedByAgent {
+      } else if client.stoppedByAgent {
         client.stoppedByAgent = false
         // Unless its app lost its authorization meanwhile (`locctl apps deny`).
         guard let key = client.identity?.key, handlers.authorization(key).0.allowsInUse else { continue }
-        let capped = GeoClueAccuracyLevel.clamped(
-          client.requestedLevel, to: GeoClueAccuracyLevel.atMost(level))
-        beginSession(client, level: min(capped, client.grantedLevel ?? capped))
+        beginSession(client)
+      } else {
+        recap(client)
       }
     }
   }

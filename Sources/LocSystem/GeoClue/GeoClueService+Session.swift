@@ -9,14 +9,16 @@ extension GeoClueService {
   static let otherRequest = RequestID.number(2)
 
   /// Opens the client's engine session as its app's, in use, subscribed to its authorization,
-  /// and starts its updates; the engine's answer arrives through `reply` (often before this
-  /// returns).
-  func beginSession(_ client: GeoClueClient, level: GeoClueAccuracyLevel) {
+  /// and starts its updates at the level it may have now (`level(of:)`); the engine's answer
+  /// arrives through `reply` (often before this returns).
+  func beginSession(_ client: GeoClueClient) {
     guard let identity = client.identity else { return }
     nextSession += 1
     let session = SessionID(GeoClueService.firstSessionID + nextSession)
+    let level = self.level(of: client)
     client.session = session
     client.grantedLevel = level
+    client.mustSignal = false
     sessions[session] = client
     handlers.opened(session, client.peer, identity)
     guard client.session == session else { return }  // the hello was refused
@@ -24,6 +26,41 @@ extension GeoClueService {
     handlers.request(session, GeoClueService.otherRequest, .subscribe([.authorization]))
     let updates = AppSession.Updates(accuracy: level.isReduced ? .reduced : .full)
     handlers.request(session, GeoClueService.updatesRequest, .startUpdates(updates))
+  }
+
+  /// The level a client may have now: what its Start allowed, capped by its user's agent's
+  /// MaxAccuracyLevel (none when that is 0).
+  func level(of client: GeoClueClient) -> GeoClueAccuracyLevel {
+    let allowed = client.allowedLevel ?? .none
+    guard let agent = agents[client.peer.uid] else { return allowed }
+    return min(allowed, GeoClueAccuracyLevel.atMost(agent.maxLevel))
+  }
+
+  /// Serves an active client at the level its user's agent allows now. When that moves it
+  /// between reduced and full accuracy (and its app's own decision does not hold it at
+  /// reduced either way), its updates start again at the new accuracy: the engine hands it
+  /// the current position at once, as the reduced grid's cell or as it is, and that position
+  /// is signalled as a new Location object whatever the thresholds (LocationUpdated, then the
+  /// Location property), so the client never keeps a location more precise than it may have.
+  func recap(_ client: GeoClueClient) {
+    guard client.active, let session = client.session, let old = client.grantedLevel,
+      let key = client.identity?.key
+    else { return }
+    let new = level(of: client)
+    guard new != old else { return }
+    client.grantedLevel = new
+    let app = handlers.authorization(key).0.accuracy
+    func served(_ level: GeoClueAccuracyLevel) -> AccuracyAuthorization {
+      level.isReduced ? .reduced : app
+    }
+    handlers.log(
+      .info,
+      "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) now at level \(new.rawValue) (\(served(new).rawValue) accuracy), its agent's MaxAccuracyLevel"
+    )
+    guard served(new) != served(old) else { return }
+    client.mustSignal = true
+    let updates = AppSession.Updates(accuracy: new.isReduced ? .reduced : .full)
+    handlers.request(session, GeoClueService.otherRequest, .startUpdates(updates))
   }
 
   /// The engine's answer to the session's hello (if refused) or its updates.

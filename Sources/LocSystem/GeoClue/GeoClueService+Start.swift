@@ -52,14 +52,14 @@ extension GeoClueService {
       deny(client, "Geolocation disabled for UID \(uid)")
       return
     }
-    let ceiling = agent.map { GeoClueAccuracyLevel.atMost($0.maxLevel) } ?? .exact
-    let level = GeoClueAccuracyLevel.clamped(client.requestedLevel, to: ceiling)
+    client.allowedLevel = GeoClueAccuracyLevel.clamped(client.requestedLevel, to: .exact)
+    let level = self.level(of: client)
     let (decision, by) = handlers.authorization(identity.key)
     let app = identity.key.app.rawValue
     switch decision.status {
     case .whenInUse, .always:
       counters.decidedBefore += 1
-      beginSession(client, level: level)
+      beginSession(client)
     case .denied:
       deny(
         client,
@@ -147,6 +147,7 @@ extension GeoClueService {
     }
     let granted = min(level, GeoClueAccuracyLevel.atMost(allowed))
     guard let key = client.identity?.key else { return }
+    client.allowedLevel = min(client.allowedLevel ?? .none, GeoClueAccuracyLevel.atMost(allowed))
     guard yes, granted > .none else {
       handlers.remember(key, .deny)
       deny(
@@ -156,6 +157,6 @@ extension GeoClueService {
       return
     }
     handlers.remember(key, .grant(.whenInUse, granted.isReduced ? .reduced : .full))
-    beginSession(client, level: granted)
+    beginSession(client)
   }
 }

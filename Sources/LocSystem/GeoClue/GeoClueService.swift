@@ -71,13 +71,15 @@ public final class GeoClueService: SystemBusOwner {
     case starting
     /// Owns the name and serves.
     case serving
-    /// Someone else owns the name (geoclue itself?), or the bus policy refused it.
-    case nameUnavailable(String)
+    /// Someone else owns the name (geoclue itself?).
+    case nameTaken
+    /// The bus refused the name (its error): its policy has no rule for locd.
+    case nameRefused(String)
     /// The bus could not be reached, or the connection was lost; retried later.
     case disconnected(String)
   }
 
-  /// What happened, counted (shown by `status` in the log at stop).
+  /// What happened, counted (in `status`, as `geoclue.counters`).
   public struct Counters: Sendable, Hashable {
     /// Client objects made.
     public var clientsCreated = 0
@@ -154,6 +156,8 @@ public final class GeoClueService: SystemBusOwner {
   /// publishes the Manager and asks for the name. Failures are logged and retried.
   public func start() {
     guard bus == nil else { return }
+    // Not `off` from here: a failure below is a lost connection, logged and retried.
+    state = .starting
     do {
       try connect()
     } catch {
@@ -203,20 +207,21 @@ public final class GeoClueService: SystemBusOwner {
 
   /// The answer to RequestName (dbus RequestName: 1 primary owner, 3 exists, 4 already owner).
   private func nameAnswered(_ reply: BusMessage?) {
-    var why: String? = nil
+    var refusal: State? = nil
     if let problem = reply?.errorText {
-      why = "the bus refused it (\(problem)); is the D-Bus policy file installed (docs/GEOCLUE.md)?"
+      refusal = .nameRefused(problem)
     } else if let code = try? reply?.readUInt32(), code == 1 || code == 4 {
-      why = nil
+      refusal = nil
     } else {
-      why = "another program owns it (is geoclue running? only one of them can serve GeoClue2)"
+      refusal = .nameTaken
     }
-    if let why {
+    if let refusal {
       handlers.log(
         .warning,
-        "GeoClue: cannot own \(GeoClueService.busName): \(why); locd goes on without its GeoClue face")
+        "GeoClue: cannot own \(GeoClueService.busName): \(refusal.reason ?? "?"); locd goes on without its GeoClue face"
+      )
       teardown()
-      state = .nameUnavailable(why)
+      state = refusal
       return
     }
     reconnectDelay = .seconds(1)

@@ -8,13 +8,16 @@ enum StatusCommand {
   static let spec = CommandSpec(
     name: "status", summary: "position, fix, time zone, sun, timers and sources",
     usage: ["status [--verbose] [--json]"],
-    options: [.flag("verbose", short: "v", "also the counters of sources, rejected fixes and the socket")],
+    options: [
+      .flag("verbose", short: "v", "also the counters of sources, rejected fixes, the socket and GeoClue2")
+    ],
     help: """
       The position with its tier (fix, cached, manual or none), accuracy and age; altitude, speed and
       course when the receiver gives them; the manual location when one is set, also while a fix is in
       use; the time zone in effect, the local time, and whether the system's zone is the same; today's
       sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
-      fixes it drops and how far its clock is off; the receiver; the apps using the location. In
+      fixes it drops and how far its clock is off; the receiver; the apps using the location; with
+      [GeoClue] Enable=yes, whether locd serves GeoClue2 on the system bus, its clients and agents. In
       degraded mode it says why there is no position and what to do. Every time is in the zone in
       effect. --json prints the status object of the protocol (PROTOCOL.md), counters included.
       """,
@@ -99,6 +102,7 @@ enum StatusCommand {
       row("Started:", zone.dateTime(s.daemon.startedAt))
     }
     if let apps = s.apps { self.apps(apps, row) }
+    if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
@@ -247,6 +251,24 @@ enum StatusCommand {
 }
 
 extension StatusCommand {
+  /// "on the system bus, 2 clients (1 active), 1 agent", or why locd does not serve GeoClue2;
+  /// with `verbose` the face's counters on the next line.
+  static func describe(geoclue g: GeoClueStatusView, verbose: Bool) -> String {
+    func count(_ n: Int, _ noun: String) -> String { "\(n) \(noun)\(n == 1 ? "" : "s")" }
+    var text: String
+    switch g.state {
+    case .known(.serving):
+      text = "on the system bus, \(count(g.clients, "client")) (\(g.activeClients) active), "
+      text += count(g.agents.count, "agent")
+    case .known(.starting):
+      text = "starting (asking the system bus for org.freedesktop.GeoClue2)"
+    default:
+      text = Style.yellow("not serving org.freedesktop.GeoClue2: " + (g.reason ?? g.state.word))
+    }
+    if verbose { text += "\n" + String(repeating: " ", count: 13) + counters(g.counters) }
+    return text
+  }
+
   /// "playing, simulated time 2026-06-21 21:57:05 WEST; paused 3 time(s) ...": the replay
   /// clock's simulation (`locd --clock replay`), in the screen's zone.
   static func describe(simulation sim: SimulationView, zone: ScreenZone) -> String {
