@@ -36,13 +36,22 @@ build: deps
 	$(SWIFT) build -c $(CONFIG)
 
 # Release binaries carry the Swift runtime (static standard library; locd uses no
-# Foundation), so they run without the toolchain: only libsystemd0, libstdc++6 and libc6.
+# Foundation), so they run without the toolchain: only libsystemd0, libgcc-s1 and libc6
+# (libstdc++ is linked in too: static-libstdc++ below).
 # make bench builds the same way: it measures what ships, and switching flags would
 # recompile every module.
 RELEASE_FLAGS := -c release --static-swift-stdlib
-release:
+release: static-libstdc++
 	@scripts/deps.sh build
 	$(SWIFT) build $(RELEASE_FLAGS)
+
+# locd links the Swift runtime's libstdc++ statically in release builds (Package.swift looks
+# for it here; decision 0031): the parts it uses instead of 1 MB of shared library resident.
+static-libstdc++:
+	@mkdir -p .build/static-libstdc++
+	@a=$$(ls /usr/lib/gcc/$$(uname -m)-linux-gnu/*/libstdc++.a 2>/dev/null | sort -V | tail -n 1); \
+	  if [ -f "$$a" ]; then ln -sf "$$a" .build/static-libstdc++/libstdc++.a; \
+	  else echo "release: no libstdc++.a (libstdc++-12-dev): locd links libstdc++ shared"; fi
 
 # The run ends with a summary that names every skipped test and why (scripts/test-summary.sh).
 test: deps-test lint
@@ -73,7 +82,7 @@ run-files:
 run-args: run-files
 	@printf '%s\n' $(RUN_ARGS)
 
-bench:
+bench: static-libstdc++
 	@scripts/deps.sh bench
 	$(SWIFT) build $(RELEASE_FLAGS)
 	@bench/run.sh
@@ -196,7 +205,7 @@ uninstall:
 
 # A Debian package of this tree (debian/), moved to dist/ from the parent directory where
 # dpkg-buildpackage writes it: the programs, units, man pages, documentation and data.
-.PHONY: deb
+.PHONY: deb static-libstdc++
 deb:
 	@scripts/deps.sh deb
 	dpkg-buildpackage -us -uc -b

@@ -6,6 +6,11 @@ import PackageDescription
 // See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
 // Swift 6 language mode; the concurrency model is in docs/decisions/0010-syscall-layer-and-concurrency.md.
 
+// Release builds link libstdc++ (the Swift runtime's C++ library) statically when make has
+// prepared .build/static-libstdc++ (decision 0031); without that directory it links shared.
+let staticLibstdcxx = LinkerSetting.unsafeFlags(
+  ["-L", "\(Context.packageDirectory)/.build/static-libstdc++"], .when(configuration: .release))
+
 let package = Package(
   name: "locd",
   products: [
@@ -27,8 +32,10 @@ let package = Package(
       // locd's modules (-export-dynamic): 800 KB of symbol tables the dynamic linker pages in
       // at start, about 1 MB of RSS. Nothing looks locd's symbols up at run time (no dlsym,
       // no Foundation); crash reports use .symtab, which stays (docs/GEOCLUE.md, figures).
-      linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]),
-    .executableTarget(name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+      linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"]), staticLibstdcxx]),
+    .executableTarget(
+      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], linkerSettings: [staticLibstdcxx]
+    ),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     // The example of docs/APPS.md; built and used by the tests, never installed.

@@ -295,6 +295,9 @@ def main():
         print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))
         for r in rows:
             print("%-*s  %18s  %18s" % (width, r, results["geoclue"][r], results["locd"][r]))
+        floor = floor_rss()
+        if floor:
+            print("%-*s  %18s  %18s" % (width, "for scale: Swift program that sleeps", "", floor))
         for name in ("geoclue", "locd"):
             now, used = maps[name]
             top = sorted(now.items(), key=lambda kv: -kv[1][0])
@@ -313,6 +316,22 @@ def main():
             except subprocess.TimeoutExpired:
                 p.kill()
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def floor_rss():
+    """The RSS of the program in $FLOOR (bench/80-geoclue.sh builds it: a Swift program linked
+    like locd that prints "ready" and sleeps), or None: what any Swift program costs at rest."""
+    path = os.environ.get("FLOOR")
+    if not path or not os.access(path, os.X_OK):
+        return None
+    p = subprocess.Popen([path], stdout=subprocess.PIPE)
+    try:
+        p.stdout.readline()
+        time.sleep(0.5)
+        return "%.1f MB" % (proc(p.pid)[2] / 1024)
+    finally:
+        p.kill()
+        p.wait()
 
 
 if __name__ == "__main__":
