@@ -81,6 +81,14 @@ func run(
         continue
       }
       let n = chunk.withUnsafeMutableBytes { read(p.fd, $0.baseAddress, $0.count) }
+      if n < 0 && errno == EINTR { continue }
+      // POLLNVAL/EBADF: another thread of this process closed the descriptor (a close(2)
+      // twice elsewhere); what the child wrote is lost, so say so instead of returning less.
+      if p.revents & Int16(POLLNVAL) != 0 || n < 0 && errno == EBADF {
+        for fd in open where fd != p.fd { close(fd) }
+        if inputFD >= 0 { close(inputFD) }
+        throw HarnessError("\(executable.lastPathComponent): its output pipe was closed by someone else")
+      }
       if n <= 0 {
         close(p.fd)
         open.removeAll { $0 == p.fd }

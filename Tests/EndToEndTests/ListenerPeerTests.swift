@@ -50,7 +50,9 @@ final class ForeignPeers {
     """
 
   private let child: Child
-  private let input: Int32
+  /// The write end of the script's stdin; -1 once closed (closed once: a second close(2)
+  /// could close a descriptor another test thread has just been given that number).
+  private var input: Int32
   /// What happened to each connection, in order.
   let states: [String]
 
@@ -91,13 +93,14 @@ final class ForeignPeers {
 
   /// Closes the connections (the script ends).
   func end() {
-    close(input)
+    if input >= 0 { close(input) }
+    input = -1
     child.wait(timeout: 10)
   }
 
   deinit {
     kill(child.pid, SIGKILL)
-    close(input)
+    if input >= 0 { close(input) }
     child.wait(timeout: 10)
   }
 }
