@@ -19,6 +19,19 @@ import Testing
     try T(json: JSON.parse(value.json.serialized))
   }
 
+  /// `report` as a status reply, sent as a line and read back (equal to what was sent): the
+  /// result it carries.
+  func statusResult(_ report: StatusReport) throws -> JSON {
+    let message = ServerMessage.reply(.number(1), .status(report))
+    let back = try viaLine(message)
+    #expect(back == message)
+    guard case .reply(_, let result) = back else {
+      Issue.record("not a reply: \(back)")
+      return .null
+    }
+    return result
+  }
+
   @Test func everyRequestDecodesToWhatWasEncoded() throws {
     let requests: [WireRequest] =
       [
@@ -76,14 +89,7 @@ import Testing
     report.beacons = BeaconStatus(
       scanning: true, monitors: 2, ranging: 1, tracked: 7,
       counters: [Counter("sightings", 2140), Counter("unmatched", 12), Counter("refusedPerSession", 1)])
-    let message = ServerMessage.reply(.number(1), .status(report))
-    let back = try viaLine(message)
-    #expect(back == message)
-    guard case .reply(_, let result) = back else {
-      Issue.record("not a reply: \(back)")
-      return
-    }
-    let view = try Call.status.result(result)
+    let view = try Call.status.result(try statusResult(report))
     #expect(view.beacons == BeaconStatusView(try #require(report.beacons)))
     #expect(view.beacons?.counters.map(\.name) == ["sightings", "unmatched", "refusedPerSession"])
   }
@@ -98,13 +104,7 @@ import Testing
       state: .nameTaken, reason: "another program owns it", clients: 3, activeClients: 1,
       agents: [1000, 1001],
       counters: [Counter("clientsCreated", 4), Counter("starts", 2), Counter("locationsSignalled", 17)])
-    let message = ServerMessage.reply(.number(1), .status(report))
-    let back = try viaLine(message)
-    #expect(back == message)
-    guard case .reply(_, let result) = back else {
-      Issue.record("not a reply: \(back)")
-      return
-    }
+    let result = try statusResult(report)
     #expect(result["geoclue"]?["state"]?.string == "name-taken")
     let view = try #require(try Call.status.result(result).geoclue)
     #expect(view == GeoClueStatusView(try #require(report.geoClue)))
