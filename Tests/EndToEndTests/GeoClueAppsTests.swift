@@ -305,6 +305,34 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
+  /// The user's agent is replaced by one at 0 while the old agent's answer to AuthorizeApp is
+  /// on its way (the stand-in holds it until told): the yes is kept as the app's decision,
+  /// but the Start is denied as any Start at 0 is, not started at no level at all.
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func aStartAuthorizedAfterTheAgentTurnedGeolocationOffIsDenied() throws {
+    let (bus, locd) = try rig()
+    let first = try agent("hold", max: 8, on: bus)
+    defer { first.stop() }
+    let starter = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["start", "org.example.Late", "8"],
+      environment: bus.environment, output: bus.directory + "/late.out")
+    defer { starter.stop() }
+    try #require(first.waitFor("authorize org.example.Late 8"), "\(first.text)\n\(locd.log)")
+    let second = try agent("yes", max: 0, on: bus, named: "second")
+    defer { second.stop() }
+    first.send("answer yes")
+    try #require(first.waitFor("answered yes"), "\(first.text)")
+    try #require(starter.waitFor("\"started\""), "\(starter.text)\n\(locd.log)")
+    #expect(starter.text.contains("\"started\": false"), "\(starter.text)\n\(locd.log)")
+    #expect(starter.text.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(starter.text)")
+    #expect(starter.text.contains("Geolocation disabled for UID \(getuid())"), "\(starter.text)")
+    #expect(!second.text.contains("authorize"), "\(second.text)")
+    let app = try #require(try apps(locd)["\(getuid()) org.example.Late"], "\(locd.log)")
+    #expect(app.status == .known(.whenInUse) && app.decidedBy == "agent")
+    #expect(!app.inUse)
+    #expect(locd.stop() == 0)
+  }
+
   /// A process in a cgroup named like a Flatpak scope is that app: a DesktopId that says
   /// otherwise is refused; the true one is asked about and started, verified.
   @Test(
