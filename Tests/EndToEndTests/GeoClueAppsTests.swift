@@ -18,10 +18,12 @@ import Testing
     return (bus, try startGeoClueLocd(on: bus))
   }
 
-  func agent(_ answer: String, max: Int = 8, on bus: PrivateSystemBus) throws -> LinePeer {
+  func agent(_ answer: String, max: Int = 8, on bus: PrivateSystemBus, named name: String = "agent") throws
+    -> LinePeer
+  {
     let peer = try LinePeer(
       GeoCluePrograms.peer("geoclue-agent.py"), [String(max), answer], environment: bus.environment,
-      output: bus.directory + "/agent-\(answer).out")
+      output: bus.directory + "/\(name)-\(answer).out")
     guard peer.waitFor("ready") else { throw HarnessError("the agent did not register: \(peer.text)") }
     return peer
   }
@@ -215,6 +217,119 @@ import Testing
     let app = try #require(try apps(locd)["\(getuid()) org.example.Capped"])
     #expect(app.status == .known(.whenInUse) && app.accuracy == .known(.full))
     #expect(locd.log.contains("'org.example.Capped' of uid \(getuid()) now at level 4"), "\(locd.log)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// The agent process is replaced while a client runs, as when a desktop shell restarts
+  /// and registers again with another MaxAccuracyLevel (python3-dbus stand-in agents, each
+  /// its own connection of the same uid; the probe as the client, at EXACT with an hour's
+  /// TimeThreshold, so only the cap can cause a signal). The new agent's level applies at
+  /// once, as its PropertiesChanged would: 4 gives the cell's centre, 0 stops the client,
+  /// 8 starts it again. The first replacement registers before the old agent leaves, the
+  /// others after the previous one left (a shell that exits first); an agent leaving with
+  /// no replacement changes nothing for the client.
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func aReplacingAgentsMaxAccuracyLevelAppliesAtOnceToRunningClients() throws {
+    let (bus, locd) = try rig()
+    let first = try agent("yes", max: 8, on: bus)
+    defer { first.stop() }
+    let watcher = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["watch", "org.example.Replaced", "60", "0", "3600", "8"],
+      environment: bus.environment, output: bus.directory + "/replaced.out")
+    defer { watcher.stop() }
+    func messages() -> [JSON] {
+      watcher.text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
+    }
+    func updates() -> [JSON] { messages().filter { $0["signal"]?.string == "LocationUpdated" } }
+    func actives() -> [Bool] {
+      messages().compactMap { m -> Bool? in
+        guard case .bool(let active)? = m["changed"]?["Active"] else { return nil }
+        return active
+      }
+    }
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+      let deadline = Date().addingTimeInterval(15)
+      while !condition() && Date() < deadline { usleep(20_000) }
+      return condition()
+    }
+    let centre = Self.cellCentre
+    func at(_ m: JSON) -> (Double, Double)? {
+      guard let lat = m["latitude"]?.number, let lon = m["longitude"]?.number else { return nil }
+      return (lat, lon)
+    }
+    func same(_ a: (Double, Double)?, _ b: (Double, Double)) -> Bool {
+      guard let a else { return false }
+      return abs(a.0 - b.0) < 1e-9 && abs(a.1 - b.1) < 1e-9
+    }
+    let full = (OsloReplay.latitude, OsloReplay.longitude)
+    let cell = (centre.latitude.value, centre.longitude.value)
+    try #require(!same(cell, full))
+    try #require(waitUntil { updates().count >= 1 }, "\(watcher.text)\n\(locd.log)")
+    #expect(same(at(updates()[0]), full), "\(watcher.text)")
+
+    // A new agent at CITY replaces the first (same uid), which then leaves.
+    let second = try agent("yes", max: 4, on: bus, named: "second")
+    defer { second.stop() }
+    try #require(
+      waitUntil { updates().count >= 2 },
+      "nothing signalled after the agent at 4: \(watcher.text)\n\(locd.log)")
+    #expect(same(at(updates()[1]), cell), "\(watcher.text)")
+    // The replaced agent leaves, then the second leaves with no replacement (locd logs it,
+    // after the first's departure): neither changes anything, the client runs on at the cell.
+    first.stop()
+    second.stop()
+    let left = "GeoClue: the agent of uid \(getuid()) (locd-test-agent) left"
+    #expect(waitUntil { locd.log.contains(left) }, "\(locd.log)")
+    #expect(actives() == [true], "\(watcher.text)")
+    #expect(updates().count == 2, "\(watcher.text)")
+
+    // A third registers at 0: the client stops.
+    let third = try agent("yes", max: 0, on: bus, named: "third")
+    defer { third.stop() }
+    try #require(
+      waitUntil { actives() == [true, false] },
+      "still active after the agent at 0: \(watcher.text)\n\(locd.log)")
+
+    // It leaves, and a fourth registers at EXACT: the client the agent stopped starts again.
+    third.stop()
+    let fourth = try agent("yes", max: 8, on: bus, named: "fourth")
+    defer { fourth.stop() }
+    try #require(
+      waitUntil { actives() == [true, false, true] },
+      "not restarted by the agent at 8: \(watcher.text)\n\(locd.log)")
+    watcher.stop()
+    // Every new object was readable when its LocationUpdated came.
+    #expect(updates().allSatisfy { $0["newReadable"] == .bool(true) }, "\(watcher.text)")
+    // The agents were never asked: the app was decided at the first Start.
+    #expect(count("authorize", in: first.text + second.text + third.text + fourth.text) == 1)
+    #expect(locd.stop() == 0)
+  }
+
+  /// The user's agent is replaced by one at 0 while the old agent's answer to AuthorizeApp is
+  /// on its way (the stand-in holds it until told): the yes is kept as the app's decision,
+  /// but the Start is denied as any Start at 0 is, not started at no level at all.
+  @Test(.enabled(if: needs, "needs dbus-daemon, python3-dbus, python3-gi and geoclue-2-demo"))
+  func aStartAuthorizedAfterTheAgentTurnedGeolocationOffIsDenied() throws {
+    let (bus, locd) = try rig()
+    let first = try agent("hold", max: 8, on: bus)
+    defer { first.stop() }
+    let starter = try LinePeer(
+      GeoCluePrograms.peer("geoclue-probe.py"), ["start", "org.example.Late", "8"],
+      environment: bus.environment, output: bus.directory + "/late.out")
+    defer { starter.stop() }
+    try #require(first.waitFor("authorize org.example.Late 8"), "\(first.text)\n\(locd.log)")
+    let second = try agent("yes", max: 0, on: bus, named: "second")
+    defer { second.stop() }
+    first.send("answer yes")
+    try #require(first.waitFor("answered yes"), "\(first.text)")
+    try #require(starter.waitFor("\"started\""), "\(starter.text)\n\(locd.log)")
+    #expect(starter.text.contains("\"started\": false"), "\(starter.text)\n\(locd.log)")
+    #expect(starter.text.contains("org.freedesktop.DBus.Error.AccessDenied"), "\(starter.text)")
+    #expect(starter.text.contains("Geolocation disabled for UID \(getuid())"), "\(starter.text)")
+    #expect(!second.text.contains("authorize"), "\(second.text)")
+    let app = try #require(try apps(locd)["\(getuid()) org.example.Late"], "\(locd.log)")
+    #expect(app.status == .known(.whenInUse) && app.decidedBy == "agent")
+    #expect(!app.inUse)
     #expect(locd.stop() == 0)
   }
 

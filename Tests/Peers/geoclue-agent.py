@@ -5,10 +5,12 @@ changes while clients run, answers under a script's control, other uids.
 
 Usage: geoclue-agent.py MAX ANSWER   (on $DBUS_SYSTEM_BUS_ADDRESS)
   MAX     MaxAccuracyLevel to start with (0 turns geolocation off for this user)
-  ANSWER  "yes LEVEL" style: "yes" authorizes at the requested level, "no" refuses
+  ANSWER  "yes" authorizes at the requested level, "no" refuses, "hold" keeps each
+          AuthorizeApp unanswered until a line "answer yes" or "answer no" on stdin
 Registers with AddAgent("locd-test-agent"), prints "ready" once added, then one line per
-AuthorizeApp: "authorize DESKTOPID LEVEL". A line "max N" on stdin sets MaxAccuracyLevel to N
-(and emits PropertiesChanged, as a GDBus skeleton would); EOF on stdin ends it.
+AuthorizeApp: "authorize DESKTOPID LEVEL" (and "answered yes|no" when a held one is answered).
+A line "max N" on stdin sets MaxAccuracyLevel to N (and emits PropertiesChanged, as a GDBus
+skeleton would); EOF on stdin ends it.
 """
 import sys
 import dbus, dbus.service, dbus.mainloop.glib
@@ -21,12 +23,21 @@ PROPS = "org.freedesktop.DBus.Properties"
 class Agent(dbus.service.Object):
     def __init__(self, bus, level, answer):
         super().__init__(bus, "/org/freedesktop/GeoClue2/Agent")
-        self.level, self.answer = level, answer
+        self.level, self.answer, self.held = level, answer, []
 
-    @dbus.service.method(AGENT, in_signature="su", out_signature="bu")
-    def AuthorizeApp(self, desktop_id, level):
+    @dbus.service.method(AGENT, in_signature="su", out_signature="bu", async_callbacks=("reply", "error"))
+    def AuthorizeApp(self, desktop_id, level, reply, error):
         print("authorize %s %d" % (desktop_id, level), flush=True)
-        return (self.answer == "yes", level)
+        if self.answer == "hold":
+            self.held.append((reply, level))
+        else:
+            reply(self.answer == "yes", level)
+
+    def answer_held(self, yes):
+        for reply, level in self.held:
+            reply(yes, level)
+            print("answered %s" % ("yes" if yes else "no"), flush=True)
+        self.held = []
 
     @dbus.service.method(PROPS, in_signature="ss", out_signature="v")
     def Get(self, interface, name):
@@ -76,6 +87,8 @@ def on_stdin(source, condition):
     if len(words) == 2 and words[0] == "max":
         agent.set_level(int(words[1]))
         print("max %s" % words[1], flush=True)
+    elif len(words) == 2 and words[0] == "answer":
+        agent.answer_held(words[1] == "yes")
     return True
 
 

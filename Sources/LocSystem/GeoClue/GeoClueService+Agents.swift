@@ -2,7 +2,8 @@ import CSystemd
 import LocCore
 
 /// Agents: AddAgent registers the caller as the agent of its own uid (replacing an earlier
-/// one, as GeoClue does); its MaxAccuracyLevel is read at once and watched.
+/// one, as GeoClue does); its MaxAccuracyLevel is read at once, applied to that user's
+/// running clients, and watched.
 extension GeoClueService {
   func addAgent(_ call: BusMessage) {
     guard let bus, let sender = call.sender else { return }
@@ -24,8 +25,10 @@ extension GeoClueService {
             self.counters.agentsRefused += 1
             self.fail(call, BusError.failed, "\(id) not added as agent: \(problem)")
           case .success(let max):
-            self.register(GeoClueAgent(name: sender, uid: peer.uid, desktopID: id, maxLevel: max), on: bus)
+            let agent = GeoClueAgent(name: sender, uid: peer.uid, desktopID: id, maxLevel: max)
+            self.register(agent, on: bus)
             self.answer(call)
+            self.apply(agent)
             self.agentArrived(for: peer.uid)
           }
         }
@@ -89,14 +92,23 @@ extension GeoClueService {
     return nil
   }
 
-  /// The agent changed MaxAccuracyLevel: at 0 its user's active clients stop (Active goes
-  /// false, as in GeoClue); above 0 the ones it stopped start again without a new question,
-  /// and the active ones are served at the new cap at once (`recap`: lowered below street,
-  /// the reduced grid's cell from now on; raised, full again as far as their own level and
-  /// their app's decision allow). GeoClue 2.6 acts on 0 and not 0 only.
+  /// The agent changed MaxAccuracyLevel: applied to its user's clients at once (`apply`).
   func agentLevelChanged(_ agent: GeoClueAgent, to level: UInt32) {
     agent.maxLevel = level
     handlers.log(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
+    apply(agent)
+  }
+
+  /// Applies the agent's MaxAccuracyLevel to its user's clients, when it changes and when the
+  /// agent registers (a new agent replacing one, as when a desktop shell restarts, or the
+  /// first after one left): at 0 the active clients stop (Active goes false, as in GeoClue);
+  /// above 0 the ones an agent stopped start again without a new question, and the active
+  /// ones are served at the new cap at once (`recap`: lowered below street, the reduced
+  /// grid's cell from now on; raised, full again as far as their own level and their app's
+  /// decision allow). GeoClue 2.6 acts on 0 and not 0 only, and only for the agent a client
+  /// was made with (docs/GEOCLUE.md, differences).
+  func apply(_ agent: GeoClueAgent) {
+    let level = agent.maxLevel
     for client in clients.values where client.peer.uid == agent.uid {
       if level == 0 {
         guard client.active else { continue }

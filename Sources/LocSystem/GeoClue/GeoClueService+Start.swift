@@ -157,6 +157,12 @@ extension GeoClueService {
       return
     }
     handlers.remember(key, .grant(.whenInUse, granted.isReduced ? .reduced : .full))
+    // The user's agent turned geolocation off while the answer was on its way (a change of
+    // its MaxAccuracyLevel, or a new agent at 0): the yes is kept, the Start denied as at 0.
+    if let agent = agents[client.peer.uid], agent.maxLevel == 0 {
+      deny(client, "Geolocation disabled for UID \(client.peer.uid)")
+      return
+    }
     beginSession(client)
   }
 }
