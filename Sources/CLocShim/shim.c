@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <link.h>
 #include <sys/mman.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/timerfd.h>
 #include <sys/types.h>
@@ -27,6 +28,10 @@ int locshim_accept4_from(int fd, struct sockaddr *addr, socklen_t *len, int flag
 
 int locshim_pipe2(int fds[2], int flags) {
     return pipe2(fds, flags);
+}
+
+int locshim_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
 }
 
 int locshim_openpty(char *name, size_t size) {

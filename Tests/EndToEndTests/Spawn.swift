@@ -1,3 +1,4 @@
+import CLocShim
 import Foundation
 import Glibc
 
@@ -41,6 +42,11 @@ final class Child {
       posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
     }
     for fd in closeInChild { posix_spawn_file_actions_addclose(&actions, fd) }
+    // Nothing else reaches the child: a descriptor another thread opened without O_CLOEXEC
+    // (Foundation's file writes do) would otherwise live as long as the child, and one open
+    // for writing on a script makes every exec of that script fail with ETXTBSY (a timer
+    // hook "exited with status 127" in a loaded run).
+    locshim_spawn_close_from(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }

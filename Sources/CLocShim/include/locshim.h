@@ -4,6 +4,7 @@
 #ifndef LOCSHIM_H
 #define LOCSHIM_H
 
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/epoll.h>
 #include <sys/timerfd.h>
@@ -19,6 +20,10 @@ int locshim_accept4_from(int fd, struct sockaddr *addr, socklen_t *len, int flag
 
 /// pipe2(2): a pipe whose ends get `flags` (O_CLOEXEC, O_NONBLOCK) atomically.
 int locshim_pipe2(int fds[2], int flags);
+
+/// posix_spawn_file_actions_addclosefrom_np(3) (glibc 2.34): the child closes every
+/// descriptor from `from` up before exec (Swift's Glibc module does not show it).
+int locshim_spawn_close_from(posix_spawn_file_actions_t *actions, int from);
 
 /// madvise(2) MADV_PAGEOUT over the running program's own code (its executable, read-only
 /// segments; not the shared libraries): the pages go out of memory and come back from the
