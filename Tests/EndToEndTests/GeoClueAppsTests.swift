@@ -156,27 +156,14 @@ import Testing
       GeoCluePrograms.peer("geoclue-probe.py"), ["watch", "org.example.Capped", "20", "0", "3600", "8"],
       environment: bus.environment, output: bus.directory + "/capped.out")
     defer { watcher.stop() }
-    func messages() -> [JSON] {
-      watcher.text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
-    }
-    func updates() -> [JSON] { messages().filter { $0["signal"]?.string == "LocationUpdated" } }
-    func waitForUpdates(_ n: Int) -> Bool {
-      let deadline = Date().addingTimeInterval(15)
-      while updates().count < n && Date() < deadline { usleep(20_000) }
-      return updates().count >= n
-    }
+    let probe = ProbeWatch(peer: watcher)
+    func messages() -> [JSON] { probe.messages }
+    func updates() -> [JSON] { probe.updates }
+    func waitForUpdates(_ n: Int) -> Bool { probe.waitUntil { probe.updates.count >= n } }
     func agentSaid(_ line: String) -> Bool { agent.waitFor(line) }
-    let full = (OsloReplay.latitude, OsloReplay.longitude)
-    let centre = Self.cellCentre
-    let cell = (centre.latitude.value, centre.longitude.value)
-    func at(_ m: JSON) -> (Double, Double)? {
-      guard let lat = m["latitude"]?.number, let lon = m["longitude"]?.number else { return nil }
-      return (lat, lon)
-    }
-    func same(_ a: (Double, Double)?, _ b: (Double, Double)) -> Bool {
-      guard let a else { return false }
-      return abs(a.0 - b.0) < 1e-9 && abs(a.1 - b.1) < 1e-9
-    }
+    let (full, cell) = (ProbeWatch.full, ProbeWatch.cell(Self.cellCentre))
+    let at = ProbeWatch.at
+    let same = ProbeWatch.same
     // The cell's centre is not the replayed position (else the test could not tell them apart).
     try #require(!same(cell, full))
 
@@ -237,32 +224,13 @@ import Testing
       GeoCluePrograms.peer("geoclue-probe.py"), ["watch", "org.example.Replaced", "60", "0", "3600", "8"],
       environment: bus.environment, output: bus.directory + "/replaced.out")
     defer { watcher.stop() }
-    func messages() -> [JSON] {
-      watcher.text.split(separator: "\n").compactMap { try? JSON.parse(String($0)) }
-    }
-    func updates() -> [JSON] { messages().filter { $0["signal"]?.string == "LocationUpdated" } }
-    func actives() -> [Bool] {
-      messages().compactMap { m -> Bool? in
-        guard case .bool(let active)? = m["changed"]?["Active"] else { return nil }
-        return active
-      }
-    }
-    func waitUntil(_ condition: () -> Bool) -> Bool {
-      let deadline = Date().addingTimeInterval(15)
-      while !condition() && Date() < deadline { usleep(20_000) }
-      return condition()
-    }
-    let centre = Self.cellCentre
-    func at(_ m: JSON) -> (Double, Double)? {
-      guard let lat = m["latitude"]?.number, let lon = m["longitude"]?.number else { return nil }
-      return (lat, lon)
-    }
-    func same(_ a: (Double, Double)?, _ b: (Double, Double)) -> Bool {
-      guard let a else { return false }
-      return abs(a.0 - b.0) < 1e-9 && abs(a.1 - b.1) < 1e-9
-    }
-    let full = (OsloReplay.latitude, OsloReplay.longitude)
-    let cell = (centre.latitude.value, centre.longitude.value)
+    let probe = ProbeWatch(peer: watcher)
+    func updates() -> [JSON] { probe.updates }
+    func actives() -> [Bool] { probe.actives }
+    func waitUntil(_ condition: () -> Bool) -> Bool { probe.waitUntil(condition) }
+    let (full, cell) = (ProbeWatch.full, ProbeWatch.cell(Self.cellCentre))
+    let at = ProbeWatch.at
+    let same = ProbeWatch.same
     try #require(!same(cell, full))
     try #require(waitUntil { updates().count >= 1 }, "\(watcher.text)\n\(locd.log)")
     #expect(same(at(updates()[0]), full), "\(watcher.text)")
