@@ -250,8 +250,9 @@ import Testing
   }
 }
 
-/// A small deterministic generator (SplitMix64, Steele, Lea and Flood 2014) for junk bytes.
-struct SplitMix64 {
+/// A small deterministic generator (SplitMix64, Steele, Lea and Flood 2014): junk bytes
+/// here, seeded jitter in RegionDaemonTests (a RandomNumberGenerator, for `random(in:using:)`).
+struct SplitMix64: RandomNumberGenerator {
   var state: UInt64
   init(seed: UInt64) { state = seed }
   mutating func next() -> UInt64 {

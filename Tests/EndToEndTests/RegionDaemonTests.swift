@@ -58,7 +58,7 @@ import Testing
     // Parked on the boundary of "edge" for 10 min, jittering ±8 m along the drive (alternating,
     // then seeded random), which is inside the margin of a fix with this accuracy (below).
     // A fixed seed: the same jitter every run, so a failure can be replayed.
-    var rng = JitterSeed(state: 0x5EED_0012)
+    var rng = SplitMix64(seed: 0x5EED_0012)
     var jitter: [Double] = (0..<300).map { $0 % 2 == 0 ? 8 : -8 }
     jitter += (0..<300).map { _ in Double.random(in: -8...8, using: &rng) }
     let points = Self.drive(until: 7000, parked: jitter)
@@ -351,17 +351,5 @@ import Testing
     _ = try a.call(.monitorVisits(false))
     #expect(try daemon.status().regions?.visitApps == 0)
     #expect(daemon.stop() == 0)
-  }
-}
-
-/// SplitMix64: a small seeded generator, for jitter that is the same on every run.
-private struct JitterSeed: RandomNumberGenerator {
-  var state: UInt64
-  mutating func next() -> UInt64 {
-    state &+= 0x9E37_79B9_7F4A_7C15
-    var z = state
-    z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-    z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-    return z ^ (z >> 31)
   }
 }
