@@ -7,6 +7,14 @@ import Glibc
 /// with ServiceUnknown. The GeoClue and BlueZ tests use the shipped policy instead
 /// (GeoClueRig).
 enum PrivateBus {
+  /// Ends what `start` started: the monitor, then the bus.
+  static func stop(_ bus: Child, _ monitor: Child) {
+    kill(monitor.pid, SIGTERM)
+    monitor.wait(timeout: 5)
+    kill(bus.pid, SIGTERM)
+    bus.wait(timeout: 5)
+  }
+
   static func start(in dir: String) throws -> (address: String, bus: Child, monitor: Child) {
     let socket = dir + "/bus"
     let address = "unix:path=\(socket)"

@@ -140,12 +140,7 @@ import Testing
   func backgroundAndDisconnectedAppsFollowTheirAuthorization() throws {
     let dir = LocdProcess.makeDirectory()
     let (address, bus, monitor) = try PrivateBus.start(in: dir)
-    defer {
-      kill(monitor.pid, SIGTERM)
-      monitor.wait(timeout: 5)
-      kill(bus.pid, SIGTERM)
-      bus.wait(timeout: 5)
-    }
+    defer { PrivateBus.stop(bus, monitor) }
     // East at 10 m/s into the region (centre 600 m, radius 300: in at 300 m, 30 s), through it
     // and out at 900 m (90 s), on to 1,300 m, then parked with a fix a minute for 6 min (gaps
     // over 10 s replay as one second, so the wait for MaxEventAge= costs no real time).

@@ -30,12 +30,7 @@ import Testing
   func setTimezoneThroughRealTimedatedAndStartUnitOnTheBus() throws {
     let dir = LocdProcess.makeDirectory()
     let (address, bus, monitor) = try PrivateBus.start(in: dir)
-    defer {
-      kill(monitor.pid, SIGTERM)
-      monitor.wait(timeout: 5)
-      kill(bus.pid, SIGTERM)
-      bus.wait(timeout: 5)
-    }
+    defer { PrivateBus.stop(bus, monitor) }
     // timedated also tells the kernel the zone (settimeofday with a timezone). The first such
     // call after boot warps the system clock by the zone's offset (timekeeping_warp_clock, for
     // RTCs kept in local time); systemd does that call at boot, but systemd is not PID 1 here.
