@@ -7,18 +7,20 @@
 func fuzzWireRequest(_ data: UnsafePointer<UInt8>, _ size: Int) -> Int32 {
   let bytes = UnsafeBufferPointer(start: data, count: size)
 
-  if case .success((let id, let request)) = WireRequest.decode(bytes) {
-    let line = request.line(id: id)
-    switch WireRequest.decode(Array(line.utf8)) {
-    case .success((let id2, let request2)) where id2 == id && request2 == request:
-      break
-    case .success((let id2, let request2)):
-      fatalError("re-encoded request differs: \(id) \(request) -> \(line) -> \(id2) \(request2)")
-    case .failure(let failure):
-      fatalError("re-encoded request refused: \(id) \(request) -> \(line): \(failure.error.message)")
-    }
-  }
-
+  if case .success((let id, let request)) = WireRequest.decode(bytes) { checkReencoding(id, request) }
   _ = try? ServerMessage.decode(bytes)
   return 0
+}
+
+/// Traps unless a request the daemon accepted is one its client encodes back to itself.
+func checkReencoding(_ id: RequestID, _ request: WireRequest) {
+  let line = request.line(id: id)
+  switch WireRequest.decode(Array(line.utf8)) {
+  case .success((let id2, let request2)) where id2 == id && request2 == request:
+    break
+  case .success((let id2, let request2)):
+    fatalError("re-encoded request differs: \(id) \(request) -> \(line) -> \(id2) \(request2)")
+  case .failure(let failure):
+    fatalError("re-encoded request refused: \(id) \(request) -> \(line): \(failure.error.message)")
+  }
 }

@@ -16,6 +16,7 @@ let fuzzTargets: [String: @Sendable (UnsafePointer<UInt8>, Int) -> Int32] = [
   "advertising": fuzzAdvertising,
   "bluez": fuzzBlueZ,
   "wire": fuzzWireRequest,
+  "params": fuzzWireParams,
 ]
 
 /// The target FUZZ_TARGET names, chosen once.

@@ -13,6 +13,8 @@
 #                device table (fuzz/FuzzBlueZ.swift, fuzz/corpus-bluez)
 #   wire         the socket protocol: WireRequest.decode and ServerMessage.decode
 #                (fuzz/FuzzWireRequest.swift, fuzz/corpus-wire)
+#   params       every method's params decoded to typed requests, and the same objects as
+#                apps.json and state.json records (fuzz/FuzzWireParams.swift, fuzz/corpus-params)
 # Usage: fuzz/run.sh [TARGET...]
 #   FUZZ_TARGETS  which targets when none is named (default: every one fuzz/Main.swift lists)
 #   FUZZ_SECONDS  how long to fuzz each target (default 600)
@@ -117,6 +119,33 @@ seed_wire() {
   grep -h '^{"' docs/PROTOCOL.md | split -l 1 -a 3 - "$1/doc-"
 }
 
+# Seeds for the params target (fuzz/FuzzWireParams.swift): a byte naming the method by its
+# place in WireRequest.methods, then the params of a PROTOCOL.md example of that method;
+# and an apps.json record with regions (dwell among them) under the first method.
+seed_params() {
+  python3 - "$1" <<'PY'
+import json, re, sys
+out = sys.argv[1]
+src = open("Sources/LocProtocol/Messages/WireRequest.swift").read()
+names = re.findall(r'"([a-z-]+)"', src[src.index("static let methods"):src.index("]", src.index("static let methods"))])
+n = 0
+for line in open("docs/PROTOCOL.md"):
+    if not line.startswith('{"') or '"method"' not in line:
+        continue
+    m = json.loads(line)
+    if m["method"] in names:
+        body = json.dumps(m.get("params", {}), separators=(",", ":")).encode()
+        open("%s/doc-%03d" % (out, n), "wb").write(bytes([names.index(m["method"])]) + body)
+        n += 1
+record = {"uid": 1000, "app": "org.example.Fences", "status": "always", "accuracy": "full",
+          "provisional": False, "upgradeAsked": False, "registrations": ["region"],
+          "firstSeen": "2026-06-21T10:00:00Z", "lastUsed": None,
+          "regions": [{"id": "home", "latitude": 59.9, "longitude": 10.7, "radius": 150,
+                       "entry": True, "exit": True, "dwell": 300}]}
+open("%s/record" % out, "wb").write(bytes([0]) + json.dumps(record, separators=(",", ":")).encode())
+PY
+}
+
 fuzz_one() {
   name=$1
   case "$name" in
@@ -124,6 +153,7 @@ fuzz_one() {
     json) corpus=fuzz/corpus-json; max_len=65536 ;;
     advertising) corpus=fuzz/corpus-advertising; max_len=2048 ;;
     wire) corpus=fuzz/corpus-wire; max_len=8192 ;;
+    params) corpus=fuzz/corpus-params; max_len=8192 ;;
     *) corpus=fuzz/corpus-$name; max_len=4096 ;;
   esac
   echo "$all" | grep -qx "$name" || { echo "fuzz: unknown target $name (fuzz/Main.swift: $(echo $all))"; exit 2; }
@@ -138,6 +168,7 @@ fuzz_one() {
     json) seed_json "$work/seed" ;;
     btsnoop | advertising) seed_beacons "$name" "$work/seed" ;;
     wire) seed_wire "$work/seed" ;;
+    params) seed_params "$work/seed" ;;
     bluez) seed_bluez "$work/seed" ;;
   esac
 

@@ -33,38 +33,7 @@ import Testing
   }
 
   @Test func everyRequestDecodesToWhatWasEncoded() throws {
-    let requests: [WireRequest] =
-      [
-        .hello(protocolMajor: 1, app: "org.example.Maps", client: nil),
-        .hello(protocolMajor: 7, app: nil, client: "locctl"),
-        .request(.status), .request(.subscribe(Set(EventKind.allCases))), .request(.subscribe([.location])),
-        .request(.unsubscribe([.timerFired, .acquisition])),
-        .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
-        .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
-        .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
-        .request(.removeTimer("a.b@c-d_1")),
-        .request(
-          .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),
-        .request(
-          .addTimer(
-            TimerDefinition(
-              name: "wake", rule: try TimerRule(parsing: "07:30 Sat,Sun"), action: .startUnit("wake.service"),
-              missed: .all))),
-        .request(.locate(timeout: nil, accuracy: nil)),
-        .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
-        .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
-        .request(.rangeBeacons(S.beaconConstraint)), .request(.stopRangingBeacons(S.beaconConstraint)),
-        .request(.monitorBeacons(S.beaconConstraint, exitAfter: nil)),
-        .request(.monitorBeacons(S.beaconConstraint, exitAfter: .milliseconds(12_500))),
-        .request(.stopMonitoringBeacons(S.beaconConstraint)),
-        .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
-        .request(.wait(.timezoneChange)),
-        .request(.registerRegion(RegionWireTests.region)), .request(.unregisterRegion(try RegionID("home"))),
-        .request(.regionState(nil)), .request(.regionState(try RegionID("h\u{f6}me"))),
-        .request(.monitorVisits(true)),
-        .request(.monitorVisits(false)), .request(.setLaunchUnit("app-org.example.Fences.service")),
-        .request(.setLaunchUnit(nil)),
-      ] + AppSamples.requests
+    let requests = try S.requests()
     #expect(Set(requests.map(\.method)) == Set(WireRequest.methods), "every method once at least")
     for (n, request) in requests.enumerated() {
       for id in [RequestID.number(Int64(n)), .string("req-\(n)")] {

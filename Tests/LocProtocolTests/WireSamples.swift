@@ -146,4 +146,42 @@ enum WireSamples {
       local: LocalDateTime(microsecondsSinceLocalEpoch: t.microsecondsSinceEpoch + 7_200_000_000),
       offsetSeconds: 7200)
   }
+
+  /// Every request method at least once, with awkward values (the round-trip and the
+  /// hostile-values tests start from these).
+  static func requests() throws -> [WireRequest] {
+    typealias S = WireSamples
+    return
+      [
+        .hello(protocolMajor: 1, app: "org.example.Maps", client: nil),
+        .hello(protocolMajor: 7, app: nil, client: "locctl"),
+        .request(.status), .request(.subscribe(Set(EventKind.allCases))), .request(.subscribe([.location])),
+        .request(.unsubscribe([.timerFired, .acquisition])),
+        .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
+        .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
+        .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
+        .request(.removeTimer("a.b@c-d_1")),
+        .request(
+          .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),
+        .request(
+          .addTimer(
+            TimerDefinition(
+              name: "wake", rule: try TimerRule(parsing: "07:30 Sat,Sun"), action: .startUnit("wake.service"),
+              missed: .all))),
+        .request(.locate(timeout: nil, accuracy: nil)),
+        .request(.locate(timeout: .milliseconds(2500), accuracy: 20)),
+        .request(.locate(timeout: .zero, accuracy: 0.5)), .request(.refresh),
+        .request(.rangeBeacons(S.beaconConstraint)), .request(.stopRangingBeacons(S.beaconConstraint)),
+        .request(.monitorBeacons(S.beaconConstraint, exitAfter: nil)),
+        .request(.monitorBeacons(S.beaconConstraint, exitAfter: .milliseconds(12_500))),
+        .request(.stopMonitoringBeacons(S.beaconConstraint)),
+        .request(.wait(.rule(try TimerRule(parsing: "civil_dusk+1h30m Mon-Fri")))),
+        .request(.wait(.timezoneChange)),
+        .request(.registerRegion(RegionWireTests.region)), .request(.unregisterRegion(try RegionID("home"))),
+        .request(.regionState(nil)), .request(.regionState(try RegionID("h\u{f6}me"))),
+        .request(.monitorVisits(true)),
+        .request(.monitorVisits(false)), .request(.setLaunchUnit("app-org.example.Fences.service")),
+        .request(.setLaunchUnit(nil)),
+      ] + AppSamples.requests
+  }
 }

@@ -5,9 +5,20 @@ public struct AppStore: Sendable, Hashable {
   public static let formatVersion = 1
   /// The records, in key order.
   public var records: [AppRecord]
+  /// Stored regions that failed a request's checks when the file was read (a dwell no
+  /// duration can hold, a radius out of range): left out, their app's record kept, so one
+  /// bad region costs that region, not every user's decisions. Empty for a store made here.
+  public private(set) var skippedRegions: [String] = []
 
   /// A store.
   public init(_ records: [AppRecord] = []) { self.records = records.sorted { $0.key < $1.key } }
+
+  /// What was left out when the file was read, in one line for the log (nil: nothing).
+  public var problem: String? {
+    guard let first = skippedRegions.first else { return nil }
+    let more = skippedRegions.count > 1 ? " (and \(skippedRegions.count - 1) more)" : ""
+    return "stored regions left out: \(first)\(more)"
+  }
 
   /// Why a store could not be read.
   public struct DecodeError: Error, Sendable, Hashable, CustomStringConvertible {
@@ -52,17 +63,19 @@ public struct AppStore: Sendable, Hashable {
     guard case .array(let apps)? = json["apps"] else { throw DecodeError(description: "no \"apps\" array") }
     var records: [AppRecord] = []
     var seen = Set<AppKey>()
+    var skipped: [String] = []
     for (i, value) in apps.enumerated() {
-      let record = try AppStore.record(value, index: i)
+      let record = try AppStore.record(value, index: i, skipped: &skipped)
       guard seen.insert(record.key).inserted else {
         throw DecodeError(description: "apps[\(i)]: \(record.key) appears twice")
       }
       records.append(record)
     }
     self.init(records)
+    skippedRegions = skipped
   }
 
-  static func record(_ v: JSON, index i: Int) throws(DecodeError) -> AppRecord {
+  static func record(_ v: JSON, index i: Int, skipped: inout [String]) throws(DecodeError) -> AppRecord {
     func bad(_ what: String) -> DecodeError { DecodeError(description: "apps[\(i)]: \(what)") }
     func instant(_ key: String) throws(DecodeError) -> Instant? {
       guard let j = v[key], !j.isNull else { return nil }
@@ -113,7 +126,7 @@ public struct AppStore: Sendable, Hashable {
       guard case .array(let regions) = list else { throw bad("regions is not an array") }
       for (j, region) in regions.enumerated() {
         do throws(RegionError) { r.regions.append(try AppStore.region(region)) } catch {
-          throw bad("regions[\(j)]: \(error)")
+          skipped.append("apps[\(i)] (\(r.key)): regions[\(j)]: \(error)")
         }
       }
     }
@@ -134,7 +147,11 @@ public struct AppStore: Sendable, Hashable {
   /// A stored region, checked as a request's would be.
   static func region(_ v: JSON) throws(RegionError) -> CircularRegion {
     guard let id = v["id"]?.string else { throw .invalidID("the id is missing") }
-    let dwell = v["dwell"]?.number.map { Duration.seconds($0) }
+    var dwell: Duration? = nil
+    if let d = v["dwell"], !d.isNull {
+      guard let seconds = d.number else { throw .invalidDwell("the dwell time is not a number") }
+      dwell = try CircularRegion.dwell(seconds: seconds)
+    }
     var entry = true
     var exit = true
     if case .bool(let b)? = v["entry"] { entry = b }

@@ -46,7 +46,8 @@ extension Engine {
   mutating func loadApps(_ store: AppStore?, problem: String?, at now: Instant, into effects: inout [Effect])
   {
     if let problem {
-      effects.append(.log(.warning, "apps.json set aside, starting without decisions: \(problem)"))
+      let what = store == nil ? "apps.json set aside, starting without decisions" : "apps.json read"
+      effects.append(.log(.warning, "\(what): \(problem)"))
     }
     var outputs: [AppsOutput] = []
     apps.load(store, problem: problem, at: now, into: &outputs)

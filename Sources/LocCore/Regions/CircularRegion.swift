@@ -61,6 +61,18 @@ public struct CircularRegion: Hashable, Sendable {
       notifyOnEntry: notifyOnEntry, notifyOnExit: notifyOnExit, dwell: dwell)
   }
 
+  /// A dwell time given in seconds (a request's or a stored region's number), checked
+  /// before it becomes a `Duration`: `Duration.seconds(Double)` traps on values beyond
+  /// about 1.7e20 s, so the range comes first.
+  public static func dwell(seconds: Double) throws(RegionError) -> Duration {
+    let lo = Double(minDwell.components.seconds)
+    let hi = Double(maxDwell.components.seconds)
+    guard seconds.isFinite, seconds >= lo, seconds <= hi else {
+      throw .invalidDwell("a dwell time must be within 1 s and 24 h")
+    }
+    return .seconds(seconds)
+  }
+
   /// Throws unless `radius` is a finite number within `minRadius...maxRadius`.
   static func check(radius: Meters) throws(RegionError) {
     let r = radius.value

@@ -213,9 +213,11 @@ extension WireRequest {
     }
     var exitAfter: Duration? = nil
     if let e = params["exitAfter"], !e.isNull {
-      guard let seconds = e.number, seconds > 0, seconds <= 86400 else {
+      // At least 1 ms: the value is kept in milliseconds, and one that rounds to 0 would be
+      // a monitor that exits at once (and a request its own client could not send again).
+      guard let seconds = e.number, seconds >= 0.001, seconds <= 86400 else {
         return .failure(
-          RequestError(.invalidParams, "\"exitAfter\" must be above 0 and at most 86400 seconds"))
+          RequestError(.invalidParams, "\"exitAfter\" must be at least 0.001 and at most 86400 seconds"))
       }
       exitAfter = .milliseconds(Int64((seconds * 1000).rounded()))
     }

@@ -76,10 +76,13 @@ extension WireRequest {
       }
       var dwell: Duration? = nil
       if notify.contains("dwell") {
-        guard let d = params["dwell"]?.number, d.isFinite else {
-          throw bad("\"notify\" has \"dwell\": \"dwell\" must give the dwell time in seconds, 1 to 86400")
+        let what = "\"notify\" has \"dwell\": \"dwell\" must give the dwell time in seconds, 1 to 86400"
+        guard let d = params["dwell"]?.number else { throw bad(what) }
+        do throws(RegionError) {
+          dwell = try CircularRegion.dwell(seconds: d)
+        } catch {
+          throw bad(what)
         }
-        dwell = .seconds(d)
       } else if params["dwell"] != nil {
         throw bad("\"dwell\" is given without \"dwell\" in \"notify\"")
       }

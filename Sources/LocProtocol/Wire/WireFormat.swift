@@ -11,7 +11,7 @@ public enum WireFormat {
   /// Decimal places so that one unit of the last place is no larger than the accuracy
   /// (one degree of latitude is 111,320 m); 4 places (11 m) when accuracy is unknown.
   public static func decimalsFor(accuracy: Meters?) -> Int {
-    guard let a = accuracy?.value, a > 0 else { return 4 }
+    guard let a = accuracy?.value, a > 0, a.isFinite else { return 4 }
     return max(0, min(6, Int(ceil(log10(111_320 / a)))))
   }
 

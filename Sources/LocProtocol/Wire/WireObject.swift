@@ -109,11 +109,25 @@ public struct WireObject {
   }
 
   /// A duration written as seconds.
-  public func seconds(_ key: String) throws(WireDecodingError) -> Duration { .seconds(try number(key)) }
+  public func seconds(_ key: String) throws(WireDecodingError) -> Duration {
+    try Self.seconds(try number(key), path.member(key))
+  }
 
   /// A duration written as seconds that may be null or missing.
   public func optionalSeconds(_ key: String) throws(WireDecodingError) -> Duration? {
-    try optionalNumber(key).map { .seconds($0) }
+    guard let n = try optionalNumber(key) else { return nil }
+    return try Self.seconds(n, path.member(key))
+  }
+
+  /// The longest duration a message may carry, in seconds (about 31,700 years): checked
+  /// before the conversion, which traps beyond about 1.7e20 s.
+  public static let maxSeconds = 1e12
+
+  static func seconds(_ n: Double, _ path: WirePath) throws(WireDecodingError) -> Duration {
+    guard n.isFinite, abs(n) <= maxSeconds else {
+      throw WireDecodingError(path, "expected a duration in seconds within ±\(Int(maxSeconds)), got \(n)")
+    }
+    return .seconds(n)
   }
 
   /// A boolean member.

@@ -361,7 +361,7 @@ public final class Daemon {
     feed(.appPolicyLoaded(policy, problems: problems))
     guard initial else { return }
     switch appStore.read() {
-    case .success(let store): feed(.appsLoaded(store, problem: nil))
+    case .success(let store): feed(.appsLoaded(store, problem: store?.problem))
     case .failure(let why):
       let aside = appStore.path + ".bad"
       let moved = rename(appStore.path, aside) == 0
