@@ -53,6 +53,13 @@ extension AppsMachine {
     return .waiting
   }
 
+  /// Whether session `id` may have an event of `kind` at full accuracy now (the gate's
+  /// verdict, for answers that reveal as much as such an event: region states).
+  func mayHavePrecisely(_ kind: EventKind, session id: SessionID, at now: Instant) -> Bool {
+    guard let s = sessions[id] else { return false }
+    return gate(s, kind, at: now) == .deliver(.full)
+  }
+
   /// Marks `key` as registered for `kind` (it has regions, or monitors visits) or not: kept
   /// in apps.json, and events of the kind are queued while it is not connected (always).
   mutating func setRegistered(

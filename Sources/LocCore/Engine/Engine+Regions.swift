@@ -35,11 +35,14 @@ extension Engine {
         regions.registrationsChanged(at: now)
         result = .success(.done)
       }
-    case .regionState(let id?):
-      let one = regions.regions(of: key).filter { $0.region.id == id }
-      result = one.isEmpty ? .failure(Engine.requestError(.notFound(id))) : .success(.regions(one))
-    case .regionState(nil):
-      result = .success(.regions(regions.regions(of: key)))
+    case .regionState(let id):
+      var list = regions.regions(of: key)
+      if let id { list = list.filter { $0.region.id == id } }
+      if let id, list.isEmpty {
+        result = .failure(Engine.requestError(.notFound(id)))
+      } else {
+        result = .success(.regions(regionStates(list, for: ref.session, at: now)))
+      }
     case .monitorVisits(let on):
       if on, let refusal = preciseRefusal(key, "visit monitoring") {
         result = .failure(refusal)
@@ -60,6 +63,18 @@ extension Engine {
     }
     effects.append(.reply(ref.session, ref.id, result))
     carryOut(outputs, at: now, into: &effects)
+  }
+
+  /// The states `session` may see: a region's state says where the device is, so, like a
+  /// region event, it exists for the app only while the gate would deliver it a region
+  /// event at full accuracy now (authorized, in use or allowed in the background, precise).
+  /// Otherwise every state reads `unknown` and the withholding is counted.
+  mutating func regionStates(
+    _ list: [RegionMonitor.Monitored], for session: SessionID, at now: Instant
+  ) -> [RegionMonitor.Monitored] {
+    guard !list.isEmpty, !apps.mayHavePrecisely(.region, session: session, at: now) else { return list }
+    regions.counters.statesWithheld += 1
+    return list.map { RegionMonitor.Monitored(region: $0.region, state: .unknown) }
   }
 
   /// Visits are monitored for `key` while it is registered for them (`monitor-visits`, or

@@ -23,6 +23,9 @@ struct RegionsMachine: EngineMachine {
     var notDelivered = 0
     /// Fixes for regions and visits the hint asked acquisition for.
     var hintTriggers = 0
+    /// `region-state` answers whose states were withheld (read `unknown`) because the app
+    /// may not have the location precisely now.
+    var statesWithheld = 0
   }
 
   /// The region monitor (every app's regions).

@@ -51,7 +51,8 @@ extension RegionsMachine {
         Counter("fixes", m.fixes), Counter("ignoredFixes", m.ignoredFixes), Counter("refused", m.refused),
         Counter("refusedReduced", counters.refusedReduced), Counter("transitions", m.transitions),
         Counter("dwells", m.dwells), Counter("notDelivered", counters.notDelivered),
-        Counter("hintTriggers", counters.hintTriggers), Counter("visitFixes", v.fixes),
+        Counter("hintTriggers", counters.hintTriggers), Counter("statesWithheld", counters.statesWithheld),
+        Counter("visitFixes", v.fixes),
         Counter("arrivals", v.arrivals), Counter("departures", v.departures),
       ])
   }
