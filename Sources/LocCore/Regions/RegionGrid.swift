@@ -51,10 +51,12 @@ enum RegionGrid {
   /// The key of a cell: a marker bit (never 0), the level, and three 19-bit cell indices
   /// (at 40 m, Earth's radius is 159,275 cells: within ±2^18).
   @inline(__always) static func key(_ level: Int, _ ix: Int, _ iy: Int, _ iz: Int) -> UInt64 {
-    let bias = 1 << 18
-    let mask: UInt64 = (1 << 19) - 1
-    return 1 << 63 | UInt64(level) << 57 | (UInt64(ix + bias) & mask) << 38 | (UInt64(iy + bias) & mask) << 19
-      | (UInt64(iz + bias) & mask)
+    1 << 63 | UInt64(level) << 57 | field(ix, at: 38) | field(iy, at: 19) | field(iz, at: 0)
+  }
+
+  /// One axis's cell index in a key: biased by 2^18, 19 bits, at bit `shift`.
+  @inline(__always) static func field(_ i: Int, at shift: UInt64) -> UInt64 {
+    (UInt64(i + (1 << 18)) & ((1 << 19) - 1)) << shift
   }
 
   /// The key of the cell holding `p` at `level`.
@@ -75,9 +77,17 @@ enum RegionGrid {
     let y1 = index(p.y + reach, e)
     let z0 = index(p.z - reach, e)
     let z1 = index(p.z + reach, e)
+    // The key's parts are put together one axis at a time, outside the inner loops. Built
+    // whole in the innermost loop (`key(level, ix, iy, iz)`), Swift 6.3.1's optimizer (-O)
+    // dropped the marker, level, x and y bits from the key of every cell after the first
+    // of a row: those cells were never found, and a region the fix was well inside went
+    // unseen (issue 28, finding 8; RegionGridTests holds it in a release build's terms).
+    let top: UInt64 = 1 << 63 | UInt64(level) << 57
     for ix in x0...x1 {
+      let kx = top | field(ix, at: 38)
       for iy in y0...y1 {
-        for iz in z0...z1 { body(key(level, ix, iy, iz)) }
+        let kxy = kx | field(iy, at: 19)
+        for iz in z0...z1 { body(kxy | field(iz, at: 0)) }
       }
     }
   }

@@ -21,9 +21,7 @@ extension Daemon {
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
           if self.holdingSources, case .startUpdates = request {
-            self.holdingSources = false
-            self.logger.info("replay clock: a GeoClue client started; playing")
-            self.startSources()
+            self.releaseSources("a GeoClue client started")
           }
         },
         closed: { [unowned self] session in self.feed(.sessionClosed(session)) },

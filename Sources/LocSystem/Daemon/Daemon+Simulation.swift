@@ -23,6 +23,52 @@ extension Daemon {
     logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
   }
 
+  /// What starts held replay sources.
+  enum ReplayStart {
+    /// The client listens now (`subscribe`, `start-updates`, `range-beacons`): at once.
+    case listening
+    /// An app registered something to be told about (`register-region`, `monitor-visits`,
+    /// `monitor-beacons`): once no registration has come for `replaySettle`, so that what an app
+    /// registers in one go, one request after another, is all in before the drive moves (at
+    /// `speed=max` the drive would otherwise run minutes ahead between two of its requests).
+    case registered
+  }
+
+  /// How long held sources wait after a registration for the next request: far above one
+  /// request's round trip, far below what a person notices.
+  static let replaySettleMicroseconds: UInt64 = 250_000
+
+  /// A request while the sources are held: start them, or start them once the
+  /// registrations settle (each further registration waits that long again; other
+  /// requests, a `status` poll say, neither start nor hold the drive).
+  func replayRequest(_ request: Request) {
+    switch Daemon.startsReplay(request) {
+    case .listening?: releaseSources("a client subscribed")
+    case .registered?: settleReplayStart()
+    case nil: break
+    }
+  }
+
+  private func settleReplayStart() {
+    if replaySettle == nil {
+      replaySettle = try? loop.timer(clock: .monotonic) { [unowned self] in
+        self.releaseSources("an app's registrations are in")
+      }
+    }
+    guard let replaySettle else { return releaseSources("an app registered") }
+    replaySettle.arm(atMicroseconds: loop.monotonicMicroseconds + Daemon.replaySettleMicroseconds)
+  }
+
+  /// The held sources start (the simulation starts once someone watches, so no event is missed).
+  func releaseSources(_ why: String) {
+    guard holdingSources else { return }
+    holdingSources = false
+    replaySettle?.cancel()
+    replaySettle = nil
+    logger.info("replay clock: \(why); playing")
+    startSources()
+  }
+
   /// Holds clients over their queue limit instead of dropping them, pausing the replay.
   func enableFlowControl() {
     guard clock == .replay, let server else { return }

@@ -37,6 +37,8 @@ public final class Daemon {
   var simulated = SimulatedClock()
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
+  /// With `--clock replay`, while held sources wait for an app's registrations to settle.
+  var replaySettle: Timer?
   /// With `--clock replay`: the end of the replay and flow control's pauses.
   var replay = ReplayProgress()
   /// `--exit-at-end`: exit once the replay finished and clients have what was queued.
@@ -142,12 +144,7 @@ public final class Daemon {
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
-          if self.holdingSources, Daemon.startsReplay(request) {
-            // The simulation starts once someone watches, so no event is missed.
-            self.holdingSources = false
-            self.logger.info("replay clock: a client subscribed; playing")
-            self.startSources()
-          }
+          if self.holdingSources { self.replayRequest(request) }
         },
         closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
         // The counters are read when a status reply is sent (`complete(_:)`), not mirrored.
@@ -286,11 +283,13 @@ public final class Daemon {
   /// sources give. An app's subscription to its own authorization alone (what the
   /// LocationManager library sends with its hello) is not that: the app's updates, regions
   /// or beacon requests are, so an app can be authorized before the replay starts.
-  static func startsReplay(_ request: Request) -> Bool {
+  static func startsReplay(_ request: Request) -> ReplayStart? {
     switch request {
-    case .subscribe(let kinds): return !kinds.subtracting([.authorization, .agentPrompt]).isEmpty
-    case .rangeBeacons, .monitorBeacons, .monitorVisits(true), .startUpdates, .registerRegion: return true
-    default: return false
+    case .subscribe(let kinds):
+      return kinds.subtracting([.authorization, .agentPrompt]).isEmpty ? nil : .listening
+    case .rangeBeacons, .startUpdates: return .listening
+    case .monitorBeacons, .monitorVisits(true), .registerRegion: return .registered
+    default: return nil
     }
   }
 

@@ -113,8 +113,9 @@ public final class EventLoop {
       "sd_event_source_set_priority", sd_event_source_set_priority(source, priority.value))
   }
 
-  /// Runs `body` once, on the next iteration (sd_event_add_defer, one shot).
-  public func soon(_ body: @escaping () -> Void) {
+  /// Runs `body` once, on the next iteration (sd_event_add_defer, one shot); at `.idle`,
+  /// only once nothing of higher priority is ready (sd_event_source_set_priority).
+  public func soon(priority: Priority = .normal, _ body: @escaping () -> Void) {
     let box = Callback(body)
     var source: OpaquePointer? = nil
     let r = sd_event_add_defer(
@@ -125,7 +126,11 @@ public final class EventLoop {
         box.body()
         return 0
       }, Unmanaged.passRetained(box).toOpaque())
-    if r < 0 { Unmanaged.passUnretained(box).release() }
+    if r < 0 {
+      Unmanaged.passUnretained(box).release()
+    } else if priority != .normal {
+      sd_event_source_set_priority(source, priority.value)
+    }
   }
 
   /// Sends WATCHDOG=1 automatically at half of WatchdogSec when the service manager asks
@@ -151,10 +156,14 @@ public final class EventLoop {
     case important
     /// Clients, sources, timers (SD_EVENT_PRIORITY_NORMAL).
     case normal
+    /// After everything else that is ready (SD_EVENT_PRIORITY_IDLE): work that may wait,
+    /// such as the next batch of a `speed=max` replay while clients have requests to serve.
+    case idle
     var value: Int64 {
       switch self {
       case .important: return Int64(SD_EVENT_PRIORITY_IMPORTANT)
       case .normal: return Int64(SD_EVENT_PRIORITY_NORMAL)
+      case .idle: return Int64(SD_EVENT_PRIORITY_IDLE)
       }
     }
   }

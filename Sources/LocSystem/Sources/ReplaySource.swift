@@ -208,7 +208,9 @@ public final class ReplaySource: FixSource, PacedPlayback {
     }
     switch speed {
     case .max:
-      loop.soon { [weak self] in self?.tick() }
+      // Below clients and other sources: a request locd has read is served before the
+      // simulated clock moves on by another batch.
+      loop.soon(priority: .idle) { [weak self] in self?.tick() }
     case .factor(let f):
       let due = startedAt + UInt64(Double(cycles[next].offset) / f)
       timer?.arm(atMicroseconds: due)
