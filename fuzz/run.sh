@@ -14,7 +14,8 @@
 #   wire         the socket protocol: WireRequest.decode and ServerMessage.decode
 #                (fuzz/FuzzWireRequest.swift, fuzz/corpus-wire)
 #   params       every method's params decoded to typed requests, and the same objects as
-#                apps.json and state.json records (fuzz/FuzzWireParams.swift, fuzz/corpus-params)
+#                apps.json and state.json records (fuzz/FuzzWireParams.swift, fuzz/corpus-params,
+#                with the dictionary fuzz/params.dict: numbers past the conversions' limits)
 # Usage: fuzz/run.sh [TARGET...]
 #   FUZZ_TARGETS  which targets when none is named (default: every one fuzz/Main.swift lists)
 #   FUZZ_SECONDS  how long to fuzz each target (default 600)
@@ -174,8 +175,10 @@ fuzz_one() {
 
   echo "fuzz: $name for $seconds s from $(ls "$corpus" | wc -l) corpus inputs and $(ls "$work/seed" | wc -l) seeds"
   status=0
+  dict=""
+  [ -f "fuzz/$name.dict" ] && dict="-dict=fuzz/$name.dict"
   "$binary" -max_total_time="$seconds" -max_len=$max_len -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-    -artifact_prefix="$work/" "$work/new" "$corpus" "$work/seed" 2> "$work/log" || status=$?
+    $dict -artifact_prefix="$work/" "$work/new" "$corpus" "$work/seed" 2> "$work/log" || status=$?
   grep -E '^stat::(number_of_executed_units|average_exec_per_sec|peak_rss_mb)' "$work/log" | sed "s/^/fuzz: $name: /"
   if [ $status -ne 0 ]; then
     grep -m 1 -A 2 -E 'Fatal error|ERROR: (AddressSanitizer|libFuzzer)' "$work/log" || tail -40 "$work/log"

@@ -79,24 +79,32 @@ import Testing
 
   /// Finding 2: region-state told apps without authorization where the device is (a grid of
   /// regions read after each fix found it to 17 m). Now a state exists for an app only while
-  /// it may have a region event at full accuracy: the never-asked app, the denied one and the
-  /// when-in-use one in the background read `unknown`; the always app in the foreground, in
-  /// the same run, reads the real states (so the fixes did decide them).
+  /// it may have a region event at full accuracy. The never-asked and the denied app get no
+  /// region at all (finding 4: `not-authorized`) and so no state; the when-in-use app in
+  /// the background and the always app its user denied after it registered read `unknown`;
+  /// the always app in the foreground, in the same run, reads the real states (so the fixes
+  /// did decide them).
   @Test func regionStateTellsNothingToAppsThatMayNotHaveThePosition() throws {
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
-    // The drive of Tests/Fixtures/regions at 50× (18 s; it starts with the first registration, and
-    // the others come within milliseconds): it ends parked at 59.93, 10.80.
-    let fixture = Binaries.packageRoot.appendingPathComponent("Tests/Fixtures/regions/drive-oslo-30kmh.nmea")
-      .path
+    // The drive of Tests/Fixtures/regions at 50× (18 s; it starts once the registrations
+    // settle): it ends parked at 59.93, 10.80.
+    let fixture = Binaries.fixture("regions/drive-oslo-30kmh.nmea").path
     let daemon = try LocdProcess(arguments: ["--clock", "replay", "--source", "replay:\(fixture)?speed=50"])
     let end = #""lat":59.93,"lon":10.8,"radius":500"#
     let start = #""lat":59.9,"lon":10.7,"radius":500"#
-    #expect(try daemon.locctl(["apps", "deny", "org.example.Denied", "--user", "nobody"]).status == 0)
-    #expect(try daemon.locctl(["apps", "grant", "org.example.InUse", "--user", "nobody"]).status == 0)
-    #expect(
-      try daemon.locctl(["apps", "grant", "org.example.Always", "--user", "nobody", "--always"]).status == 0)
-    let ids = ["org.example.Never", "org.example.Denied", "org.example.InUse", "org.example.Always"]
+    func locctl(_ words: [String]) throws -> Int32 {
+      try daemon.locctl(["apps"] + words + ["--user", "nobody"]).status
+    }
+    #expect(try locctl(["deny", "org.example.Denied"]) == 0)
+    #expect(try locctl(["grant", "org.example.InUse"]) == 0)
+    #expect(try locctl(["grant", "org.example.LaterDenied", "--always"]) == 0)
+    #expect(try locctl(["grant", "org.example.Always", "--always"]) == 0)
+    let ids = [
+      "org.example.Never", "org.example.Denied", "org.example.InUse", "org.example.LaterDenied",
+      "org.example.Always",
+    ]
     let clients = try ForeignClients(daemon, count: ids.count)
+    var registered: [Bool] = []
     for (i, app) in ids.enumerated() {
       try clients.send(i, Call<HelloResult>.hello(app: app).request.line(id: .number(0)))
       _ = try Self.answer(clients, i, id: 0)
@@ -104,27 +112,33 @@ import Testing
       try clients.send(i, #"{"id":1,"method":"set-activity","params":{"activity":"\#(activity)"}}"#)
       try clients.send(i, #"{"id":2,"method":"register-region","params":{"id":"end",\#(end)}}"#)
       try clients.send(i, #"{"id":3,"method":"register-region","params":{"id":"start",\#(start)}}"#)
-      _ = try Self.answer(clients, i, id: 3)
+      if case .error(_, let e) = try Self.answer(clients, i, id: 3) {
+        #expect(e.code == .known(.notAuthorized), "\(app): \(e)")
+        registered.append(false)
+      } else {
+        registered.append(true)
+      }
     }
+    #expect(registered == [false, false, true, true, true])
     _ = try daemon.waitForStatus(timeout: 60) { $0.sourceState() == .known(.finished) }
+    #expect(try locctl(["deny", "org.example.LaterDenied"]) == 0)
     func states(_ i: Int, id: Int64) throws -> [String] {
       try clients.send(i, #"{"id":\#(id),"method":"region-state","params":{}}"#)
       guard case .reply(_, let result) = try Self.answer(clients, i, id: id) else { return ["error"] }
       return try Call.regionState().result(result).regions.map { "\($0.id)=\($0.state.word)" }
     }
-    #expect(try states(3, id: 10) == ["end=inside", "start=outside"], "the always app in the foreground")
-    for i in 0..<3 {
-      #expect(try states(i, id: 10) == ["end=unknown", "start=unknown"], "\(ids[i])")
-    }
+    #expect(try states(4, id: 10) == ["end=inside", "start=outside"], "the always app in the foreground")
+    for i in 0..<2 { #expect(try states(i, id: 10) == [], "\(ids[i])") }
+    for i in 2..<4 { #expect(try states(i, id: 10) == ["end=unknown", "start=unknown"], "\(ids[i])") }
     // One region by id, the same rule.
-    try clients.send(0, #"{"id":11,"method":"region-state","params":{"id":"end"}}"#)
-    guard case .reply(_, let one) = try Self.answer(clients, 0, id: 11) else {
+    try clients.send(2, #"{"id":11,"method":"region-state","params":{"id":"end"}}"#)
+    guard case .reply(_, let one) = try Self.answer(clients, 2, id: 11) else {
       Issue.record("no answer")
       return
     }
     #expect(try Call.regionState().result(one).regions.map(\.state.word) == ["unknown"])
     let withheld = try daemon.status().regions?.counters.first { $0.name == "statesWithheld" }?.value
-    #expect(withheld == 4)
+    #expect(withheld == 3)
     #expect(daemon.stop() == 0)
   }
 
@@ -171,6 +185,51 @@ import Testing
       #expect(words.contains("\(id) enter") && words.contains("\(id) exit"), "\(words)")
     }
     a.close()
+    #expect(daemon.stop() == 0)
+  }
+
+  /// Finding 4: ten never-authorized apps of uid 65534 took all 100,000 region slots and
+  /// locked root's app out. Now an app without the location registers nothing, and one
+  /// user's apps together stop at MaxRegionsPerUser (here 5 of 20), so root still can.
+  @Test func oneUserCannotTakeEveryRegionSlot() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let daemon = try LocdProcess(config: "[Regions]\nMaxRegions=20\nMaxRegionsPerUser=5\n")
+    #expect(
+      try daemon.locctl(["apps", "grant", "org.example.Greedy", "--user", "nobody", "--always"]).status == 0)
+    let clients = try ForeignClients(daemon, count: 2)
+    try clients.send(0, Call<HelloResult>.hello(app: "org.example.Never").request.line(id: .number(0)))
+    try clients.send(1, Call<HelloResult>.hello(app: "org.example.Greedy").request.line(id: .number(0)))
+    let region = #""lat":59.9,"lon":10.7,"radius":100"#
+    try clients.send(0, #"{"id":1,"method":"register-region","params":{"id":"r",\#(region)}}"#)
+    guard case .error(_, let never) = try Self.answer(clients, 0, id: 1) else {
+      Issue.record("a never-authorized app got a region")
+      return
+    }
+    #expect(never.code == .known(.notAuthorized), "\(never)")
+    for n in 1...6 {
+      try clients.send(1, #"{"id":\#(n),"method":"register-region","params":{"id":"r\#(n)",\#(region)}}"#)
+    }
+    for n in 1...5 {
+      guard case .reply = try Self.answer(clients, 1, id: Int64(n)) else {
+        Issue.record("region \(n) of the always app refused")
+        continue
+      }
+    }
+    guard case .error(_, let sixth) = try Self.answer(clients, 1, id: 6) else {
+      Issue.record("a sixth region for uid 65534")
+      return
+    }
+    #expect(
+      sixth.code == .known(.tooManyRegions) && sixth.message.contains("MaxRegionsPerUser=5"), "\(sixth)")
+    // Root's app still has room.
+    #expect(try daemon.locctl(["apps", "grant", "org.example.Root", "--always"]).status == 0)
+    let root = try AppSocket(daemon, app: "org.example.Root")
+    let mine = try CircularRegion(id: "mine", latitude: 59.9, longitude: 10.7, radius: 100)
+    #expect(try root.call(.registerRegion(mine)).regions.count == 1)
+    let status = try daemon.status()
+    #expect(status.regions?.regions == 6)
+    #expect(status.regions?.counters.first { $0.name == "refusedUnauthorized" }?.value == 1)
+    root.close()
     #expect(daemon.stop() == 0)
   }
 }

@@ -77,6 +77,7 @@ extension DaemonConfig {
     .count("Regions", "MaxRegionsPerApp", \.regions.maxRegionsPerApp, 1...100_000),
     // At most 100,000: apps.json (32 MiB at most) holds them all, about 200 bytes each.
     .count("Regions", "MaxRegions", \.regions.maxRegions, 1...100_000),
+    .count("Regions", "MaxRegionsPerUser", \.regions.maxRegionsPerUser, 1...100_000),
     .ranged(
       "Regions", "MaxSpeed", "SPEED", what: "a speed in m/s", \.regions.maxSpeed,
       range: MetersPerSecond(1)...MetersPerSecond(1000),

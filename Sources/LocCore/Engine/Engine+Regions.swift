@@ -15,7 +15,9 @@ extension Engine {
     let result: Result<Response, RequestError>
     switch request {
     case .registerRegion(let region):
-      if let refusal = preciseRefusal(key, "region monitoring") {
+      if let refusal = undecidedRefusal(key, "register regions") {
+        result = .failure(refusal)
+      } else if let refusal = preciseRefusal(key, "region monitoring") {
         result = .failure(refusal)
       } else if let error = regions.register(region, for: key, at: now) {
         result = .failure(Engine.requestError(error))
@@ -91,6 +93,18 @@ extension Engine {
     if n > 0 { effects.append(.log(.info, "\(key): reset; its \(n) region(s) no longer monitored")) }
   }
 
+  /// The refusal for an app that may not have the location at all (not determined,
+  /// denied, restricted; counted): a region is kept in apps.json and evaluated on every
+  /// fix, so an app gets it only once its user allowed the location (issue 28, finding 4).
+  mutating func undecidedRefusal(_ key: AppKey, _ what: String) -> RequestError? {
+    let a = apps.authorization(key)
+    guard !a.allowsInUse else { return nil }
+    regions.counters.refusedUnauthorized += 1
+    var error = AppsMachine.refusal(key, a, inUse: false)
+    error.message += " (needed to \(what))"
+    return error
+  }
+
   /// The refusal for an app with reduced accuracy (counted): monitoring needs precise
   /// positions, as in Core Location.
   mutating func preciseRefusal(_ key: AppKey, _ what: String) -> RequestError? {
@@ -111,6 +125,8 @@ extension Engine {
       return RequestError(.tooManyRegions, error.description + " (MaxRegionsPerApp=\(limit))")
     case .tooManyInTotal(let limit):
       return RequestError(.tooManyRegions, error.description + " (MaxRegions=\(limit))")
+    case .tooManyForUser(let limit):
+      return RequestError(.tooManyRegions, error.description + " (MaxRegionsPerUser=\(limit))")
     }
   }
 

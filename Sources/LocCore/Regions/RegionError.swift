@@ -14,6 +14,8 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
   case tooManyForOwner(limit: Int)
   /// locd monitors as many regions as it may, over all owners.
   case tooManyInTotal(limit: Int)
+  /// The owner's user monitors as many regions as one user may, over all its apps.
+  case tooManyForUser(limit: Int)
   /// The owner has no region with this id.
   case notFound(RegionID)
 
@@ -28,6 +30,8 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
       return "this app monitors \(limit) regions, the most one app may"
     case .tooManyInTotal(let limit):
       return "locd monitors \(limit) regions over all apps, the most it may"
+    case .tooManyForUser(let limit):
+      return "this user's apps monitor \(limit) regions, the most one user's may"
     case .notFound(let id):
       return "no region with id \"\(id)\" is registered"
     }

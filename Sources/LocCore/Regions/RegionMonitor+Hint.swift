@@ -9,7 +9,8 @@ extension RegionMonitor {
   /// - regions of unknown state: the next fix (so the floor after the last);
   /// - a crossing waiting for confirmation: when the confirmation is due;
   /// - else the nearest boundary (distance `b` from the last fix, accuracy `a`): the device
-  ///   cannot reach it before `(b - a) / maxSpeed` after the last fix.
+  ///   cannot reach it before `(b - a) / maxSpeed` after the last fix;
+  /// - with more than `hintWorkLimit` regions inside or confirming: the floor, unexamined.
   /// The earliest of these, clamped to floor...ceiling after the last fix and to `now` at
   /// the earliest. `nil` when no region is monitored.
   public func acquisitionHint(at now: Instant, policy: FixHintPolicy) -> FixHint? {
@@ -30,13 +31,22 @@ extension RegionMonitor {
     }
     var best: FixHint?
     if undetermined > 0 { best = clamped(last.at, .undetermined(regions: undetermined)) }
+    let speed = max(policy.maxSpeed.value, 0.1)
+    if active.count > Self.hintWorkLimit {
+      // So many regions inside or confirming that the next fix is wanted at the floor
+      // anyway; going through all of them after every event (every registration among
+      // them) made registering n regions cost n² (issue 28, finding 4).
+      let reason = FixHint.Reason.boundary(nil, distance: Meters(0), speed: MetersPerSecond(speed))
+      var hint = FixHint.earliest(best, clamped(last.at, reason))!
+      if hint.due < now { hint.due = now }
+      return hint
+    }
     for entry in active {
       guard let since = entry.pendingSince else { continue }
       let key = RegionKey(RegionOwner(store.slots[Int(entry.slot)].owner), store.id(entry.slot))
       let hint = clamped(since.adding(configuration.rule.confirmation), .confirming(key, since: since))
       best = FixHint.earliest(best, hint)
     }
-    let speed = max(policy.maxSpeed.value, 0.1)
     let searchTo = min(policy.ceiling.seconds * speed, Self.hintSearchLimit.value)
     // Stop looking once a boundary is so close that the floor decides anyway.
     let enough = policy.floor.seconds * speed + last.accuracy.value

@@ -111,6 +111,9 @@ public struct RegionMonitor: Sendable {
   /// Regions in state unknown.
   public var undetermined: Int { unknown.count }
 
+  /// Counts a registration the host refused before asking (a limit of its own).
+  mutating func countRefusal() { counters.refused += 1 }
+
   /// Regions monitored for one owner.
   public func count(for owner: RegionOwner) -> Int { store.perOwner[owner] ?? 0 }
 

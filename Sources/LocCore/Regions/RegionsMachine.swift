@@ -18,6 +18,9 @@ struct RegionsMachine: EngineMachine {
   struct Counters: Sendable, Hashable {
     /// Registrations refused because the app has reduced accuracy.
     var refusedReduced = 0
+    /// Registrations refused because the app may not have the location (not determined,
+    /// denied, restricted).
+    var refusedUnauthorized = 0
     /// Region events not delivered because the app may not have them now (when in use and
     /// not in use, denied, not determined).
     var notDelivered = 0
@@ -87,8 +90,12 @@ struct RegionsMachine: EngineMachine {
     return o
   }
 
-  /// Registers `region` for `key` (its state starts unknown).
+  /// Registers `region` for `key` (its state starts unknown), within the user's share.
   mutating func register(_ region: CircularRegion, for key: AppKey, at now: Instant) -> RegionError? {
+    if count(forUser: key.uid) >= settings.maxRegionsPerUser {
+      monitor.countRefusal()
+      return .tooManyForUser(limit: settings.maxRegionsPerUser)
+    }
     let owner = ensureOwner(key)
     let out = monitor.handle(.register(owner, region), at: now)
     if case .refused(_, _, let error)? = out.first { return error }
@@ -118,6 +125,11 @@ struct RegionsMachine: EngineMachine {
   /// `key`'s regions with their states, by id.
   func regions(of key: AppKey) -> [RegionMonitor.Monitored] {
     owners[key].map { monitor.regions(of: $0) } ?? []
+  }
+
+  /// How many regions the apps of user `uid` monitor.
+  func count(forUser uid: UInt32) -> Int {
+    owners.reduce(0) { $0 + ($1.key.uid == uid ? monitor.count(for: $1.value) : 0) }
   }
 
   /// How many regions `key` monitors.

@@ -49,7 +49,8 @@ extension RegionsMachine {
       nextFixDue: hint?.due, because: hint?.because,
       counters: [
         Counter("fixes", m.fixes), Counter("ignoredFixes", m.ignoredFixes), Counter("refused", m.refused),
-        Counter("refusedReduced", counters.refusedReduced), Counter("transitions", m.transitions),
+        Counter("refusedReduced", counters.refusedReduced),
+        Counter("refusedUnauthorized", counters.refusedUnauthorized), Counter("transitions", m.transitions),
         Counter("dwells", m.dwells), Counter("notDelivered", counters.notDelivered),
         Counter("hintTriggers", counters.hintTriggers), Counter("statesWithheld", counters.statesWithheld),
         Counter("visitFixes", v.fixes),

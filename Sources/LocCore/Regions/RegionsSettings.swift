@@ -5,6 +5,9 @@ public struct RegionsSettings: Sendable, Hashable {
   public var maxRegionsPerApp = 10_000
   /// Most regions over all apps.
   public var maxRegions = 100_000
+  /// Most regions over all apps of one user: a quarter of `maxRegions` by default, so that
+  /// one user's apps leave room for everyone else's (issue 28, finding 4).
+  public var maxRegionsPerUser = 25_000
   /// The fastest the device is assumed to move when planning the next fix.
   public var maxSpeed = MetersPerSecond(40)
   /// Fixes for regions and visits are never planned closer than this after the last one.
