@@ -110,4 +110,25 @@ import Testing
     table.removeAll()
     #expect(table.count == 0)
   }
+
+  /// BlueZ sent RSSI -32768 (issue 28): a distance of 10^1635 m went out as `accuracy: null`
+  /// and `locctl beacons range` failed to read it. An RSSI no radio reports is no reading,
+  /// counted; the distance model gives no distance for it.
+  @Test func anRSSINoRadioReportsIsNoReading() throws {
+    var table = BlueZDeviceTable()
+    let path = "/org/bluez/hci0/dev_1"
+    let frame = Self.iBeacon(major: 1, minor: 2, power: -59)
+    #expect(table.added(path, [.address(Self.address), .manufacturerData([frame])]) == nil)
+    for bad in [-32768.0, -128, 21, 127] {
+      #expect(table.changed(path, [.rssi(DecibelMilliwatts(bad))]) == nil, "\(bad)")
+    }
+    #expect(table.counters.implausibleRSSI == 4 && table.counters.sightings == 0)
+    // A plausible one after them is heard as usual.
+    let heard = table.changed(path, [.rssi(DecibelMilliwatts(-127))])
+    #expect(try #require(heard).rssi == DecibelMilliwatts(-127))
+    let model = BeaconDistanceModel()
+    #expect(model.accuracy(rssi: DecibelMilliwatts(-32768), calibratedPower: DecibelMilliwatts(-59)) == nil)
+    #expect(
+      model.accuracy(rssi: DecibelMilliwatts(-59), calibratedPower: DecibelMilliwatts(-59)) == Meters(1))
+  }
 }

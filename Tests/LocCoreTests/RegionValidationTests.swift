@@ -174,4 +174,20 @@ import Testing
     #expect(monitor.count(for: a) == 0)
     #expect(monitor.regions(of: b).map(\.region.id.value) == ["b0", "b1", "b2", "b3", "b4"])
   }
+
+  /// Ids are printed in status lines, logs and terminals: a line separator would break a
+  /// line and a bidi override would show another id than the one stored (issue 28).
+  @Test func idsThatWouldBreakOrDisguiseWhatIsPrintedAreRefused() throws {
+    for bad in [
+      "a\u{2028}b", "a\u{2029}b", "home\u{202E}krow", "\u{2066}x", "a\u{200B}b", "a\u{85}b", "a\u{9F}b",
+      "\u{E000}",
+    ] {
+      #expect(throws: RegionError.self, "\(bad.unicodeScalars.map { String($0.value, radix: 16) })") {
+        try RegionID(bad)
+      }
+    }
+    for good in ["home", "h\u{f6}me", "\u{6771}\u{4EAC}", "caf\u{e9} \u{2615}", "a-b_c.d", "\u{1F3E0}"] {
+      #expect(try RegionID(good).value == good)
+    }
+  }
 }

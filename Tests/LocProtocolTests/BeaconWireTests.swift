@@ -90,4 +90,16 @@ import Testing
     #expect(message == .event(want))
     #expect(ServerMessage.event(want).line.utf8.count == line.utf8.count)
   }
+
+  /// A beacon's accuracy is -1 when unknown; null (what an earlier daemon sent for an RSSI
+  /// no radio reports) is read as unknown too, not as a protocol error (issue 28).
+  @Test func anUnknownAccuracyIsReadWhetherMinusOneOrNull() throws {
+    var o = BeaconView(WireSamples.rangedBeacons[1]).json.object!
+    for unknown in [JSON.number(-1), .null] {
+      o["accuracy"] = unknown
+      #expect(try BeaconView(json: .object(o), path: WirePath()).accuracy == nil)
+    }
+    o["accuracy"] = nil
+    #expect(try BeaconView(json: .object(o), path: WirePath()).accuracy == nil)
+  }
 }

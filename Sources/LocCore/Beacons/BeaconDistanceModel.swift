@@ -54,8 +54,11 @@ public struct BeaconDistanceModel: Hashable, Sendable {
 
   /// The distance estimate; `nil` (unknown) without an RSSI or a plausible measured power.
   public func accuracy(rssi: DecibelMilliwatts?, calibratedPower: DecibelMilliwatts?) -> Meters? {
-    guard let rssi, let calibratedPower else { return nil }
-    return Meters(pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent)))
+    guard let rssi, let calibratedPower, BlueZDeviceTable.plausibleRSSI.contains(rssi.value),
+      BlueZDeviceTable.plausibleRSSI.contains(calibratedPower.value)
+    else { return nil }
+    let meters = pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent))
+    return meters.isFinite ? Meters(meters) : nil
   }
 
   /// The proximity of a distance estimate; `unknown` for `nil`.

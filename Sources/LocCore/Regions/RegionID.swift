@@ -1,5 +1,5 @@
 /// An app's name for one of its regions (Core Location's `identifier`): 1 to 128 bytes of
-/// UTF-8, no control characters. Unique per owner, not across owners.
+/// UTF-8, no control, separator, format (bidi, zero-width) or unassigned characters. Unique per owner, not across owners.
 public struct RegionID: Hashable, Comparable, Sendable, CustomStringConvertible {
   /// The longest id accepted, in UTF-8 bytes.
   public static let maxBytes = 128
@@ -8,18 +8,31 @@ public struct RegionID: Hashable, Comparable, Sendable, CustomStringConvertible 
   public let value: String
 
   /// A validated id; throws `RegionError.invalidID` when empty, longer than `maxBytes` or
-  /// holding a control character.
+  /// holding a character `isRefused` names.
   public init(_ value: String) throws(RegionError) {
     let bytes = value.utf8.count
     guard bytes > 0 else { throw .invalidID("a region id must not be empty") }
     guard bytes <= RegionID.maxBytes else {
       throw .invalidID("a region id is \(bytes) bytes, longer than the limit of \(RegionID.maxBytes)")
     }
-    // C0 controls and DEL: ids appear in status lines and logs.
-    guard !value.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) else {
-      throw .invalidID("a region id must not contain control characters")
+    // C0 and C1 controls, DEL, line and paragraph separators, and the format characters
+    // that reorder or hide text (bidi overrides and isolates, zero-width ones): ids appear
+    // in status lines, logs and terminals, where these would break lines or disguise
+    // what is printed (issue 28: U+2028 and U+202E were accepted).
+    guard !value.unicodeScalars.contains(where: RegionID.isRefused) else {
+      throw .invalidID("a region id must not contain control, separator or bidi format characters")
     }
     self.value = value
+  }
+
+  /// Whether `c` may not stand in an id.
+  static func isRefused(_ c: Unicode.Scalar) -> Bool {
+    switch c.properties.generalCategory {
+    case .control, .format, .lineSeparator, .paragraphSeparator, .surrogate, .unassigned, .privateUse:
+      return true
+    default:
+      return false
+    }
   }
 
   /// An id already validated (stored regions).

@@ -52,7 +52,9 @@ public struct BeaconView: WireCodable {
     }
     address = a
     rssi = try o.optionalNumber("rssi").map(DecibelMilliwatts.init)
-    let meters = try o.number("accuracy")
+    // -1 is "unknown" (CLBeacon's accuracy); null is read the same, and what a daemon of an
+    // earlier build sent for an RSSI no radio reports (issue 28).
+    let meters = try o.optionalNumber("accuracy") ?? -1
     accuracy = meters < 0 ? nil : Meters(meters)
     proximity = try o.word("proximity")
     lastHeard = try o.instant("lastHeard")
