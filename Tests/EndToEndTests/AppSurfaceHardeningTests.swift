@@ -232,4 +232,20 @@ import Testing
     root.close()
     #expect(daemon.stop() == 0)
   }
+
+  /// A partial of issue 28: one info line per app hello (10,000 in 2.7 s from one user).
+  /// At the default level a client's hellos leave no line; the log keeps serving others.
+  @Test func helloStormsLeaveNoLineAtInfo() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let daemon = try LocdProcess(arguments: ["--log-level", "info"])
+    let clients = try ForeignClients(daemon, count: 50)
+    for i in 0..<50 {
+      try clients.send(i, Call<HelloResult>.hello(app: "org.example.Spam\(i)").request.line(id: .number(0)))
+    }
+    for i in 0..<50 { _ = try Self.answer(clients, i, id: 0) }
+    let log = try String(contentsOfFile: daemon.logPath, encoding: .utf8)
+    #expect(!log.contains("org.example.Spam"), "\(log.suffix(2000))")
+    #expect(try daemon.status().server.sessions >= 50)
+    #expect(daemon.stop() == 0)
+  }
 }

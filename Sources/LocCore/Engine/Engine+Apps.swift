@@ -26,7 +26,10 @@ extension Engine {
     sessions.opened(id, peer: hello.peer, access: hello.access, isApp: identity != nil)
     if let identity {
       let how = identity.isVerified ? "verified by \(identity.verification.rawValue)" : "claimed"
-      effects.append(.log(.info, "\(id): \(identity.key), \(how)\(identity.unit.map { ", in \($0)" } ?? "")"))
+      // Debug: any local process can say hello as often as it likes (issue 28: 10,000 info
+      // lines in 2.7 s); decisions, agents and refusals stay above it.
+      effects.append(
+        .log(.debug, "\(id): \(identity.key), \(how)\(identity.unit.map { ", in \($0)" } ?? "")"))
     }
     carryOut(outputs, at: now, into: &effects)
     answer(

@@ -142,11 +142,13 @@ extension Engine {
         var handed: [AppsOutput] = []
         let what = "\(key): region \"\(notice.id)\" \(notice.event.rawValue)"
         switch apps.hand(.region(notice), to: key, at: now, into: &handed) {
-        case .delivered: effects.append(.log(.info, what))
-        case .waiting: effects.append(.log(.info, "\(what), waiting for the app"))
+        // Debug: an app makes as many of these as it registers regions, and each names the
+        // app's own region id (issue 28).
+        case .delivered: effects.append(.log(.debug, what))
+        case .waiting: effects.append(.log(.debug, "\(what), waiting for the app"))
         case .refused:
           regions.counters.notDelivered += 1
-          effects.append(.log(.info, "\(what), not delivered: the app may not have it now"))
+          effects.append(.log(.debug, "\(what), not delivered: the app may not have it now"))
         }
         carryOut(handed, at: now, into: &effects)
       case .visit(let event):
