@@ -1,10 +1,6 @@
 import CLocShim
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Notices at once when the wall clock is stepped or the machine resumes from suspend: a
 /// CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)) becomes
 /// readable whenever CLOCK_REALTIME moves against CLOCK_MONOTONIC, which a step does and a
@@ -58,18 +54,13 @@ public final class ClockWatcher {
         Result { () throws(Errno) in try timer.read(into: raw) }
       }.get()
     } catch {
-      return error.code == ECANCELED
+      return error.code == Errno.canceled
     }
     return false
   }
 
   /// CLOCK_BOOTTIME - CLOCK_MONOTONIC: the total time spent suspended since boot.
   static func suspendedMicroseconds() -> Int64 {
-    var boot = timespec()
-    var mono = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &boot)
-    clock_gettime(CLOCK_MONOTONIC, &mono)
-    return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec))
-      / 1000
+    Clocks.suspendedMicroseconds()
   }
 }
