@@ -1,4 +1,3 @@
-import CLocShim
 import LocCore
 
 /// Notices at once when the wall clock is stepped or the machine resumes from suspend: a
@@ -21,8 +20,7 @@ public final class ClockWatcher {
   public init(loop: EventLoop, stepped: @escaping () -> Void, resumed: @escaping (Duration) -> Void)
     throws(Errno)
   {
-    let timer = FileDescriptor(
-      owning: try Syscall.once("timerfd_create(CLOCK_REALTIME)") { locshim_clock_step_fd() })
+    let timer = try ClockStepTimer.open()
     self.stepped = stepped
     self.resumed = resumed
     suspended = ClockWatcher.suspendedMicroseconds()
@@ -33,7 +31,7 @@ public final class ClockWatcher {
 
   func fired() {
     guard let watch, ClockWatcher.wasStepped(watch.descriptor) else { return }
-    _ = locshim_clock_step_arm(watch.descriptor.rawValue)
+    ClockStepTimer.rearm(watch.descriptor)
     let now = ClockWatcher.suspendedMicroseconds()
     let slept = now - suspended
     suspended = now
