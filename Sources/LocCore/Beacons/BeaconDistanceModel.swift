@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// How near a ranged beacon is, in Core Location's four steps (CLProximity).
 public enum BeaconProximity: String, Hashable, Sendable, CaseIterable, Comparable {
   /// Within `BeaconDistanceModel.immediateBelow` (half a metre by default).
@@ -55,7 +51,7 @@ public struct BeaconDistanceModel: Hashable, Sendable {
   /// The distance estimate; `nil` (unknown) without an RSSI or a plausible measured power.
   public func accuracy(rssi: DecibelMilliwatts?, calibratedPower: DecibelMilliwatts?) -> Meters? {
     guard let rssi, let calibratedPower else { return nil }
-    return Meters(pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent)))
+    return Meters(Maths.pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent)))
   }
 
   /// The proximity of a distance estimate; `unknown` for `nil`.

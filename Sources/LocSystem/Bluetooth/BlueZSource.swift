@@ -1,10 +1,6 @@
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `bluez:` (BlueZ's default adapter) or `bluez:hciN`: iBeacon and AltBeacon advertisements
 /// as BlueZ reports them on the system bus (org.bluez, BlueZ's doc/org.bluez.Device.rst and
 /// org.bluez.Adapter.rst). The objects come from GetManagedObjects, then InterfacesAdded,

@@ -1,10 +1,6 @@
 import CLocShim
 import CSystemd
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// An object the GeoClue face serves: its sd-bus vtable (CLocShim/geoclue.c) forwards every
 /// method call, property read and property write here, with the object as userdata. The
 /// object is registered at `path` until `unregister()`; whoever registers it keeps it alive
@@ -68,19 +64,19 @@ class GeoClueBusObject {
   private static let handlersInstalled: Bool = {
     locshim_geoclue_set_handlers(
       { method, call, userdata, error in
-        guard let call, let userdata else { return -EINVAL }
+        guard let call, let userdata else { return -Errno.invalidArgument }
         let object = Unmanaged<GeoClueBusObject>.fromOpaque(userdata).takeUnretainedValue()
         return withExtendedLifetime(object) { object.call(method, BusMessage(retaining: call), error: error) }
       },
       { property, reply, userdata, error in
-        guard let property, let reply, let userdata else { return -EINVAL }
+        guard let property, let reply, let userdata else { return -Errno.invalidArgument }
         let object = Unmanaged<GeoClueBusObject>.fromOpaque(userdata).takeUnretainedValue()
         let sender = GeoClueBusObject.currentSender(of: reply)
         return object.get(
           String(cString: property), from: sender, into: BusMessage(retaining: reply), error: error)
       },
       { property, value, userdata, error in
-        guard let property, let value, let userdata else { return -EINVAL }
+        guard let property, let value, let userdata else { return -Errno.invalidArgument }
         let object = Unmanaged<GeoClueBusObject>.fromOpaque(userdata).takeUnretainedValue()
         let sender = sd_bus_message_get_sender(value).map { String(cString: $0) }
         return object.set(

@@ -1,10 +1,6 @@
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// One connection that talks to the GeoClue face (a unique name such as ":1.42"): its
 /// credentials and the watch that tells when it leaves.
 final class GeoCluePeer {
@@ -150,7 +146,9 @@ final class GeoCluePeerDirectory {
       _ = try Syscall.systemd("exit {sv}", sd_bus_message_exit_container(m))
     }
     _ = try Syscall.systemd("exit a{sv}", sd_bus_message_exit_container(m))
-    guard let uid else { throw Errno(call: "GetConnectionCredentials: no UnixUserID", code: EPROTO) }
+    guard let uid else {
+      throw Errno(call: "GetConnectionCredentials: no UnixUserID", code: Errno.protocolError)
+    }
     return Peer(pid: Int32(bitPattern: pid), uid: uid, gid: groups.first ?? uid, groups: groups)
   }
 }

@@ -2,10 +2,6 @@ import CLocShim
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The Manager's methods: client objects made, reused and deleted, agents registered; and
 /// what happens when a connection leaves.
 extension GeoClueService {
@@ -107,8 +103,9 @@ extension GeoClueService {
     guard now != inUse else { return }
     inUse = now
     guard let bus else { return }
-    var names: [UnsafeMutablePointer<CChar>?] = [strdup("InUse"), nil]
-    defer { free(names[0]) }
+    let inUse = CStrings(["InUse"])
+    defer { withExtendedLifetime(inUse) {} }
+    var names = inUse.pointers
     let r = sd_bus_emit_properties_changed_strv(
       bus, GeoClueService.managerPath, "org.freedesktop.GeoClue2.Manager", &names)
     if r < 0 {

@@ -2,10 +2,6 @@ import CLocShim
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The GeoClue2 face: owns org.freedesktop.GeoClue2 on the system bus and serves the
 /// Manager, Client and Location objects as GeoClue 2.6 does, for programs written against
 /// GeoClue (gammastep, redshift, GNOME, the location portal). A thin adapter: each client's

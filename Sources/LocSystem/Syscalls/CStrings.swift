@@ -1,0 +1,16 @@
+#if canImport(Glibc)
+  import Glibc
+#endif
+
+/// C strings made from Swift strings for one call that takes a NULL-terminated `char **`
+/// (execve(2)'s argv and envp, sd_bus_emit_properties_changed_strv(3)): copies
+/// (strdup(3)) that live as long as this value and are freed (free(3)) with it.
+public final class CStrings {
+  /// The copies, then a nil.
+  public let pointers: [UnsafeMutablePointer<CChar>?]
+
+  /// Copies of `strings`.
+  public init(_ strings: [String]) { pointers = strings.map { strdup($0) } + [nil] }
+
+  deinit { pointers.forEach { free($0) } }
+}
