@@ -74,4 +74,6 @@ extension Errno {
   public static let connectionRefused = ECONNREFUSED
   /// ETIMEDOUT: the connection timed out.
   public static let timedOut = ETIMEDOUT
+  /// ENOTCONN: the socket (or D-Bus connection) is not connected.
+  public static let notConnected = ENOTCONN
 }
