@@ -105,8 +105,11 @@ MINUTES ?= 30
 soak: build
 	@status=0; soak/soak.py $(MINUTES) $(BIN) || status=1; soak/commute.py $(BIN) || status=1; exit $$status
 
+# swift-format, then the syscall layer's rule: no C library outside Sources/LocSystem/Syscalls/
+# and LocCore's maths file (scripts/lint-syscalls.sh, decision 0034).
 lint:
 	swift-format lint --strict -r Sources Tests Examples Package.swift
+	scripts/lint-syscalls.sh
 
 format:
 	swift-format format -i -r Sources Tests Examples Package.swift

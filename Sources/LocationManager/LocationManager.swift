@@ -3,10 +3,6 @@ import LocProtocol
 import LocSystem
 import Synchronization
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Core Location's CLLocationManager, for locd: an app's connection to the daemon, its
 /// authorization and its positions (docs/APPS.md, "The LocationManager library").
 ///
@@ -52,7 +48,9 @@ public final class LocationManager: Sendable {
   ) async throws(ControlClient.Failure) {
     let socket: FileDescriptor
     do { socket = try UnixSocket.connect(path: socketPath) } catch {
-      if error.code == EACCES || error.code == EPERM { throw .permissionDenied(path: socketPath) }
+      if error.code == Errno.permissionDenied || error.code == Errno.notPermitted {
+        throw .permissionDenied(path: socketPath)
+      }
       throw .notRunning(path: socketPath, error)
     }
     let (stream, continuation) = AsyncStream.makeStream(

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Runs what the command line asks for; returns the exit status.
 func main(_ arguments: [String]) -> Int32 {
   let parser = ArgumentParser(table: CommandTable.all, defaultCommand: "status")
@@ -38,4 +34,4 @@ func main(_ arguments: [String]) -> Int32 {
 
 let status = main(Array(CommandLine.arguments.dropFirst()))
 Output.flush()
-exit(status)
+CurrentProcess.exit(status)

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locd --check-config`: the configuration file (or that there is none), the timer files
 /// with what would keep their commands from running, and the settings in effect. Run as root
 /// on a machine with the `locd` user, commands are checked as the shipped unit runs them: as
@@ -19,7 +15,7 @@ struct ConfigCheck {
   /// a problem (the configuration's own problems never get here: they exit 1 earlier).
   func run() -> Int32 {
     var out = ""
-    if access(loader.path, F_OK) != 0 {
+    if !FileIO.exists(path: loader.path) {
       out += "\(loader.path): does not exist; the defaults apply (an example is in locd.conf(5))\n"
     } else {
       out += "\(loader.path): OK\n"
@@ -30,7 +26,7 @@ struct ConfigCheck {
     let (timers, problems) = TimerFiles.load(
       directory: directory, limit: config.maxTimers, commandUser: config.commandUser,
       accounts: accounts.accounts)
-    if access(directory, F_OK) != 0 {
+    if !FileIO.exists(path: directory) {
       out += "\(directory): does not exist (no timer files)\n"
     } else {
       out += "\(directory): \(timers.count) timer(s), \(problems.count) problem(s)\n"

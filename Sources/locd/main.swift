@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 let usage = """
   usage: locd [OPTIONS]
 
@@ -33,7 +29,7 @@ let usage = """
 
 func fail(_ message: String, status: Int32 = 2) -> Never {
   StandardStreams.writeError("locd: \(message)\n")
-  exit(status)
+  CurrentProcess.exit(status)
 }
 
 let options: CommandLineOptions
@@ -47,11 +43,11 @@ do {
 }
 if options.flag("help") {
   StandardStreams.writeOutput(usage)
-  exit(0)
+  CurrentProcess.exit(0)
 }
 if options.flag("version") {
   StandardStreams.writeOutput(VersionReport.current().text(program: "locd"))
-  exit(0)
+  CurrentProcess.exit(0)
 }
 if let word = options.positionals.first {
   fail("unexpected argument '\(word)': locd takes only options; see 'locd --help'")
@@ -99,7 +95,7 @@ switch loader.load() {
 case .success(let c): config = c
 case .failure(let failure):
   for problem in failure.problems { StandardStreams.writeError(problem + "\n") }
-  exit(options.flag("check-config") ? 1 : 78)  // EX_CONFIG (sysexits.h)
+  CurrentProcess.exit(options.flag("check-config") ? 1 : 78)  // EX_CONFIG (sysexits.h)
 }
 if clock == .replay {
   // Simulated time needs one clock: the fixes of replay sources (or a capture's times).
@@ -114,7 +110,7 @@ if clock == .replay {
 } else if options.flag("exit-at-end") {
   fail("--exit-at-end needs --clock replay")
 }
-if options.flag("check-config") { exit(ConfigCheck(loader: loader, config: config).run()) }
+if options.flag("check-config") { CurrentProcess.exit(ConfigCheck(loader: loader, config: config).run()) }
 
 // The boundary file is memory-mapped: opening it costs a header check, no parsing.
 let boundaries: ZoneBoundaryFile?
@@ -134,4 +130,4 @@ do {
 } catch {
   fail("cannot start: \(error)", status: 1)
 }
-exit(daemon.run())
+CurrentProcess.exit(daemon.run())

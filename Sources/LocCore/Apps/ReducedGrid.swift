@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reduced accuracy: positions snapped to the centre of a fixed grid of cells about 5 km on
 /// a side, the same for every app and every run (docs/APPS.md, "Reduced accuracy").
 ///
@@ -54,7 +50,7 @@ public struct ReducedGrid: Sendable, Hashable {
   /// Columns in `row`: about `cellSize` wide at its middle latitude, at least one.
   static func columns(_ row: Int) -> Int {
     let middle = -90 + (Double(row) + 0.5) * rowHeight
-    let circumference = 360 * metersPerDegree * cos(min(90, middle) * .pi / 180)
+    let circumference = 360 * metersPerDegree * Maths.cos(min(90, middle) * .pi / 180)
     return max(1, Int((circumference / cellSize.value).rounded(.down)))
   }
 
@@ -87,7 +83,7 @@ public struct ReducedGrid: Sendable, Hashable {
     let dLat = margin.value / metersPerDegree
     let lat = c.latitude.value
     guard lat >= b.south - dLat, lat <= b.north + dLat else { return false }
-    let cosine = cos(min(89.9, abs(lat)) * .pi / 180)
+    let cosine = Maths.cos(min(89.9, abs(lat)) * .pi / 180)
     let dLon = min(180, dLat / max(cosine, 1e-3))
     var lon = c.longitude.value
     // Compare across the antimeridian on the cell's side.

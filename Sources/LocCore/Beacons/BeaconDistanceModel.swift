@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// How near a ranged beacon is, in Core Location's four steps (CLProximity).
 public enum BeaconProximity: String, Hashable, Sendable, CaseIterable, Comparable {
   /// Within `BeaconDistanceModel.immediateBelow` (half a metre by default).
@@ -57,7 +53,7 @@ public struct BeaconDistanceModel: Hashable, Sendable {
     guard let rssi, let calibratedPower, BlueZDeviceTable.plausibleRSSI.contains(rssi.value),
       BlueZDeviceTable.plausibleRSSI.contains(calibratedPower.value)
     else { return nil }
-    let meters = pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent))
+    let meters = Maths.pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent))
     return meters.isFinite ? Meters(meters) : nil
   }
 

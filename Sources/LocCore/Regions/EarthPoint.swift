@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A point of the mean sphere in Earth-centred Cartesian metres (x towards 0°N 0°E, z
 /// towards the North Pole). The spatial index works here because it has no poles and no
 /// antimeridian: a region is a ball around its centre, whatever its latitude.
@@ -19,9 +15,9 @@ struct EarthPoint: Hashable, Sendable {
     let phi = c.latitude.radians
     let lambda = c.longitude.radians
     let r = Coordinate.meanEarthRadius.value
-    x = r * cos(phi) * cos(lambda)
-    y = r * cos(phi) * sin(lambda)
-    z = r * sin(phi)
+    x = r * Maths.cos(phi) * Maths.cos(lambda)
+    y = r * Maths.cos(phi) * Maths.sin(lambda)
+    z = r * Maths.sin(phi)
   }
 
   /// A point from its parts.
@@ -44,8 +40,8 @@ struct EarthPoint: Hashable, Sendable {
   var coordinate: Coordinate? {
     let h = (x * x + y * y).squareRoot()
     guard h > 0 || z != 0 else { return nil }
-    let lat = atan2(z, h) * 180 / .pi
-    let lon = h > 0 ? atan2(y, x) * 180 / .pi : 0
+    let lat = Maths.atan2(z, h) * 180 / .pi
+    let lon = h > 0 ? Maths.atan2(y, x) * 180 / .pi : 0
     return Coordinate(lat: min(90, max(-90, lat)), lon: min(180, max(-180, lon)))
   }
 }

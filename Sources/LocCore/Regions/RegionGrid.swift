@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The cells of the spatial index: cubes in Earth-centred space (`EarthPoint`), in levels
 /// whose edge doubles from 40 m. A region lives in one cell, the one holding its centre, at
 /// the finest level whose edge is at least twice its radius; a coarse level (64 km) holds

@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The solar engine for one observer: the events of a local day, the Sun's position and the day
 /// period at any instant, and the next occurrence of any event. Pure: time and zones are inputs.
 ///
@@ -30,8 +26,8 @@ public struct SolarCalculator: Sendable {
     // (N. Bowditch, "The American Practical Navigator", 2002, table 22).
     let dip = height.value > 0 && height.value.isFinite ? 1.76 / 60 * height.value.squareRoot() : 0
     horizon = Degrees(SolarEvent.horizonElevation.value - dip)
-    sinLatitude = sin(coordinate.latitude.radians)
-    cosLatitude = cos(coordinate.latitude.radians)
+    sinLatitude = Maths.sin(coordinate.latitude.radians)
+    cosLatitude = Maths.cos(coordinate.latitude.radians)
     longitude = coordinate.longitude.radians
   }
 
@@ -84,12 +80,13 @@ public struct SolarCalculator: Sendable {
     let hourAngle = gast + longitude - place.rightAscension
     let sinDec = place.sinDeclination
     let cosDec = place.cosDeclination
-    let cosH = cos(hourAngle)
+    let cosH = Maths.cos(hourAngle)
     let sinAltitude = sinLatitude * sinDec + cosLatitude * cosDec * cosH
-    let geocentric = asin(max(-1, min(1, sinAltitude)))
+    let geocentric = Maths.asin(max(-1, min(1, sinAltitude)))
     let parallax = 8.794_148 * SolarEphemeris.arcsecond / place.distance
-    let altitude = geocentric - parallax * cos(geocentric)
-    var azimuth = atan2(-cosDec * sin(hourAngle), sinDec * cosLatitude - cosDec * cosH * sinLatitude)
+    let altitude = geocentric - parallax * Maths.cos(geocentric)
+    var azimuth = Maths.atan2(
+      -cosDec * Maths.sin(hourAngle), sinDec * cosLatitude - cosDec * cosH * sinLatitude)
     if azimuth < 0 { azimuth += 2 * .pi }
     var azimuthDegrees = azimuth * 180 / .pi
     if azimuthDegrees >= 360 { azimuthDegrees -= 360 }
@@ -122,7 +119,7 @@ public struct SolarCalculator: Sendable {
     let hourAngleRate = SolarTrack.siderealRate - p.raRate
     // One libm call: the cosine from the sine, its sign from the reduced angle's quadrant.
     let reduced = SolarTrack.wrap(hourAngle)
-    let sinH = sin(reduced)
+    let sinH = Maths.sin(reduced)
     let cosMagnitude = (1 - sinH * sinH).squareRoot()
     let cosH = abs(reduced) <= .pi / 2 ? cosMagnitude : -cosMagnitude
     let sinAltitude = sinLatitude * p.sinDec + cosLatitude * p.cosDec * cosH
@@ -182,7 +179,7 @@ public struct SolarCalculator: Sendable {
       }
       // The same crossing seen from the Earth's centre: parallax lowers the Sun by p cos(h).
       let elevation = crossing.elevation.radians
-      let targetSine = sin(elevation + track.parallax * cos(elevation))
+      let targetSine = Maths.sin(elevation + track.parallax * Maths.cos(elevation))
       let rising = crossing.direction == .rising
       var previous = marks[0]
       for mark in marks.dropFirst() where mark.isBound {
@@ -316,7 +313,7 @@ public struct SolarCalculator: Sendable {
     let cosH0 = (targetSine - sinLatitude * p.sinDec) / (cosLatitude * p.cosDec)
     if cosH0.isFinite, abs(cosH0) < 1 {
       let start = track.hourAngle(at: a, longitude: longitude)
-      let h0 = acos(cosH0)
+      let h0 = Maths.acos(cosH0)
       var dh = (rising ? -h0 : h0) - start.angle
       dh -= 2 * .pi * SolarTrack.roundedToInteger(dh / (2 * .pi) - 0.5)
       let guess = dh / start.rate

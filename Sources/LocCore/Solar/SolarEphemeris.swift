@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The Sun's apparent geocentric place (true equator and equinox of date) at an instant of TT,
 /// after J. Meeus, "Astronomical Algorithms", 2nd ed. (1998): chapter 25 "higher accuracy"
 /// (VSOP87 Earth, FK5 correction, aberration), chapter 22 (nutation, IAU 1980 theory, its 13
@@ -63,8 +59,8 @@ enum SolarEphemeris {
     let epsilon = epsilon0 + deltaEpsilon
     // Meeus 25.10: annual aberration, -20.4898"/R (includes light time).
     let apparentLongitude = longitude + deltaPsi - 20.4898 * arcsecond / helio.distance
-    let sinL = sin(apparentLongitude)
-    let cosL = cos(apparentLongitude)
+    let sinL = Maths.sin(apparentLongitude)
+    let cosL = Maths.cos(apparentLongitude)
     // Meeus 25.9: from the VSOP87 dynamical frame to FK5, with lambda' = lambda - 1.397 T deg.
     // lambda' is formed from the apparent longitude (20" off the geometric one: an error of
     // 1e-5 of a 0.039" correction), and the latitude (under 1.2") is small enough that its
@@ -74,14 +70,14 @@ enum SolarEphemeris {
     let cosLambdaPrime = cosL * cosShift + sinL * shift
     let sinLambdaPrime = sinL * cosShift - cosL * shift
     let latitude = -helio.latitude + 0.039_16 * arcsecond * (cosLambdaPrime - sinLambdaPrime)
-    let sinE = sin(epsilon)
-    let cosE = cos(epsilon)
-    let ra = atan2(sinL * cosE - latitude * sinE, cosL)
+    let sinE = Maths.sin(epsilon)
+    let cosE = Maths.cos(epsilon)
+    let ra = Maths.atan2(sinL * cosE - latitude * sinE, cosL)
     let sinDec = latitude * cosE + sinE * sinL
     // |declination| < 24 degrees: the cosine is the positive root.
     let cosDec = (1 - sinDec * sinDec).squareRoot()
     return Place(
-      rightAscension: ra, declination: asin(sinDec), sinDeclination: sinDec, cosDeclination: cosDec,
+      rightAscension: ra, declination: Maths.asin(sinDec), sinDeclination: sinDec, cosDeclination: cosDec,
       distance: helio.distance, equationOfEquinoxes: deltaPsi * cosE)
   }
 
@@ -104,7 +100,7 @@ enum SolarEphemeris {
       var arg = terms[i] * d + terms[i + 1] * m + terms[i + 2] * mp + terms[i + 3] * f + terms[i + 4] * omega
       // One libm call per term: the cosine from the sine, its sign from the reduced argument.
       arg -= 2 * .pi * SolarTrack.roundedToInteger(arg / (2 * .pi))
-      let sinArg = sin(arg)
+      let sinArg = Maths.sin(arg)
       let cosMagnitude = (1 - sinArg * sinArg).squareRoot()
       let cosArg = abs(arg) <= .pi / 2 ? cosMagnitude : -cosMagnitude
       psi += (terms[i + 5] + terms[i + 6] * t) * sinArg

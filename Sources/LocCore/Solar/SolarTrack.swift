@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The Sun's apparent place over an interval of up to about two days, from three evaluations of
 /// the full series (start, middle, end) and quadratic interpolation between them.
 ///

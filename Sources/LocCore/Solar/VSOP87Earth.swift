@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The Earth's heliocentric ecliptic longitude, latitude and distance from the VSOP87 planetary
 /// theory (P. Bretagnon and G. Francou, "Planetary theories in rectangular and spherical
 /// variables: VSOP87 solutions", Astronomy & Astrophysics 202, 309-315, 1988), version D
@@ -57,7 +53,7 @@ enum VSOP87Earth {
       s.terms.withUnsafeBufferPointer { terms in
         var i = 0
         while i < terms.count {
-          sum += terms[i] * cos(terms[i + 1] + terms[i + 2] * tau)
+          sum += terms[i] * Maths.cos(terms[i + 1] + terms[i + 2] * tau)
           i += 3
         }
       }
@@ -84,7 +80,7 @@ enum VSOP87Earth {
       var i = 0
       while i < s.terms.count {
         let (a, b, c) = (s.terms[i], s.terms[i + 1], s.terms[i + 2])
-        terms += [a, b, c, a * cos(c * tripleHalfSpan), a * sin(c * tripleHalfSpan)]
+        terms += [a, b, c, a * Maths.cos(c * tripleHalfSpan), a * Maths.sin(c * tripleHalfSpan)]
         i += 3
       }
       return TripleSeries(power: s.power, terms: terms)
@@ -126,7 +122,7 @@ enum VSOP87Earth {
           // Reduce the argument first: sine and cosine then share one libm call.
           var x = terms[i + 1] + terms[i + 2] * tau
           x -= 2 * .pi * SolarTrack.roundedToInteger(x / (2 * .pi))
-          let sinX = sin(x)
+          let sinX = Maths.sin(x)
           let cosX = (1 - sinX * sinX).squareRoot()
           let c = abs(x) <= .pi / 2 ? cosX : -cosX
           sumCos += terms[i] * c

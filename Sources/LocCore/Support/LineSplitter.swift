@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Cuts a byte stream, read in chunks, into lines at LF, for the filters that read millions of
 /// them (`locctl tz -`): a line that lies within one chunk is handed out in place, found with
 /// memchr(3); one split across chunks is assembled, up to `limit` bytes. A longer line, however
@@ -31,7 +27,7 @@ public struct LineSplitter {
     let end = chunk.count
     var start = 0
     while start < end {
-      guard let nl = memchr(base + start, 0x0A, end - start) else {
+      guard let nl = firstByte(0x0A, from: base + start, count: end - start) else {
         // A partial line: kept for the next chunk, up to the limit.
         if carry.count + end - start > limit {
           overlong = true
@@ -41,7 +37,7 @@ public struct LineSplitter {
         }
         return
       }
-      let stop = UnsafePointer(nl.assumingMemoryBound(to: UInt8.self)) - base
+      let stop = nl - base
       if overlong || !carry.isEmpty {
         if !overlong, carry.count + stop - start <= limit {
           carry.append(contentsOf: UnsafeBufferPointer(start: base + start, count: stop - start))

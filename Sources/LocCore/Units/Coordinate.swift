@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A WGS84 latitude/longitude pair, north and east positive.
 public struct Coordinate: Hashable, Sendable {
   /// Latitude, -90...90.
@@ -33,8 +29,10 @@ public struct Coordinate: Hashable, Sendable {
     let phi2 = other.latitude.radians
     let dPhi = phi2 - phi1
     let dLambda = (other.longitude.value - longitude.value) * .pi / 180
-    let a = sin(dPhi / 2) * sin(dPhi / 2) + cos(phi1) * cos(phi2) * sin(dLambda / 2) * sin(dLambda / 2)
-    let c = 2 * atan2(a.squareRoot(), (1 - a).squareRoot())
+    let a =
+      Maths.sin(dPhi / 2) * Maths.sin(dPhi / 2) + Maths.cos(phi1) * Maths.cos(phi2) * Maths.sin(dLambda / 2)
+      * Maths.sin(dLambda / 2)
+    let c = 2 * Maths.atan2(a.squareRoot(), (1 - a).squareRoot())
     return Meters(Coordinate.meanEarthRadius.value * c)
   }
 
@@ -45,8 +43,13 @@ public struct Coordinate: Hashable, Sendable {
     let theta = bearing.radians
     let phi1 = latitude.radians
     let lambda1 = longitude.radians
-    let phi2 = asin(sin(phi1) * cos(delta) + cos(phi1) * sin(delta) * cos(theta))
-    let lambda2 = lambda1 + atan2(sin(theta) * sin(delta) * cos(phi1), cos(delta) - sin(phi1) * sin(phi2))
+    let phi2 = Maths.asin(
+      Maths.sin(phi1) * Maths.cos(delta) + Maths.cos(phi1) * Maths.sin(delta) * Maths.cos(theta))
+    let lambda2 =
+      lambda1
+      + Maths.atan2(
+        Maths.sin(theta) * Maths.sin(delta) * Maths.cos(phi1),
+        Maths.cos(delta) - Maths.sin(phi1) * Maths.sin(phi2))
     var lon = lambda2 * 180 / .pi
     lon = (lon + 540).truncatingRemainder(dividingBy: 360) - 180
     return Coordinate(latitude: Degrees(min(90, max(-90, phi2 * 180 / .pi))), longitude: Degrees(lon))!

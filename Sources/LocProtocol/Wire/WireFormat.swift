@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The wire's precision: how many decimals each kind of number keeps and how many fraction
 /// digits each time has (docs/PROTOCOL.md). The conversions from the core's reports apply
 /// it, so a view holds exactly what its JSON says and decodes back equal.
@@ -12,12 +8,12 @@ public enum WireFormat {
   /// (one degree of latitude is 111,320 m); 4 places (11 m) when accuracy is unknown.
   public static func decimalsFor(accuracy: Meters?) -> Int {
     guard let a = accuracy?.value, a > 0, a.isFinite else { return 4 }
-    return max(0, min(6, Int(ceil(log10(111_320 / a)))))
+    return max(0, min(6, Int(Maths.log10(111_320 / a).rounded(.up))))
   }
 
   /// `v` rounded half away from zero to `decimals` places.
   public static func round(_ v: Double, _ decimals: Int) -> Double {
-    let scale = pow(10, Double(decimals))
+    let scale = Maths.pow(10, Double(decimals))
     return (v * scale).rounded() / scale
   }
 

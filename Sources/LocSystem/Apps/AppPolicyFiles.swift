@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reads the app policy files of a directory (`/etc/locd/apps.d/*.conf`, docs/APPS.md):
 /// each a regular file owned by root or by locd's own user and writable by nobody else (as
 /// timer files), one `[App]` rule each, its `User=` names resolved to uids here.
@@ -13,10 +9,12 @@ public enum AppPolicyFiles {
 
   /// The policy of `directory` and a problem for each file that could not be used. A
   /// missing directory has no rules and no problem.
-  public static func load(directory: String, daemonUID: UInt32 = getuid()) -> (AppPolicy, [String]) {
+  public static func load(directory: String, daemonUID: UInt32 = CurrentProcess.userID) -> (
+    AppPolicy, [String]
+  ) {
     var names: [String]
     do { names = try FileIO.directoryEntries(path: directory) } catch {
-      if error.code == ENOENT { return (AppPolicy(), []) }
+      if error.code == Errno.noSuchFileOrDirectory { return (AppPolicy(), []) }
       return (AppPolicy(), ["\(directory): \(error)"])
     }
     names = names.filter { $0.hasSuffix(".conf") && !$0.hasPrefix(".") }.sorted()

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `apps.json` in the state directory (mode 0600): each app's decision and registrations,
 /// never a position (docs/APPS.md, docs/PRIVACY.md).
 public struct AppStoreFile {
@@ -24,7 +20,7 @@ public struct AppStoreFile {
   public func read() -> Result<AppStore?, AppStore.DecodeError> {
     let bytes: [UInt8]
     do { bytes = try FileIO.read(path: path, limit: AppStoreFile.sizeLimit) } catch {
-      if error.code == ENOENT { return .success(nil) }
+      if error.code == Errno.noSuchFileOrDirectory { return .success(nil) }
       return .failure(AppStore.DecodeError(description: "\(path): \(error)"))
     }
     do { return .success(try AppStore(decoding: bytes)) } catch {

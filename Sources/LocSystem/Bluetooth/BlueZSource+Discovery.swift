@@ -1,4 +1,3 @@
-import CSystemd
 import LocCore
 
 /// Discovery follows need: SetDiscoveryFilter and StartDiscovery while the engine wants
@@ -32,7 +31,7 @@ extension BlueZSource {
     }
   }
 
-  private func startDiscovery(on bus: OpaquePointer, _ adapterPath: String) {
+  private func startDiscovery(on bus: BusConnection, _ adapterPath: String) {
     let epoch = self.epoch
     callInFlight = true
     do {
@@ -40,15 +39,15 @@ extension BlueZSource {
         on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
         member: "SetDiscoveryFilter")
       try message.appendProperties(Self.discoveryFilter)
-      try BusCall.call(on: bus, message) { [weak self] reply in
+      try bus.call(message) { [weak self] reply in
         guard let self, self.epoch == epoch else { return }
         if let problem = reply.errorText {
           self.discoveryFailed("SetDiscoveryFilter", problem)
           return
         }
         do {
-          try BusCall.call(
-            on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+          try bus.call(
+            destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
             member: "StartDiscovery"
           ) { [weak self] reply in
             guard let self, self.epoch == epoch else { return }
@@ -77,12 +76,12 @@ extension BlueZSource {
     reconcileDiscovery()
   }
 
-  private func stopDiscovery(on bus: OpaquePointer, _ adapterPath: String) {
+  private func stopDiscovery(on bus: BusConnection, _ adapterPath: String) {
     let epoch = self.epoch
     callInFlight = true
     do {
-      try BusCall.call(
-        on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+      try bus.call(
+        destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
         member: "StopDiscovery"
       ) { [weak self] reply in
         guard let self, self.epoch == epoch else { return }

@@ -11,8 +11,8 @@ extension BlueZSource {
     phase = .readingObjects
     let epoch = self.epoch
     do {
-      try BusCall.call(
-        on: bus, destination: Self.busName, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
+      try bus.call(
+        destination: Self.busName, path: "/", interface: "org.freedesktop.DBus.ObjectManager",
         member: "GetManagedObjects"
       ) { [weak self] reply in
         guard let self, self.epoch == epoch, self.phase == .readingObjects else { return }

@@ -1,9 +1,4 @@
-import CSystemd
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// `bluez:` (BlueZ's default adapter) or `bluez:hciN`: iBeacon and AltBeacon advertisements
 /// as BlueZ reports them on the system bus (org.bluez, BlueZ's doc/org.bluez.Device.rst and
@@ -17,7 +12,7 @@ import LocCore
 /// back, and the bus connection lost are states in status (`lastError` says which), never an
 /// error that stops locd; each is recovered from when it ends. Nothing identifying is logged
 /// above debug (docs/PRIVACY.md).
-public final class BlueZSource: SystemBusOwner, FixSource {
+public final class BlueZSource: FixSource {
   public let id: SourceID
   /// The adapter asked for (`hci1`), or nil for the default one.
   let adapterName: String?
@@ -54,9 +49,8 @@ public final class BlueZSource: SystemBusOwner, FixSource {
   var phase = Phase.off
   /// `stop()` was called: nothing is retried.
   var stopped = false
-  var bus: OpaquePointer?
-  var matches: [BusCall.Match] = []
-  var disconnectSlot: OpaquePointer?
+  var bus: BusConnection?
+  var matches: [BusMatch] = []
   var reconnectTimer: Timer?
   var backoff = ReconnectBackoff()
   /// The unique name owning org.bluez; signals from anyone else are ignored.
@@ -136,6 +130,7 @@ public final class BlueZSource: SystemBusOwner, FixSource {
         Counter("ibeacon", d.iBeacons), Counter("altbeacon", d.altBeacons), Counter("other", d.other),
         Counter("malformedBeacons", d.malformed), Counter("devicesDropped", d.devicesDropped),
         Counter("unknownDevices", d.unknownDevices), Counter("withoutAddress", d.withoutAddress),
+        Counter("implausibleRSSI", d.implausibleRSSI),
         Counter("badMessages", c.badMessages), Counter("bluezAppeared", c.bluezAppeared),
         Counter("bluezVanished", c.bluezVanished), Counter("adapterLost", c.adapterLost),
         Counter("discoveryStarts", c.discoveryStarts), Counter("discoveryStops", c.discoveryStops),
@@ -158,8 +153,8 @@ public final class BlueZSource: SystemBusOwner, FixSource {
     reconnectTimer = nil
     if discovering, let bus, let adapterPath {
       // Best effort: BlueZ also ends a client's discovery when its connection closes.
-      try? BusCall.call(
-        on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
+      try? bus.call(
+        destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
         member: "StopDiscovery"
       ) { _ in }
     }
@@ -184,10 +179,10 @@ public final class BlueZSource: SystemBusOwner, FixSource {
   // MARK: The connection
 
   private func connect() throws(Errno) {
-    let (b, slot) = try BusCall.openSystemBus(for: self)
+    let b = try BusConnection.system(on: loop)
     bus = b
-    disconnectSlot = slot
     do {
+      try b.whenDisconnected { [weak self] in self?.lost("the system bus connection was lost") }
       try addMatches(on: b)
       counters.busConnections += 1
       backoff.connected(at: loop.monotonicMicroseconds)
@@ -203,23 +198,16 @@ public final class BlueZSource: SystemBusOwner, FixSource {
   /// NameOwnerChanged of org.bluez, ObjectManager's signals and PropertiesChanged under
   /// /org/bluez. The rules name no sender (signals carry the sender's unique name); each
   /// handler takes only what the unique name owning org.bluez now sent.
-  private func addMatches(on b: OpaquePointer) throws(Errno) {
+  private func addMatches(on b: BusConnection) throws(Errno) {
     matches = [
-      try BusCall.match(
-        on: b,
-        "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
-          + "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='\(Self.busName)'"
-      ) { [unowned self] m in self.ownerChanged(m) },
-      try BusCall.match(
-        on: b,
+      try b.watchOwner(of: Self.busName) { [unowned self] new in self.ownerChanged(to: new) },
+      try b.match(
         "type='signal',path='/',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'"
       ) { [unowned self] m in self.interfacesAdded(m) },
-      try BusCall.match(
-        on: b,
+      try b.match(
         "type='signal',path='/',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'"
       ) { [unowned self] m in self.interfacesRemoved(m) },
-      try BusCall.match(
-        on: b,
+      try b.match(
         "type='signal',path_namespace='/org/bluez',interface='org.freedesktop.DBus.Properties',"
           + "member='PropertiesChanged'"
       ) { [unowned self] m in self.propertiesChanged(m) },
@@ -227,30 +215,26 @@ public final class BlueZSource: SystemBusOwner, FixSource {
   }
 
   /// GetNameOwner(org.bluez): BlueZ is there, or not yet.
-  private func askForOwner(on b: OpaquePointer) throws(Errno) {
+  private func askForOwner(on b: BusConnection) throws(Errno) {
     let epoch = self.epoch
-    try BusCall.call(
-      on: b, destination: "org.freedesktop.DBus", path: "/org/freedesktop/DBus",
-      interface: "org.freedesktop.DBus", member: "GetNameOwner", arguments: [.string(Self.busName)]
-    ) { [weak self] reply in
+    try b.askOwner(of: Self.busName) { [weak self] answer in
       guard let self, self.epoch == epoch, self.phase == .lookingForBlueZ else { return }
-      if reply.errorText != nil {
+      switch answer {
+      case .failure:
         // org.freedesktop.DBus.Error.NameHasNoOwner: NameOwnerChanged will say when it comes.
         self.bluezGone(initially: true)
-      } else if let name = try? reply.readText(), !name.isEmpty {
+      case .success(let name) where !name.isEmpty:
         self.bluezArrived(name)
-      } else {
+      case .success:
         self.counters.badMessages += 1
         self.bluezGone(initially: true)
       }
     }
   }
 
-  /// NameOwnerChanged(name, old, new) for org.bluez.
-  private func ownerChanged(_ m: BusMessage) {
-    guard bus != nil, let name = try? m.readText(), name == Self.busName, (try? m.readText()) != nil,
-      let new = try? m.readText()
-    else { return }
+  /// NameOwnerChanged for org.bluez: `new` owns it now (empty: nobody).
+  private func ownerChanged(to new: String) {
+    guard bus != nil else { return }
     if new.isEmpty {
       if owner != nil { bluezGone(initially: false) }
     } else if new != owner {
@@ -322,9 +306,7 @@ public final class BlueZSource: SystemBusOwner, FixSource {
     owner = nil
     forgetAdapter()
     matches = []
-    if let disconnectSlot { sd_bus_slot_unref(disconnectSlot) }
-    disconnectSlot = nil
-    if let bus { sd_bus_flush_close_unref(bus) }
+    bus?.close()
     bus = nil
   }
 }

@@ -1,10 +1,6 @@
 import LocCore
 import LocProtocol
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A blocking client of locd's socket, for locctl and benchmarks: connects to the socket it
 /// is given, checks the greeting's protocol version, says hello, then makes typed calls
 /// (`Call`) and reads events. Every read has a deadline, so a daemon that stops answering
@@ -29,7 +25,7 @@ public final class ControlClient {
       switch self {
       case .notRunning(let path, let e):
         return
-          "locd is not running (\(path): \(String(cString: strerror(e.code)))); start it with 'systemctl start locd'"
+          "locd is not running (\(path): \(e.message)); start it with 'systemctl start locd'"
       case .permissionDenied(let path):
         return "permission denied on \(path): you need to be root or in the socket's group (usually 'locd')"
       case .daemon(let reply): return reply.description
@@ -67,7 +63,9 @@ public final class ControlClient {
     do {
       socket = try UnixSocket.connect(path: path)
     } catch {
-      if error.code == EACCES || error.code == EPERM { throw .permissionDenied(path: path) }
+      if error.code == Errno.permissionDenied || error.code == Errno.notPermitted {
+        throw .permissionDenied(path: path)
+      }
       throw .notRunning(path: path, error)
     }
     // A failure from here on closes the socket with the partly made client.
@@ -138,7 +136,6 @@ public final class ControlClient {
           throw .protocolError("bad line from the daemon: \(error)")
         }
       }
-      var p = pollfd(fd: socket.rawValue, events: Int16(POLLIN), revents: 0)
       var wait: Int32 = -1
       if let deadline {
         let left = deadline - ContinuousClock.now
@@ -147,8 +144,8 @@ public final class ControlClient {
         wait = Int32(clamping: s * 1000 + atto / 1_000_000_000_000_000 + 1)
       }
       // EINTR is not retried with the same wait: the loop works out what is left.
-      do { if try Syscall.once("poll", { poll(&p, 1, wait) }) == 0 { continue } } catch {
-        if error.code == EINTR { continue }
+      do { if try !socket.waitReadable(milliseconds: wait) { continue } } catch {
+        if error.code == Errno.interrupted { continue }
         throw .protocolError(error.description)
       }
       var chunk = [UInt8](repeating: 0, count: 65536)

@@ -1,10 +1,6 @@
 import LocCore
 import LocProtocol
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Accepting connections, and what to do when accept(2) fails. Out of descriptors (EMFILE,
 /// ENFILE) is the case that matters: the connection stays pending, epoll keeps saying the
 /// socket is readable, and a loop that only logs and returns spins at full speed. Instead:
@@ -26,9 +22,9 @@ extension ControlServer {
       let accepted: FileDescriptor?
       do {
         accepted = try listener.descriptor.accept()
-      } catch  where error.code == ECONNABORTED {
+      } catch  where error.code == Errno.connectionAbort {
         continue
-      } catch  where error.code == EMFILE || error.code == ENFILE {
+      } catch  where error.code == Errno.tooManyOpenFiles || error.code == Errno.tooManyOpenFilesInSystem {
         shortageBegins(error)
         guard refuseWithSpareDescriptor() else { return }
         continue
@@ -53,7 +49,7 @@ extension ControlServer {
       return false
     }
     spareDescriptor = nil
-    defer { spareDescriptor = try? FileDescriptor.open("/dev/null", O_RDONLY) }
+    defer { spareDescriptor = try? FileIO.openForReading(path: "/dev/null") }
     guard let listener = listenWatch else { return false }
     let accepted: FileDescriptor?
     do { accepted = try listener.descriptor.accept() } catch {
@@ -72,7 +68,7 @@ extension ControlServer {
     guard descriptorShortage == nil else { return }
     descriptorShortage = (loop.monotonicMicroseconds, 0)
     let why =
-      error.code == EMFILE || error.code == ENFILE
+      error.code == Errno.tooManyOpenFiles || error.code == Errno.tooManyOpenFilesInSystem
       ? "out of file descriptors (\(error)); new clients are answered too-many-clients until one is free"
       : "\(error); trying again shortly"
     handlers.log(.warning, "accept: \(why)")

@@ -1,10 +1,6 @@
 import LocCore
 import LocProtocol
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The control socket: accepts clients (ControlServer+Accept), frames their lines, does the
 /// version handshake, enforces every per-client limit and the limits on all clients
 /// together (slots, queued output: ControlServer+Queues), and hands decoded requests to its
@@ -142,7 +138,7 @@ public final class ControlServer {
       maxPerUser: limits.maxClientsPerUser)
     try socket.setNonBlocking()
     listenWatch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
-    spareDescriptor = try? FileDescriptor.open("/dev/null", O_RDONLY)
+    spareDescriptor = try? FileIO.openForReading(path: "/dev/null")
   }
 
   /// Clients connected now (with or without hello).

@@ -1,9 +1,4 @@
-import CLocShim
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Runs timer commands: without a shell (execve of an absolute path), as the configured user
 /// (never root unless configured: the user is always named), with a minimal environment plus
@@ -12,7 +7,7 @@ import LocCore
 /// could not be started at all.
 public final class CommandRunner {
   /// pid -> timer name.
-  var running: [pid_t: String] = [:]
+  var running: [Int32: String] = [:]
   let log: (LogLevel, String) -> Void
   /// Called when the last running command has ended (`locd --exit-at-end` waits for it).
   public var idle: (() -> Void)?
@@ -28,7 +23,7 @@ public final class CommandRunner {
   ) throws(Errno) {
     self.log = log
     self.ended = ended
-    try loop.onSignal(SIGCHLD) { [weak self] in self?.reap() }
+    try loop.onSignal(Signals.child) { [weak self] in self?.reap() }
   }
 
   /// Logs why timer `timer`'s command did not run, and reports it.
@@ -64,17 +59,10 @@ public final class CommandRunner {
         "USER=\(user)",
         "LOGNAME=\(user)", "LANG=C.UTF-8",
       ] + environment
-    let cArgv = argv.map { strdup($0) } + [nil]
-    let cEnv = env.map { strdup($0) } + [nil]
-    defer {
-      cArgv.forEach { free($0) }
-      cEnv.forEach { free($0) }
-    }
-    let pid: pid_t
+    let pid: Int32
     do {
-      pid = try Syscall.retrying("fork") {
-        locshim_spawn(path, cArgv, cEnv, change ? 1 : 0, account.uid, account.gid)
-      }
+      pid = try ChildProcess.spawn(
+        path: path, arguments: argv, environment: env, identity: change ? (account.uid, account.gid) : nil)
     } catch {
       refuse(timer, "cannot start \(path): \(error)")
       return
@@ -86,8 +74,7 @@ public final class CommandRunner {
   /// Collects every child of ours that ended.
   func reap() {
     for pid in Array(running.keys) {
-      var status: Int32 = 0
-      guard (try? Syscall.retrying("waitpid") { waitpid(pid, &status, WNOHANG) }) == pid else { continue }
+      guard let status = ChildProcess.reap(pid) else { continue }
       let timer = running.removeValue(forKey: pid) ?? "?"
       let signal = status & 0x7F
       if signal != 0 {

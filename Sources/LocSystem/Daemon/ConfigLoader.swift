@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reads the configuration file and applies command-line overrides on top.
 public struct ConfigLoader {
   /// The file to read.
@@ -34,7 +30,7 @@ public struct ConfigLoader {
       let problems = config.apply(fileText: text, fileName: path)
       if !problems.isEmpty { return .failure(ReloadFailure(problems: problems.map(\.description))) }
     } catch {
-      if !(optional && error.code == ENOENT) {
+      if !(optional && error.code == Errno.noSuchFileOrDirectory) {
         return .failure(ReloadFailure(problems: ["\(path): \(error)"]))
       }
     }

@@ -1,10 +1,5 @@
-import CLocShim
 import LocCore
 import LocProtocol
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The imperative shell: owns every descriptor, feeds the engine events, carries out its
 /// effects. Thin on purpose; decisions live in `Engine`.
@@ -101,10 +96,10 @@ public final class Daemon {
 
   func start() throws(Errno) {
     raiseFileLimit()
-    try loop.onSignal(SIGTERM) { [unowned self] in self.shutdown(reason: "SIGTERM") }
-    try loop.onSignal(SIGINT) { [unowned self] in self.shutdown(reason: "SIGINT") }
-    try loop.onSignal(SIGHUP) { [unowned self] in self.reload(requestedBy: nil) }
-    signal(SIGPIPE, SIG_IGN)
+    try loop.onSignal(Signals.terminate) { [unowned self] in self.shutdown(reason: "SIGTERM") }
+    try loop.onSignal(Signals.interrupt) { [unowned self] in self.shutdown(reason: "SIGINT") }
+    try loop.onSignal(Signals.hangUp) { [unowned self] in self.reload(requestedBy: nil) }
+    Signals.ignoreBrokenPipe()
 
     // State before the socket: the first client must get the cached answer.
     var state: StoredState? = nil
@@ -174,20 +169,14 @@ public final class Daemon {
   /// Paging the program's code out once ready gives that memory back; what runs again comes
   /// back from the file (MADV_PAGEOUT, Linux 5.4; a no-op before).
   func releaseStartupCode() {
-    let bytes = locshim_page_out_program_code()
+    let bytes = CurrentProcess.pageOutProgramCode()
     logger.debug("start-up: \(bytes / 1024) KiB of program code paged out")
   }
 
   /// A soft limit of 1024 descriptors would cap clients far below MaxClients; raise the
   /// soft limit to the hard one (setrlimit(2)), as systemd recommends for servers.
   func raiseFileLimit() {
-    var limit = rlimit()
-    guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return }
-    let wanted = rlim_t(config.maxClients + 256)
-    if limit.rlim_cur < wanted {
-      limit.rlim_cur = min(limit.rlim_max, max(wanted, limit.rlim_cur))
-      _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
-    }
+    CurrentProcess.raiseDescriptorLimit(toAtLeast: config.maxClients + 256)
   }
 
   /// Group names resolved once (getgrnam can go through NSS to systemd or LDAP): at start
@@ -196,15 +185,16 @@ public final class Daemon {
 
   func accessPolicy() -> AccessPolicy {
     AccessPolicy(
-      daemonUID: getuid(), readGID: config.effectiveReadGroup.flatMap(UnixSocket.groupID(named:)),
-      adminGID: config.adminGroup.flatMap(UnixSocket.groupID(named:)))
+      daemonUID: CurrentProcess.userID, readGID: config.effectiveReadGroup.flatMap { Accounts.groupID($0) },
+      adminGID: config.adminGroup.flatMap { Accounts.groupID($0) })
   }
 
   func openSocket() throws(Errno) -> FileDescriptor {
     if let passed = Systemd.passedSocket() {
       guard Systemd.isListeningUnixSocket(passed) else {
         throw Errno(
-          call: "socket activation: descriptor 3 is not a listening Unix stream socket", code: EINVAL)
+          call: "socket activation: descriptor 3 is not a listening Unix stream socket",
+          code: Errno.invalidArgument)
       }
       ownsSocketFile = false
       logger.debug("using the socket passed by the service manager")
@@ -212,7 +202,7 @@ public final class Daemon {
     }
     var gid: UInt32? = nil
     if let group = config.socketGroup {
-      gid = UnixSocket.groupID(named: group)
+      gid = Accounts.groupID(group)
       if gid == nil {
         logger.notice("socket group '\(group)' does not exist; the socket keeps the daemon's group")
       }
@@ -223,7 +213,7 @@ public final class Daemon {
     let socket: FileDescriptor
     do {
       socket = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: gid)
-    } catch let e where e.code == EPERM && gid != nil {
+    } catch let e where e.code == Errno.notPermitted && gid != nil {
       // Not allowed to give the socket that group (not root, not a member): keep ours.
       logger.notice(
         "cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
@@ -234,7 +224,7 @@ public final class Daemon {
   }
 
   func startSources() {
-    let (admission, unknown) = PeerAdmission.resolving(config, daemonUID: getuid())
+    let (admission, unknown) = PeerAdmission.resolving(config, daemonUID: CurrentProcess.userID)
     for name in unknown {
       logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
     }
@@ -363,7 +353,7 @@ public final class Daemon {
     case .success(let store): feed(.appsLoaded(store, problem: store?.problem))
     case .failure(let why):
       let aside = appStore.path + ".bad"
-      let moved = rename(appStore.path, aside) == 0
+      let moved = (try? FileIO.rename(path: appStore.path, to: aside)) != nil
       feed(.appsLoaded(nil, problem: moved ? "\(why) (kept as \(aside))" : why.description))
     }
   }
@@ -451,7 +441,7 @@ public final class Daemon {
     stopGeoClue()
     stopSources()
     server?.stop()
-    if ownsSocketFile { unlink(config.socketPath) }
+    if ownsSocketFile { try? FileIO.remove(path: config.socketPath) }
     for timer in timers.values { timer.cancel() }
     exitTimer?.cancel()
     loop.exit(code: code)

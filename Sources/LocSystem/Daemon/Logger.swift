@@ -1,10 +1,6 @@
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Where log lines go: the journal with structured fields when stderr is connected to it
 /// (JOURNAL_STREAM names stderr's device:inode, systemd.exec(5)); to a terminal, for a person
 /// running locd in the foreground, with the local time and the level in words
@@ -37,7 +33,7 @@ public final class Logger {
     self.identifier = identifier
     if Logger.stderrIsJournal() {
       destination = .journal
-    } else if isatty(STDERR_FILENO) == 1 {
+    } else if StandardStreams.errorIsTerminal {
       destination = .terminal
     } else {
       destination = .stream
@@ -45,8 +41,8 @@ public final class Logger {
   }
 
   static func stderrIsJournal() -> Bool {
-    guard let value = getenv("JOURNAL_STREAM") else { return false }
-    let parts = String(cString: value).split(separator: ":")
+    guard let value = CurrentProcess.environment("JOURNAL_STREAM") else { return false }
+    let parts = value.split(separator: ":")
     guard parts.count == 2, let dev = UInt64(parts[0]), let ino = UInt64(parts[1]) else { return false }
     return StandardStreams.errorIs(device: dev, inode: ino)
   }
@@ -58,10 +54,7 @@ public final class Logger {
     if toJournal {
       var entries = ["MESSAGE=\(message)", "PRIORITY=\(level.rawValue)", "SYSLOG_IDENTIFIER=\(identifier)"]
       for (k, v) in fields { entries.append("\(k)=\(v)") }
-      let cstrings = entries.map { strdup($0)! }
-      defer { cstrings.forEach { free($0) } }
-      var iov = cstrings.map { iovec(iov_base: UnsafeMutableRawPointer($0), iov_len: strlen($0)) }
-      _ = sd_journal_sendv(&iov, Int32(iov.count))
+      Journal.send(entries)
     } else {
       var line =
         destination == .terminal
@@ -90,18 +83,13 @@ public final class Logger {
   /// The wall clock now in the system's zone, `2026-06-21 21:22:03.123` (clock_gettime(2),
   /// localtime_r(3)). Only for a person reading a terminal: the engine never sees it.
   static func localTimestamp() -> String {
-    var now = timespec()
-    clock_gettime(CLOCK_REALTIME, &now)
-    var t = tm()
-    var seconds = now.tv_sec
-    localtime_r(&seconds, &t)
+    let t = Clocks.localTimeNow()
     func pad(_ n: Int32, _ width: Int = 2) -> String {
       let s = String(n)
       return String(repeating: "0", count: max(0, width - s.count)) + s
     }
-    let ms = Int32(now.tv_nsec / 1_000_000)
-    return "\(t.tm_year + 1900)-\(pad(t.tm_mon + 1))-\(pad(t.tm_mday)) "
-      + "\(pad(t.tm_hour)):\(pad(t.tm_min)):\(pad(t.tm_sec)).\(pad(ms, 3))"
+    return "\(t.year)-\(pad(t.month))-\(pad(t.day)) "
+      + "\(pad(t.hour)):\(pad(t.minute)):\(pad(t.second)).\(pad(t.millisecond, 3))"
   }
 
   /// Shorthands.

@@ -1,10 +1,6 @@
 import LocCore
 import LocProtocol
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// What `locd --version` and `locctl --version` print: the program's version, the protocol
 /// version it speaks, the time-zone boundary data it finds (the timezone-boundary-builder
 /// release and the tzdata release its zone names come from, both in the file's header) and

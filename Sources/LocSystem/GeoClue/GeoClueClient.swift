@@ -1,5 +1,4 @@
 import CLocShim
-import CSystemd
 import LocCore
 
 /// One org.freedesktop.GeoClue2.Client object: its properties, its Location objects and
@@ -74,27 +73,27 @@ final class GeoClueClient: GeoClueBusObject {
   var locationPath: String { current?.path ?? "/" }
 
   override func call(
-    _ method: locshim_geoclue_method, _ message: BusMessage, error: UnsafeMutablePointer<sd_bus_error>?
+    _ method: locshim_geoclue_method, _ message: BusMessage, error: BusErrorReturn
   ) -> Int32 {
     guard message.sender == owner else {
       service.counters.strangersDenied += 1
-      return BusError.set(error, BusError.accessDenied, "Access denied")
+      return error.set(BusError.Name.accessDenied, "Access denied")
     }
     switch method {
     case LOCSHIM_GEOCLUE_START: service.start(self, call: message)
     case LOCSHIM_GEOCLUE_STOP: service.stop(self, call: message)
-    default: return BusError.set(error, BusError.failed, "not supported")
+    default: return error.set(BusError.Name.failed, "not supported")
     }
     return 1
   }
 
   override func get(
     _ property: String, from sender: String?, into reply: BusMessage,
-    error: UnsafeMutablePointer<sd_bus_error>?
+    error: BusErrorReturn
   ) -> Int32 {
     guard sender == owner else {
       service.counters.strangersDenied += 1
-      return BusError.set(error, BusError.accessDenied, "Access denied")
+      return error.set(BusError.Name.accessDenied, "Access denied")
     }
     let value: BusMessage.Value
     switch property {
@@ -104,18 +103,18 @@ final class GeoClueClient: GeoClueBusObject {
     case "DesktopId": value = .string(desktopID)
     case "RequestedAccuracyLevel": value = .uint32(requestedLevel)
     case "Active": value = .bool(active)
-    default: return BusError.set(error, BusError.failed, "no such property")
+    default: return error.set(BusError.Name.failed, "no such property")
     }
     do { try reply.append(value) } catch { return -error.code }
     return 1
   }
 
   override func set(
-    _ property: String, from sender: String?, value: BusMessage, error: UnsafeMutablePointer<sd_bus_error>?
+    _ property: String, from sender: String?, value: BusMessage, error: BusErrorReturn
   ) -> Int32 {
     guard sender == owner else {
       service.counters.strangersDenied += 1
-      return BusError.set(error, BusError.accessDenied, "Access denied")
+      return error.set(BusError.Name.accessDenied, "Access denied")
     }
     let changed: BusMessage.Value
     do {
@@ -133,14 +132,14 @@ final class GeoClueClient: GeoClueBusObject {
         let id = try value.readText()
         guard GeoClueClient.isDesktopID(id) else {
           service.counters.invalidDesktopIDs += 1
-          return BusError.set(
-            error, BusError.invalidArgs,
+          return error.set(
+            BusError.Name.invalidArgs,
             "DesktopId must be a desktop file id without '.desktop': at most \(GeoClueClient.maxDesktopID) bytes, no '/', no control characters"
           )
         }
         desktopID = id
         changed = .string(id)
-      default: return BusError.set(error, BusError.failed, "no such property")
+      default: return error.set(BusError.Name.failed, "no such property")
       }
     } catch {
       return -error.code

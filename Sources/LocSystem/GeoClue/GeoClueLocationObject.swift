@@ -1,5 +1,4 @@
 import CLocShim
-import CSystemd
 
 /// One org.freedesktop.GeoClue2.Location object (CLIENT/Location/N): a location as it was
 /// signalled to the client that owns it. Only that client's connection may read it, as in
@@ -33,11 +32,11 @@ final class GeoClueLocationObject: GeoClueBusObject {
 
   override func get(
     _ property: String, from sender: String?, into reply: BusMessage,
-    error: UnsafeMutablePointer<sd_bus_error>?
+    error: BusErrorReturn
   ) -> Int32 {
-    guard sender == owner else { return BusError.set(error, BusError.accessDenied, "Access denied") }
+    guard sender == owner else { return error.set(BusError.Name.accessDenied, "Access denied") }
     guard let value = properties.first(where: { $0.0 == property })?.1 else {
-      return BusError.set(error, BusError.failed, "no such property")
+      return error.set(BusError.Name.failed, "no such property")
     }
     do { try reply.append(value) } catch { return -error.code }
     return 1

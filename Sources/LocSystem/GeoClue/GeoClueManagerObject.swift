@@ -1,5 +1,4 @@
 import CLocShim
-import CSystemd
 
 /// The org.freedesktop.GeoClue2.Manager object at /org/freedesktop/GeoClue2/Manager: anyone
 /// may call it; each method goes to the service.
@@ -12,28 +11,28 @@ final class GeoClueManagerObject: GeoClueBusObject {
   }
 
   override func call(
-    _ method: locshim_geoclue_method, _ message: BusMessage, error: UnsafeMutablePointer<sd_bus_error>?
+    _ method: locshim_geoclue_method, _ message: BusMessage, error: BusErrorReturn
   ) -> Int32 {
     switch method {
     case LOCSHIM_GEOCLUE_GET_CLIENT: service.getClient(message, reuse: true)
     case LOCSHIM_GEOCLUE_CREATE_CLIENT: service.getClient(message, reuse: false)
     case LOCSHIM_GEOCLUE_DELETE_CLIENT: service.deleteClient(message)
     case LOCSHIM_GEOCLUE_ADD_AGENT: service.addAgent(message)
-    default: return BusError.set(error, BusError.failed, "not supported")
+    default: return error.set(BusError.Name.failed, "not supported")
     }
     return 1
   }
 
   override func get(
     _ property: String, from sender: String?, into reply: BusMessage,
-    error: UnsafeMutablePointer<sd_bus_error>?
+    error: BusErrorReturn
   ) -> Int32 {
     let value: BusMessage.Value
     switch property {
     case "InUse": value = .bool(service.inUse)
     // GPS is what locd has; what a given client gets is its own business (RequestedAccuracyLevel).
     case "AvailableAccuracyLevel": value = .uint32(GeoClueAccuracyLevel.exact.rawValue)
-    default: return BusError.set(error, BusError.failed, "no such property")
+    default: return error.set(BusError.Name.failed, "no such property")
     }
     do { try reply.append(value) } catch { return -error.code }
     return 1
@@ -53,7 +52,7 @@ final class GeoClueAgent {
   /// MaxAccuracyLevel as the agent last said.
   var maxLevel: UInt32
   /// The watch on its PropertiesChanged.
-  var match: BusCall.Match?
+  var match: BusMatch?
 
   /// The object path and interface agents serve (GeoClue 2.6's Agent interface XML).
   static let path = "/org/freedesktop/GeoClue2/Agent"

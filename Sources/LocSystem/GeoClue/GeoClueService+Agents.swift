@@ -1,4 +1,3 @@
-import CSystemd
 import LocCore
 
 /// Agents: AddAgent registers the caller as the agent of its own uid (replacing an earlier
@@ -9,7 +8,7 @@ extension GeoClueService {
     guard let bus, let sender = call.sender else { return }
     guard let id = try? call.readText(), GeoClueClient.isDesktopID(id) else {
       counters.agentsRefused += 1
-      fail(call, BusError.invalidArgs, "AddAgent takes the agent's desktop id")
+      fail(call, BusError.Name.invalidArgs, "AddAgent takes the agent's desktop id")
       return
     }
     peers.credentials(of: sender, on: bus) { [weak self] result in
@@ -17,13 +16,13 @@ extension GeoClueService {
       switch result {
       case .failure(let problem):
         self.counters.agentsRefused += 1
-        self.fail(call, BusError.failed, problem.description)
+        self.fail(call, BusError.Name.failed, problem.description)
       case .success(let peer):
         self.readMaxLevel(of: sender, on: bus) { level in
           switch level {
           case .failure(let problem):
             self.counters.agentsRefused += 1
-            self.fail(call, BusError.failed, "\(id) not added as agent: \(problem)")
+            self.fail(call, BusError.Name.failed, "\(id) not added as agent: \(problem)")
           case .success(let max):
             let agent = GeoClueAgent(name: sender, uid: peer.uid, desktopID: id, maxLevel: max)
             self.register(agent, on: bus)
@@ -38,11 +37,11 @@ extension GeoClueService {
 
   /// Reads the agent's MaxAccuracyLevel (org.freedesktop.DBus.Properties.Get).
   private func readMaxLevel(
-    of name: String, on bus: OpaquePointer, _ done: @escaping (Result<UInt32, BusProblem>) -> Void
+    of name: String, on bus: BusConnection, _ done: @escaping (Result<UInt32, BusProblem>) -> Void
   ) {
     do {
-      try BusCall.call(
-        on: bus, destination: name, path: GeoClueAgent.path, interface: "org.freedesktop.DBus.Properties",
+      try bus.call(
+        destination: name, path: GeoClueAgent.path, interface: "org.freedesktop.DBus.Properties",
         member: "Get", arguments: [.string(GeoClueAgent.interface), .string("MaxAccuracyLevel")]
       ) { reply in
         if let problem = reply.errorText {
@@ -58,14 +57,14 @@ extension GeoClueService {
     }
   }
 
-  private func register(_ agent: GeoClueAgent, on bus: OpaquePointer) {
+  private func register(_ agent: GeoClueAgent, on bus: BusConnection) {
     if let old = agents[agent.uid], old.name != agent.name {
       peers.peers[old.name]?.isAgent = false
       peers.forgetIfIdle(old.name)
     }
     let rule =
       "type='signal',sender='\(agent.name)',path='\(GeoClueAgent.path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'"
-    agent.match = try? BusCall.match(on: bus, rule) { [weak self, weak agent] message in
+    agent.match = try? bus.match(rule) { [weak self, weak agent] message in
       guard let self, let agent, self.agents[agent.uid] === agent else { return }
       if let level = GeoClueService.maxLevelChange(in: message) { self.agentLevelChanged(agent, to: level) }
     }
@@ -80,14 +79,13 @@ extension GeoClueService {
 
   /// MaxAccuracyLevel in a PropertiesChanged of the Agent interface, if it is there.
   static func maxLevelChange(in message: BusMessage) -> UInt32? {
-    let m = message.raw
     guard (try? message.readText()) == GeoClueAgent.interface,
-      sd_bus_message_enter_container(m, BusMessage.Code.array, "{sv}") > 0
+      (try? message.enter(BusMessage.Code.array, "{sv}")) == true
     else { return nil }
-    while sd_bus_message_enter_container(m, BusMessage.Code.dictEntry, "sv") > 0 {
+    while (try? message.enter(BusMessage.Code.dictEntry, "sv")) == true {
       guard let key = try? message.readText() else { return nil }
       if key == "MaxAccuracyLevel" { return try? message.readVariantUInt32() }
-      guard sd_bus_message_skip(m, "v") >= 0, sd_bus_message_exit_container(m) >= 0 else { return nil }
+      guard (try? message.skip("v")) != nil, (try? message.exit()) != nil else { return nil }
     }
     return nil
   }

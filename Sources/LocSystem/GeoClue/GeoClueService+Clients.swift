@@ -1,10 +1,5 @@
 import CLocShim
-import CSystemd
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The Manager's methods: client objects made, reused and deleted, agents registered; and
 /// what happens when a connection leaves.
@@ -24,7 +19,7 @@ extension GeoClueService {
       let peer: Peer
       switch result {
       case .failure(let problem):
-        self.fail(call, BusError.failed, problem.description)
+        self.fail(call, BusError.Name.failed, problem.description)
         return
       case .success(let p): peer = p
       }
@@ -38,7 +33,7 @@ extension GeoClueService {
         let limit =
           owned >= self.limits.maxClientsPerConnection
           ? "\(self.limits.maxClientsPerConnection) per connection" : "\(self.limits.maxClients) in all"
-        self.fail(call, BusError.limitsExceeded, "locd serves at most \(limit) GeoClue clients")
+        self.fail(call, BusError.Name.limitsExceeded, "locd serves at most \(limit) GeoClue clients")
         return
       }
       let client = GeoClueClient(number: self.nextClient, owner: sender, peer: peer, service: self)
@@ -46,7 +41,7 @@ extension GeoClueService {
         try client.register(
           on: bus, interface: GeoClueClient.interface, vtable: locshim_geoclue_client_vtable())
       } catch {
-        self.fail(call, BusError.failed, "cannot publish the client: \(error)")
+        self.fail(call, BusError.Name.failed, "cannot publish the client: \(error)")
         return
       }
       self.nextClient += 1
@@ -62,7 +57,7 @@ extension GeoClueService {
   /// ignored and the call succeeds.
   func deleteClient(_ call: BusMessage) {
     guard let path = try? call.readText(BusMessage.Code.objectPath) else {
-      fail(call, BusError.invalidArgs, "DeleteClient takes an object path")
+      fail(call, BusError.Name.invalidArgs, "DeleteClient takes an object path")
       return
     }
     if let client = clients[path], client.owner == call.sender {
@@ -75,7 +70,7 @@ extension GeoClueService {
   func remove(_ client: GeoClueClient, answering why: String) {
     if let pending = client.pendingStart {
       client.pendingStart = nil
-      try? pending.fail(BusError.accessDenied, why)
+      try? pending.fail(BusError.Name.accessDenied, why)
     }
     if let session = client.session {
       client.session = nil
@@ -107,13 +102,11 @@ extension GeoClueService {
     guard now != inUse else { return }
     inUse = now
     guard let bus else { return }
-    var names: [UnsafeMutablePointer<CChar>?] = [strdup("InUse"), nil]
-    defer { free(names[0]) }
-    let r = sd_bus_emit_properties_changed_strv(
-      bus, GeoClueService.managerPath, "org.freedesktop.GeoClue2.Manager", &names)
-    if r < 0 {
-      handlers.log(
-        .info, "GeoClue: cannot announce InUse: \(Errno(call: "sd_bus_emit_properties_changed", code: -r))")
+    do {
+      try bus.emitPropertiesChanged(
+        path: GeoClueService.managerPath, interface: "org.freedesktop.GeoClue2.Manager", ["InUse"])
+    } catch {
+      handlers.log(.info, "GeoClue: cannot announce InUse: \(error)")
     }
   }
 

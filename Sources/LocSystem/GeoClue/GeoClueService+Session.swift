@@ -100,6 +100,6 @@ extension GeoClueService {
     handlers.log(.info, "GeoClue: Start of '\(client.desktopID)' (uid \(client.peer.uid)) denied: \(why)")
     guard let call = client.pendingStart else { return }
     client.pendingStart = nil
-    fail(call, BusError.accessDenied, why)
+    fail(call, BusError.Name.accessDenied, why)
   }
 }

@@ -14,7 +14,7 @@ extension GeoClueService {
       return
     }
     guard client.pendingStart == nil else {
-      fail(call, BusError.accessDenied, "An authorization request is already pending")
+      fail(call, BusError.Name.accessDenied, "An authorization request is already pending")
       return
     }
     client.pendingStart = call
@@ -119,8 +119,8 @@ extension GeoClueService {
     guard let bus else { return }
     counters.authorizeCalls += 1
     do {
-      try BusCall.call(
-        on: bus, destination: agent.name, path: GeoClueAgent.path, interface: GeoClueAgent.interface,
+      try bus.call(
+        destination: agent.name, path: GeoClueAgent.path, interface: GeoClueAgent.interface,
         member: "AuthorizeApp", arguments: [.string(client.desktopID), .uint32(level.rawValue)]
       ) { [weak self, weak client] reply in
         guard let self, let client, self.clients[client.path] === client, client.pendingStart != nil else {

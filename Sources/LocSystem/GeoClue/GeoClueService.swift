@@ -1,10 +1,5 @@
 import CLocShim
-import CSystemd
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The GeoClue2 face: owns org.freedesktop.GeoClue2 on the system bus and serves the
 /// Manager, Client and Location objects as GeoClue 2.6 does, for programs written against
@@ -12,7 +7,7 @@ import LocCore
 /// active period is an engine session of its app (its DesktopId), in use and running
 /// updates; the engine's replies and pushes come back through `reply` and `deliver`. The
 /// contract is in docs/GEOCLUE.md, the mapping to apps in decision 0026.
-public final class GeoClueService: SystemBusOwner {
+public final class GeoClueService {
   /// What the face tells the daemon: the engine events it produces, what it asks the apps
   /// model, and log lines.
   public struct Handlers {
@@ -119,13 +114,12 @@ public final class GeoClueService: SystemBusOwner {
   var limits: Limits
   let handlers: Handlers
   /// The connection, while there is one.
-  private(set) var bus: OpaquePointer?
+  private(set) var bus: BusConnection?
   public private(set) var state = State.off
   public internal(set) var counters = Counters()
 
   private var manager: GeoClueManagerObject?
-  private var nameSlot: OpaquePointer?
-  private var disconnectSlot: OpaquePointer?
+  private var nameRequest: BusNameRequest?
   private var reconnectTimer: Timer?
   private var reconnectDelay: Duration = .seconds(1)
   /// Client objects by path.
@@ -174,10 +168,10 @@ public final class GeoClueService: SystemBusOwner {
   }
 
   private func connect() throws(Errno) {
-    let (b, slot) = try BusCall.openSystemBus(for: self)
+    let b = try BusConnection.system(on: loop)
     bus = b
-    disconnectSlot = slot
     do {
+      try b.whenDisconnected { [weak self] in self?.lost("the system bus connection was lost") }
       let manager = GeoClueManagerObject(service: self)
       try manager.register(
         on: b, interface: "org.freedesktop.GeoClue2.Manager", vtable: locshim_geoclue_manager_vtable())
@@ -191,18 +185,10 @@ public final class GeoClueService: SystemBusOwner {
   }
 
   /// Asks for the name without queueing: if it is taken, locd says so and leaves it.
-  private func requestName(on bus: OpaquePointer) throws(Errno) {
-    var slot: OpaquePointer? = nil
-    _ = try Syscall.systemd(
-      "sd_bus_request_name_async",
-      sd_bus_request_name_async(
-        bus, &slot, GeoClueService.busName, 0,
-        { reply, userdata, _ in
-          let service = Unmanaged<GeoClueService>.fromOpaque(userdata!).takeUnretainedValue()
-          service.nameAnswered(reply.map { BusMessage(retaining: $0) })
-          return 0
-        }, Unmanaged.passUnretained(self).toOpaque()))
-    nameSlot = slot
+  private func requestName(on bus: BusConnection) throws(Errno) {
+    nameRequest = try bus.requestName(GeoClueService.busName) { [unowned self] reply in
+      self.nameAnswered(reply)
+    }
   }
 
   /// The answer to RequestName (dbus RequestName: 1 primary owner, 3 exists, 4 already owner).
@@ -253,18 +239,15 @@ public final class GeoClueService: SystemBusOwner {
     peers.removeAll()
     manager?.unregister()
     manager = nil
-    if let nameSlot { sd_bus_slot_unref(nameSlot) }
-    nameSlot = nil
-    if let disconnectSlot { sd_bus_slot_unref(disconnectSlot) }
-    disconnectSlot = nil
-    if let bus { sd_bus_flush_close_unref(bus) }
+    nameRequest = nil
+    bus?.close()
     bus = nil
     inUse = false
   }
 
   /// Builds a message with `make` and sends it to `destination` (nil: broadcast); a failure
   /// is logged and otherwise ignored (the peer may have just left).
-  func send(to destination: String?, path: String, _ make: (OpaquePointer) throws(Errno) -> BusMessage) {
+  func send(to destination: String?, path: String, _ make: (BusConnection) throws(Errno) -> BusMessage) {
     guard let bus else { return }
     do {
       try make(bus).send(on: bus, to: destination)

@@ -1,9 +1,4 @@
-import CLocShim
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Notices at once when the wall clock is stepped or the machine resumes from suspend: a
 /// CLOCK_REALTIME timerfd armed with TFD_TIMER_CANCEL_ON_SET (timerfd_create(2)) becomes
@@ -25,8 +20,7 @@ public final class ClockWatcher {
   public init(loop: EventLoop, stepped: @escaping () -> Void, resumed: @escaping (Duration) -> Void)
     throws(Errno)
   {
-    let timer = FileDescriptor(
-      owning: try Syscall.once("timerfd_create(CLOCK_REALTIME)") { locshim_clock_step_fd() })
+    let timer = try ClockStepTimer.open()
     self.stepped = stepped
     self.resumed = resumed
     suspended = ClockWatcher.suspendedMicroseconds()
@@ -37,7 +31,7 @@ public final class ClockWatcher {
 
   func fired() {
     guard let watch, ClockWatcher.wasStepped(watch.descriptor) else { return }
-    _ = locshim_clock_step_arm(watch.descriptor.rawValue)
+    ClockStepTimer.rearm(watch.descriptor)
     let now = ClockWatcher.suspendedMicroseconds()
     let slept = now - suspended
     suspended = now
@@ -58,18 +52,13 @@ public final class ClockWatcher {
         Result { () throws(Errno) in try timer.read(into: raw) }
       }.get()
     } catch {
-      return error.code == ECANCELED
+      return error.code == Errno.canceled
     }
     return false
   }
 
   /// CLOCK_BOOTTIME - CLOCK_MONOTONIC: the total time spent suspended since boot.
   static func suspendedMicroseconds() -> Int64 {
-    var boot = timespec()
-    var mono = timespec()
-    clock_gettime(CLOCK_BOOTTIME, &boot)
-    clock_gettime(CLOCK_MONOTONIC, &mono)
-    return (Int64(boot.tv_sec) - Int64(mono.tv_sec)) * 1_000_000 + (Int64(boot.tv_nsec) - Int64(mono.tv_nsec))
-      / 1000
+    Clocks.suspendedMicroseconds()
   }
 }

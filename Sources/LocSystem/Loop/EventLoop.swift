@@ -1,10 +1,6 @@
 import CSystemd
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The daemon's event loop: a thin owner of an sd-event loop (sd-event(3)). All I/O,
 /// timers and signals of locd run on it, on one thread.
 public final class EventLoop {
@@ -15,7 +11,7 @@ public final class EventLoop {
     var e: OpaquePointer? = nil
     let r = sd_event_new(&e)
     _ = try Syscall.systemd("sd_event_new", r)
-    guard let e else { throw Errno(call: "sd_event_new", code: ENOMEM) }
+    guard let e else { throw Errno(call: "sd_event_new", code: Errno.noMemory) }
     event = e
   }
 
@@ -25,10 +21,8 @@ public final class EventLoop {
   /// the current iteration woke up, so every event of one iteration sees the same instant.
   public var now: Instant {
     var usec: UInt64 = 0
-    if sd_event_now(event, CLOCK_REALTIME, &usec) < 0 {
-      var ts = timespec()
-      clock_gettime(CLOCK_REALTIME, &ts)
-      return Instant(microsecondsSinceEpoch: Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000))
+    if sd_event_now(event, Clock.realtime.id, &usec) < 0 {
+      return Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime))
     }
     return Instant(microsecondsSinceEpoch: Int64(usec))
   }
@@ -36,10 +30,8 @@ public final class EventLoop {
   /// CLOCK_MONOTONIC now, microseconds (sd_event_now).
   public var monotonicMicroseconds: UInt64 {
     var usec: UInt64 = 0
-    if sd_event_now(event, CLOCK_MONOTONIC, &usec) < 0 {
-      var ts = timespec()
-      clock_gettime(CLOCK_MONOTONIC, &ts)
-      return UInt64(ts.tv_sec) * 1_000_000 + UInt64(ts.tv_nsec / 1000)
+    if sd_event_now(event, Clock.monotonic.id, &usec) < 0 {
+      return UInt64(Clocks.microseconds(.monotonic))
     }
     return usec
   }
@@ -93,13 +85,7 @@ public final class EventLoop {
   public func onSignal(_ signo: Int32, priority: Priority = .important, _ handler: @escaping () -> Void)
     throws(Errno)
   {
-    // An ignored signal is discarded before it can reach the signalfd, and dispositions
-    // are inherited across exec: reset to the default first.
-    Glibc.signal(signo, SIG_DFL)
-    var set = sigset_t()
-    sigemptyset(&set)
-    sigaddset(&set, signo)
-    sigprocmask(SIG_BLOCK, &set, nil)
+    Signals.routeToDescriptor(signo)
     let box = Callback(handler)
     var source: OpaquePointer? = nil
     let r = sd_event_add_signal(
@@ -176,11 +162,11 @@ public final class EventLoop {
     case monotonic
     /// Time since boot, counting suspend.
     case boottime
-    var id: clockid_t {
+    var id: Int32 {
       switch self {
-      case .realtime: return CLOCK_REALTIME
-      case .monotonic: return CLOCK_MONOTONIC
-      case .boottime: return CLOCK_BOOTTIME
+      case .realtime: return Clocks.Kind.realtime.id
+      case .monotonic: return Clocks.Kind.monotonic.id
+      case .boottime: return Clocks.Kind.boottime.id
       }
     }
   }

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A running source of fixes (replay file, gpsd, NMEA socket, serial line) or of beacon
 /// advertisements (a btsnoop replay, BlueZ). Sources live on the event loop and report through
 /// their sink; they retry on their own.
@@ -53,7 +49,7 @@ public struct SourceSink {
     log: @escaping (LogLevel, String) -> Void,
     beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
     sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },
-    admission: PeerAdmission = PeerAdmission(daemonUID: getuid())
+    admission: PeerAdmission = PeerAdmission(daemonUID: CurrentProcess.userID)
   ) {
     self.fix = fix
     self.update = update

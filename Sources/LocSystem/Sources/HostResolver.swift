@@ -1,7 +1,3 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Resolves a source's host without blocking the event loop (see decision 0006). A literal
 /// IPv4 or IPv6 address is converted at once (getaddrinfo with AI_NUMERICHOST asks no name
 /// service). A name is looked up by getaddrinfo(3) on a short-lived detached thread, which

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension NMEAListenSource {
   /// Who connected: what the log calls it, its uid (nil: unknown, with why), and its groups
   /// when the connection carries them (SO_PEERGROUPS).

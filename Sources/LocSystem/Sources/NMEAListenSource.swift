@@ -1,10 +1,6 @@
 import CLocShim
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `nmea+tcp-listen://ADDR:PORT` and `nmea+unix-listen://PATH`: listens for peers that send
 /// NMEA (a phone app in "client" mode, `gpspipe -r | nc`, a bridge to a receiver), on loopback
 /// unless the URI names another address. Up to `PeerSlotRule.maxPeers` connections at once,
@@ -117,7 +113,7 @@ public final class NMEAListenSource: FixSource {
 
   private func tcpBinding(address: String, port: Int) -> SocketBinding {
     let binding = SocketBinding(
-      uri: uri, host: address, port: port, socketType: Int32(SOCK_STREAM.rawValue), loop: loop, sink: sink)
+      uri: uri, host: address, port: port, socketType: SocketAddress.streamSocket, loop: loop, sink: sink)
     binding.handlers = SocketBinding.Handlers(
       open: { [unowned self] address throws(Errno) in
         try self.loop.watch(InetSocket.listening(address), events: Epoll.input) { [weak self] _ in

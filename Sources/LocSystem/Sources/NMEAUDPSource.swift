@@ -1,10 +1,6 @@
 import CLocShim
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `nmea+udp://ADDR:PORT`: receives NMEA datagrams (gpsd's gps2udp, OpenCPN, boat
 /// multiplexers, phone apps), on loopback unless the URI names another address. A datagram
 /// holds one or more lines; its end also ends a line, so a sentence sent without CR LF is not
@@ -44,7 +40,7 @@ public final class NMEAUDPSource: FixSource {
     self.uri = SourceURI.nmeaUDP(address: address, port: port).description
     self.trust = SourceURI.nmeaUDP(address: address, port: port).trust
     self.binding = SocketBinding(
-      uri: uri, host: address, port: port, socketType: Int32(SOCK_DGRAM.rawValue), loop: loop, sink: sink)
+      uri: uri, host: address, port: port, socketType: SocketAddress.datagramSocket, loop: loop, sink: sink)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
     binding.handlers = SocketBinding.Handlers(

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 extension PeerAdmission {
   /// `AllowUsers=` and `AllowGroups=` of `config` resolved to ids (getpwnam_r, getgrnam_r;
   /// a number is taken as an id), once per start and reload: NSS may go to systemd or LDAP.
@@ -12,7 +8,7 @@ extension PeerAdmission {
     var unknown: [String] = []
     var uids = Set<UInt32>()
     for name in config.allowUsers {
-      if let id = UInt32(name) ?? CommandAccounts.account(named: name)?.uid {
+      if let id = Accounts.userID(name) {
         uids.insert(id)
       } else {
         unknown.append("user '\(name)'")
@@ -20,7 +16,7 @@ extension PeerAdmission {
     }
     var gids = Set<UInt32>()
     for name in config.allowGroups {
-      if let id = UnixSocket.groupID(named: name) {
+      if let id = Accounts.groupID(name) {
         gids.insert(id)
       } else {
         unknown.append("group '\(name)'")
@@ -36,17 +32,8 @@ extension PeerAdmission {
   /// The groups of `uid` as its account says (getpwuid_r, getgrouplist(3)): for a TCP peer,
   /// whose connection carries no groups. Empty when the uid has no account.
   static func groups(ofUID uid: UInt32) -> [UInt32] {
-    var pwd = passwd()
-    var result: UnsafeMutablePointer<passwd>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getpwuid_r(uid, &pwd, &buffer, buffer.count, &result) == 0, result != nil, let name = pwd.pw_name
-    else { return [] }
-    var count: Int32 = 64
-    var groups = [gid_t](repeating: 0, count: Int(count))
-    if getgrouplist(name, pwd.pw_gid, &groups, &count) < 0 {
-      groups = [gid_t](repeating: 0, count: Int(count))
-      guard getgrouplist(name, pwd.pw_gid, &groups, &count) >= 0 else { return [pwd.pw_gid] }
-    }
-    return Array(groups.prefix(Int(count)))
+    guard let user = Accounts.user(id: uid) else { return [] }
+    return Accounts.groups(of: user)
   }
+
 }

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `replay:PATH?speed=1|N|max&loop=1`: plays a recorded NMEA (or gpsd JSON) log through the
 /// decoder, paced by the sentences' own timestamps: each receiver cycle is released when
 /// as much time has passed (divided by `speed`) as separates it from the first one. Gaps

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `serial:/dev/ttyUSB0?baud=auto|N`: a receiver on a serial line (USB or UART), read in
 /// raw mode (`SerialPort`). With `baud=auto` each of `SourceURI.autoBaudRates` is tried for
 /// `BaudHunt.probeMicroseconds` until the decoder sees valid checksummed sentences. When the

@@ -1,10 +1,6 @@
 import CLocShim
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// An outgoing TCP connection that keeps itself up, shared by the gpsd and NMEA-over-TCP
 /// clients: it resolves the host (`HostResolver`), connects without blocking to each
 /// address in turn (IPv4 or IPv6, `connectTimeoutMicroseconds` each), reads whatever comes
@@ -211,7 +207,7 @@ final class StreamConnection {
       reconnectAttempts += 1
     }
     phase = .resolving
-    resolver.resolve(host: host, port: port, socketType: Int32(SOCK_STREAM.rawValue), passive: false) {
+    resolver.resolve(host: host, port: port, socketType: SocketAddress.streamSocket, passive: false) {
       [weak self] outcome in
       guard let self else { return }
       switch outcome {

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// What a listening source needs from its socket, over TCP (`SocketBinding`) or a Unix
 /// socket file (`UnixBinding`): the socket and the state and last error that follow it.
 protocol ListenerBinding: AnyObject {
@@ -76,7 +72,7 @@ final class UnixBinding: ListenerBinding {
     stopped = true
     retry?.cancel()
     retry = nil
-    if watch != nil { unlink(path) }
+    if watch != nil { try? FileIO.remove(path: path) }
     watch?.cancel()
     watch = nil
   }

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Whom timer commands can run as, seen from this process, and what is wrong with a
 /// `Command=` before it ever fires: an unknown user, a user locd cannot switch to, a program
 /// that is missing, not executable or replaceable by someone else. `TimerFiles` reports these
@@ -15,14 +11,14 @@ import LocCore
 /// system calls, so there commands run as `locd` and a `User=` naming anyone else cannot work.
 public struct CommandAccounts: Sendable {
   /// locd's effective uid.
-  public var euid: uid_t
+  public var euid: UInt32
   /// The name of that uid, if it has one.
   public var ownName: String?
   /// Whether locd may switch to another user (effective uid 0 with CAP_SETUID and CAP_SETGID).
   public var canSwitchUsers: Bool
 
   /// Accounts as given (`locd --check-config` checks as the shipped unit will run).
-  public init(euid: uid_t, ownName: String?, canSwitchUsers: Bool) {
+  public init(euid: UInt32, ownName: String?, canSwitchUsers: Bool) {
     self.euid = euid
     self.ownName = ownName
     self.canSwitchUsers = canSwitchUsers
@@ -30,7 +26,7 @@ public struct CommandAccounts: Sendable {
 
   /// This process's accounts (geteuid(2), getpwuid_r(3), CapEff in /proc/self/status).
   public static func current() -> CommandAccounts {
-    let euid = geteuid()
+    let euid = CurrentProcess.effectiveUserID
     // CAP_SETGID is bit 6 and CAP_SETUID bit 7 (capability.h).
     let caps = effectiveCapabilities() ?? (euid == 0 ? UInt64.max : 0)
     let both: UInt64 = (1 << 6) | (1 << 7)
@@ -61,16 +57,16 @@ public struct CommandAccounts: Sendable {
   /// replace it would run code as the timer's user at a time they know in advance).
   public func problem(program path: String) -> String? {
     guard path.hasPrefix("/") else { return "\(path): not an absolute path" }
-    let info: stat
+    let info: FileStatus
     do { info = try FileIO.status(path: path) } catch {
-      return error.code == ENOENT ? "\(path) does not exist" : "\(path): \(error)"
+      return error.code == Errno.noSuchFileOrDirectory ? "\(path) does not exist" : "\(path): \(error)"
     }
-    guard info.st_mode & S_IFMT == S_IFREG else { return "\(path): not a regular file" }
-    guard info.st_mode & 0o111 != 0 else { return "\(path): not executable (chmod +x)" }
-    guard info.st_uid == 0 || info.st_uid == euid else {
-      return "\(path): owned by uid \(info.st_uid), not by root or locd's user"
+    guard info.kind == .regular else { return "\(path): not a regular file" }
+    guard info.permissions & 0o111 != 0 else { return "\(path): not executable (chmod +x)" }
+    guard info.owner == 0 || info.owner == euid else {
+      return "\(path): owned by uid \(info.owner), not by root or locd's user"
     }
-    guard info.st_mode & 0o022 == 0 else { return "\(path): writable by group or others (chmod go-w)" }
+    guard info.permissions & 0o022 == 0 else { return "\(path): writable by group or others (chmod go-w)" }
     return nil
   }
 
@@ -83,26 +79,13 @@ public struct CommandAccounts: Sendable {
     return out
   }
 
-  /// A user's ids and home (getpwnam_r(3)).
-  public static func account(named name: String) -> (uid: uid_t, gid: gid_t, home: String)? {
-    var pwd = passwd()
-    var result: UnsafeMutablePointer<passwd>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getpwnam_r(name, &pwd, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-    return (pwd.pw_uid, pwd.pw_gid, pwd.pw_dir.map { String(cString: $0) } ?? "/")
+  /// A user's ids and home (getpwnam_r(3), through `Accounts`).
+  public static func account(named name: String) -> (uid: UInt32, gid: UInt32, home: String)? {
+    Accounts.user(named: name).map { ($0.uid, $0.gid, $0.home) }
   }
 
-  /// The name of `uid` (getpwuid_r(3)).
-  static func name(of uid: uid_t) -> String? {
-    var pwd = passwd()
-    var result: UnsafeMutablePointer<passwd>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getpwuid_r(uid, &pwd, &buffer, buffer.count, &result) == 0, result != nil, let n = pwd.pw_name
-    else {
-      return nil
-    }
-    return String(cString: n)
-  }
+  /// The name of `uid` (getpwuid_r(3), through `Accounts`).
+  static func name(of uid: UInt32) -> String? { Accounts.user(id: uid)?.name }
 
   /// The effective capability set from /proc/self/status (`CapEff:` in hex), if readable.
   static func effectiveCapabilities() -> UInt64? {

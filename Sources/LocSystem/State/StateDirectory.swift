@@ -1,9 +1,4 @@
-import CLocShim
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// The state directory (`/var/lib/locd`) and the files locd keeps in it (`state.json`,
 /// `timers.json`, and any later one such as `apps.json`), handled so that nothing another
@@ -34,7 +29,7 @@ public struct StateDirectory: Sendable {
   public init(path: String) { self.path = path }
 
   /// The temporary name a file is written under before it replaces `name`.
-  public static func temporaryName(of name: String) -> String { name + ".tmp" }
+  public static func temporaryName(of name: String) -> String { FileIO.temporaryName(of: name) }
 
   /// The path of `name` in the directory.
   public func path(of name: String) -> String { path + "/" + name }
@@ -57,13 +52,13 @@ public struct StateDirectory: Sendable {
     try FileIO.makeDirectory(path: path, mode: 0o700)
     let directory = try openDirectory()
     let info = try directory.status()
-    let me = geteuid()
-    if info.st_uid != me && info.st_uid != 0 {
+    let me = CurrentProcess.effectiveUserID
+    if info.owner != me && info.owner != 0 {
       notes.append(
-        "\(path) belongs to uid \(info.st_uid), not to locd's uid \(me): others may change its files")
-    } else if info.st_mode & 0o022 != 0 {
-      let old = info.st_mode & 0o777
-      if fchmod(directory.rawValue, old & ~0o022) == 0 {
+        "\(path) belongs to uid \(info.owner), not to locd's uid \(me): others may change its files")
+    } else if info.permissions & 0o022 != 0 {
+      let old = info.permissions & 0o777
+      if (try? directory.setPermissions(old & ~0o022)) != nil {
         notes.append(
           "\(path) was mode \(StateDirectory.octal(old)), writable by others; now \(StateDirectory.octal(old & ~0o022))"
         )
@@ -74,11 +69,12 @@ public struct StateDirectory: Sendable {
     }
     for name in files {
       let temporary = StateDirectory.temporaryName(of: name)
-      if unlinkat(directory.rawValue, temporary, 0) == 0 {
+      do {
+        try directory.unlink(temporary, call: "unlink \(path(of: temporary))")
         notes.append("removed \(path(of: temporary)), left by a write that did not finish")
-      } else if errno == EISDIR || errno == EPERM {
-        _ = unlinkat(directory.rawValue, temporary, AT_REMOVEDIR)  // an empty directory planted there
-      }
+      } catch  where error.code == Errno.isDirectory || error.code == Errno.notPermitted {
+        try? directory.unlink(temporary, directory: true, call: "rmdir")  // an empty directory planted there
+      } catch {}
     }
     return notes
   }
@@ -89,25 +85,27 @@ public struct StateDirectory: Sendable {
     let file: FileDescriptor
     do {
       let directory = try openDirectory()
-      file = try openFile(name, in: directory, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)
+      file = try directory.openFile(name, .readNoFollow, call: "open \(path(of: name))")
     } catch {
-      if error.code == ENOENT { return .missing }
-      if error.code == ELOOP { return .refused("\(path(of: name)) is a symbolic link; not followed") }
+      if error.code == Errno.noSuchFileOrDirectory { return .missing }
+      if error.code == Errno.tooManySymbolicLinkLevels {
+        return .refused("\(path(of: name)) is a symbolic link; not followed")
+      }
       return .refused("\(path(of: name)): \(error)")
     }
     guard let info = try? file.status() else { return .refused("\(path(of: name)): cannot stat it") }
-    guard info.st_mode & S_IFMT == S_IFREG else {
-      return .refused("\(path(of: name)) is not a regular file (\(StateDirectory.kind(info.st_mode)))")
+    guard info.kind == .regular else {
+      return .refused("\(path(of: name)) is not a regular file (\(StateDirectory.kind(info.kind)))")
     }
-    let me = geteuid()
-    guard info.st_uid == me else {
+    let me = CurrentProcess.effectiveUserID
+    guard info.owner == me else {
       return .refused(
-        "\(path(of: name)) belongs to uid \(info.st_uid), not to locd's uid \(me); not used, since "
+        "\(path(of: name)) belongs to uid \(info.owner), not to locd's uid \(me); not used, since "
           + "someone else could have written it (remove it, or chown it to uid \(me))")
     }
-    if info.st_mode & 0o077 != 0 {
-      let old = StateDirectory.octal(info.st_mode & 0o777)
-      if fchmod(file.rawValue, 0o600) == 0 {
+    if info.permissions & 0o077 != 0 {
+      let old = StateDirectory.octal(info.permissions & 0o777)
+      if (try? file.setPermissions(0o600)) != nil {
         notes.append("\(path(of: name)) was mode \(old), readable or writable by others; now 0600")
       } else {
         notes.append(
@@ -115,27 +113,18 @@ public struct StateDirectory: Sendable {
       }
     }
     do { return .bytes(try FileIO.readAll(from: file, limit: limit)) } catch {
-      if error.code == EFBIG { return .refused("\(path(of: name)) is larger than \(limit) bytes") }
+      if error.code == Errno.fileTooLarge {
+        return .refused("\(path(of: name)) is larger than \(limit) bytes")
+      }
       return .refused("\(path(of: name)): \(error)")
     }
   }
 
-  /// Replaces `name` with `bytes` atomically, mode 0600, as described above.
+  /// Replaces `name` with `bytes` atomically, mode 0600, as described above
+  /// (`FileIO.replace(_:in:directoryPath:with:)`).
   public func write(_ name: String, _ bytes: [UInt8]) throws(Errno) {
     let directory = try openDirectory()
-    let temporary = StateDirectory.temporaryName(of: name)
-    do throws(Errno) {
-      try writeTemporary(temporary, bytes, in: directory)
-      _ = try Syscall.retrying("rename \(path(of: temporary))") {
-        renameat(directory.rawValue, temporary, directory.rawValue, name)
-      }
-    } catch {
-      _ = unlinkat(directory.rawValue, temporary, 0)
-      throw error
-    }
-    // The rename is durable once the directory is synced; a failure here leaves the new
-    // file in place, possibly not yet on disk, which the next write repeats.
-    _ = try? Syscall.retrying("fsync \(path)") { fsync(directory.rawValue) }
+    try FileIO.replace(name, in: directory, directoryPath: path, with: bytes)
   }
 
   /// Removes `name` and its temporary, if they exist.
@@ -143,8 +132,8 @@ public struct StateDirectory: Sendable {
     let directory = try openDirectory()
     for n in [name, StateDirectory.temporaryName(of: name)] {
       do {
-        _ = try Syscall.retrying("unlink \(path(of: n))") { unlinkat(directory.rawValue, n, 0) }
-      } catch  where error.code == ENOENT {
+        try directory.unlink(n, call: "unlink \(path(of: n))")
+      } catch  where error.code == Errno.noSuchFileOrDirectory {
         continue
       }
     }
@@ -153,66 +142,21 @@ public struct StateDirectory: Sendable {
   // MARK: - Private
 
   private func openDirectory() throws(Errno) -> FileDescriptor {
-    try FileDescriptor.open(path, O_RDONLY | O_DIRECTORY, call: "open \(path)")
+    try FileDescriptor.openDirectory(path)
   }
 
-  private func openFile(
-    _ name: String, in directory: borrowing FileDescriptor, _ flags: Int32, mode: mode_t = 0
-  )
-    throws(Errno) -> FileDescriptor
-  {
-    let raw = directory.rawValue
-    return FileDescriptor(
-      owning: try Syscall.retrying("open \(path(of: name))") { locshim_openat(raw, name, flags, mode) })
-  }
+  static func octal(_ mode: UInt32) -> String { "0" + String(mode & 0o7777, radix: 8) }
 
-  /// Writes `bytes` to a new file named `temporary` (anything there before is removed).
-  private func writeTemporary(_ temporary: String, _ bytes: [UInt8], in directory: borrowing FileDescriptor)
-    throws(Errno)
-  {
-    let raw = directory.rawValue
-    // Whatever has the name now (a FIFO, a symbolic link, a hard link to another file, a
-    // crash's leftover) is only a name to remove: the file is never opened through it.
-    _ = unlinkat(raw, temporary, 0)
-    let number = locshim_open_tmpfile(raw, 0o600)
-    if number >= 0 {
-      let file = FileDescriptor(owning: number)
-      try fill(file, bytes)
-      _ = try Syscall.retrying("link \(path(of: temporary))") {
-        locshim_link_tmpfile(file.rawValue, raw, temporary)
-      }
-      try file.close()
-      return
-    }
-    let code = errno
-    // No O_TMPFILE on this file system or kernel (EOPNOTSUPP; EISDIR or EINVAL from old
-    // kernels): a named temporary instead. Any other failure is the directory's.
-    guard code == EOPNOTSUPP || code == EISDIR || code == EINVAL else {
-      throw Errno(call: "open a temporary file in \(path)", code: code)
-    }
-    let file = try openFile(temporary, in: directory, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, mode: 0o600)
-    try fill(file, bytes)
-    try file.close()
-  }
-
-  /// Sets mode 0600 (open's mode is masked by the umask), writes and syncs.
-  private func fill(_ file: borrowing FileDescriptor, _ bytes: [UInt8]) throws(Errno) {
-    _ = try Syscall.retrying("fchmod") { fchmod(file.rawValue, 0o600) }
-    try file.writeAll(bytes)
-    _ = try Syscall.retrying("fsync") { fsync(file.rawValue) }
-  }
-
-  static func octal(_ mode: mode_t) -> String { "0" + String(mode & 0o7777, radix: 8) }
-
-  static func kind(_ mode: mode_t) -> String {
-    switch mode & S_IFMT {
-    case S_IFIFO: return "a FIFO"
-    case S_IFDIR: return "a directory"
-    case S_IFSOCK: return "a socket"
-    case S_IFCHR: return "a character device"
-    case S_IFBLK: return "a block device"
-    case S_IFLNK: return "a symbolic link"
-    default: return "type \(StateDirectory.octal(mode & S_IFMT))"
+  static func kind(_ kind: FileStatus.Kind) -> String {
+    switch kind {
+    case .fifo: return "a FIFO"
+    case .directory: return "a directory"
+    case .socket: return "a socket"
+    case .characterDevice: return "a character device"
+    case .blockDevice: return "a block device"
+    case .symbolicLink: return "a symbolic link"
+    case .regular: return "a regular file"
+    case .other(let bits): return "type \(StateDirectory.octal(bits))"
     }
   }
 }

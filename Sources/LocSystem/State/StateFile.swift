@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The one file locd keeps about the position: `state.json` in the state directory, mode
 /// 0600, replaced atomically (`StateDirectory`: an unnamed file, synced, named and renamed
 /// over, the directory synced), so a crash at any moment leaves either the old or the new

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Reads the timer files of a directory (`/etc/locd/timers.d/*.timer`). A file is used only if
 /// it is a regular file owned by root or by locd's own user and writable by nobody else; a
 /// `Command=` needs more: the file and the directory owned by root and writable only by root.
@@ -19,16 +15,16 @@ public enum TimerFiles {
   /// configured `CommandUser=`) says. A missing directory has no timers and no problem.
   public static func load(
     directory: String, limit: Int, commandUser: String? = nil, accounts: CommandAccounts = .current(),
-    daemonUID: UInt32 = getuid()
+    daemonUID: UInt32 = CurrentProcess.userID
   ) -> (timers: [TimerDefinition], problems: [String]) {
     var names: [String]
     do { names = try FileIO.directoryEntries(path: directory) } catch {
-      if error.code == ENOENT { return ([], []) }
+      if error.code == Errno.noSuchFileOrDirectory { return ([], []) }
       return ([], ["\(directory): \(error)"])
     }
     names = names.filter { $0.hasSuffix(".timer") && !$0.hasPrefix(".") }.sorted()
     let dirSafe =
-      (try? FileIO.status(path: directory)).map { $0.st_uid == 0 && $0.st_mode & 0o022 == 0 } ?? false
+      (try? FileIO.status(path: directory)).map { $0.owner == 0 && $0.permissions & 0o022 == 0 } ?? false
     var timers: [TimerDefinition] = []
     var problems: [String] = []
     var overLimit: [String] = []
@@ -97,20 +93,20 @@ public enum TimerFiles {
   /// file, owned by root or `daemonUID`, writable by nobody else, at most `sizeLimit` bytes.
   static func read(path: String, daemonUID: UInt32) -> Result<([UInt8], UInt32), Problem> {
     let file: FileDescriptor
-    do { file = try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK) } catch {
-      let hint = error.code == ELOOP ? " (symbolic links are not followed)" : ""
+    do { file = try FileIO.openForReadingNoFollow(path: path) } catch {
+      let hint = error.code == Errno.tooManySymbolicLinkLevels ? " (symbolic links are not followed)" : ""
       return .failure(Problem(description: "\(path): \(error)\(hint)"))
     }
-    guard let info = try? file.status(), info.st_mode & S_IFMT == S_IFREG else {
+    guard let info = try? file.status(), info.kind == .regular else {
       return .failure(Problem(description: "\(path): not a regular file"))
     }
-    guard info.st_uid == 0 || info.st_uid == daemonUID else {
-      return .failure(Problem(description: "\(path): not loaded: owned by uid \(info.st_uid), not by root"))
+    guard info.owner == 0 || info.owner == daemonUID else {
+      return .failure(Problem(description: "\(path): not loaded: owned by uid \(info.owner), not by root"))
     }
-    guard info.st_mode & 0o022 == 0 else {
+    guard info.permissions & 0o022 == 0 else {
       return .failure(Problem(description: "\(path): not loaded: writable by group or others (chmod go-w)"))
     }
-    do { return .success((try FileIO.readAll(from: file, limit: sizeLimit), info.st_uid)) } catch {
+    do { return .success((try FileIO.readAll(from: file, limit: sizeLimit), info.owner)) } catch {
       return .failure(Problem(description: "\(path): \(error)"))
     }
   }

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `timers.json` in the state directory (mode 0600): the runtime timers and what locd
 /// remembers about every timer (docs/decisions/0007-timer-store.md). Read and written through
 /// `StateDirectory`, like `state.json`.

@@ -5,6 +5,14 @@ import CLocShim
 #endif
 
 extension FileDescriptor {
+  /// Waits until the descriptor is readable, at most `milliseconds` (-1: without a limit)
+  /// (poll(2) POLLIN); false when the time ran out. EINTR is thrown, not retried: the
+  /// caller works out how much of its wait is left.
+  public func waitReadable(milliseconds: Int32) throws(Errno) -> Bool {
+    var p = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
+    return try Syscall.once("poll") { poll(&p, 1, milliseconds) } > 0
+  }
+
   /// Sends up to `bytes.count` bytes on a connected socket (send(2) with MSG_NOSIGNAL: a
   /// peer that went away is EPIPE, never a SIGPIPE), retrying EINTR; nil when a
   /// non-blocking socket's buffer is full (EAGAIN).

@@ -66,10 +66,10 @@ public struct FileDescriptor: ~Copyable, Sendable {
   }
 
   /// The file's type, owner, mode and size (fstat(2)).
-  func status() throws(Errno) -> stat {
+  public func status() throws(Errno) -> FileStatus {
     var info = stat()
     _ = try Syscall.retrying("fstat") { fstat(rawValue, &info) }
-    return info
+    return FileStatus(info)
   }
 }
 
@@ -109,9 +109,16 @@ extension FileDescriptor {
 
   /// Writes all of `bytes` to a blocking descriptor: short writes continue, EINTR is retried.
   public func writeAll(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    try FileDescriptor.writeAll(bytes, to: rawValue)
+  }
+
+  /// The one write-all loop: write(2) to descriptor `number` (owned by someone else, such as
+  /// standard output) until all of `bytes` went, short writes continued, EINTR retried.
+  static func writeAll(_ bytes: UnsafeRawBufferPointer, to number: Int32) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
-      offset += try write(UnsafeRawBufferPointer(rebasing: bytes[offset...]))
+      let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
+      offset += try Syscall.retrying("write") { Glibc.write(number, rest.baseAddress, rest.count) }
     }
   }
 

@@ -37,6 +37,12 @@ public enum FileIO {
     try FileDescriptor.open(path, O_RDONLY)
   }
 
+  /// Opens `path` read-only without following a symbolic link at it (ELOOP) or waiting on a
+  /// FIFO (open(2) O_NOFOLLOW | O_NONBLOCK, O_CLOEXEC): for files others could plant.
+  public static func openForReadingNoFollow(path: String) throws(Errno) -> FileDescriptor {
+    try FileDescriptor.open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK)
+  }
+
   /// Opens a command's input: `path` read-only, or, for `-`, a duplicate of standard input
   /// (which the caller may then close without closing descriptor 0).
   public static func openInput(_ path: String) throws(Errno) -> FileDescriptor {
@@ -52,17 +58,17 @@ public enum FileIO {
   }
 
   /// The status of `path`, following symbolic links (stat(2)).
-  static func status(path: String) throws(Errno) -> stat {
+  public static func status(path: String) throws(Errno) -> FileStatus {
     var info = stat()
     _ = try Syscall.retrying("stat \(path)") { stat(path, &info) }
-    return info
+    return FileStatus(info)
   }
 
   /// The status of `path` itself, a symbolic link not followed (lstat(2)).
-  static func linkStatus(path: String) throws(Errno) -> stat {
+  static func linkStatus(path: String) throws(Errno) -> FileStatus {
     var info = stat()
     _ = try Syscall.retrying("lstat \(path)") { lstat(path, &info) }
-    return info
+    return FileStatus(info)
   }
 
   /// Creates directory `path` with `mode` (mkdir(2)); one that exists already is fine.

@@ -18,8 +18,8 @@ public final class MappedFile {
     // without it (mmap(2)).
     let file = try FileDescriptor.open(path, O_RDONLY)
     let info = try file.status()
-    guard info.st_mode & S_IFMT == S_IFREG else { throw Errno(call: "open", code: EINVAL) }
-    let size = Int(info.st_size)
+    guard info.kind == .regular else { throw Errno(call: "open", code: EINVAL) }
+    let size = info.size
     self.path = path
     guard size > 0 else {
       bytes = UnsafeRawBufferPointer(start: nil, count: 0)

@@ -1,3 +1,5 @@
+import CLocShim
+
 #if canImport(Glibc)
   import Glibc
 #endif
@@ -5,6 +7,11 @@
 /// An IPv4 or IPv6 socket address (a sockaddr_in or sockaddr_in6 held in a
 /// sockaddr_storage), as getaddrinfo(3), accept(2) and recvfrom(2) produce them.
 public struct SocketAddress: CustomStringConvertible, Sendable {
+  /// SOCK_STREAM, the socket type of a TCP or Unix stream socket (socket(2)).
+  public static let streamSocket = Int32(SOCK_STREAM.rawValue)
+  /// SOCK_DGRAM, the socket type of a UDP or Unix datagram socket (socket(2)).
+  public static let datagramSocket = Int32(SOCK_DGRAM.rawValue)
+
   var storage = sockaddr_storage()
   var length: socklen_t = 0
 

@@ -29,22 +29,29 @@ public enum StandardStreams {
   public static func errorIs(device: UInt64, inode: UInt64) -> Bool {
     var info = stat()
     guard (try? Syscall.retrying("fstat", { fstat(STDERR_FILENO, &info) })) != nil else { return false }
-    return UInt64(info.st_dev) == device && UInt64(info.st_ino) == inode
+    let status = FileStatus(info)
+    return status.device == device && status.inode == inode
   }
 
   /// Writes `text` to standard error whole, retrying short writes and EINTR; a failure is
   /// dropped, as there is nowhere left to report it.
   public static func writeError(_ text: String) {
     var text = text
-    text.withUTF8 { bytes in
-      var offset = 0
-      while offset < bytes.count {
-        let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(bytes)[offset...])
-        guard
-          let n = try? Syscall.retrying("write", { Glibc.write(STDERR_FILENO, rest.baseAddress, rest.count) })
-        else { return }
-        offset += n
-      }
-    }
+    text.withUTF8 { bytes in try? FileDescriptor.writeAll(UnsafeRawBufferPointer(bytes), to: STDERR_FILENO) }
   }
+
+  /// Writes all of `bytes` to standard output's descriptor, around C's buffer (write(2),
+  /// short writes continued, EINTR retried); for programs that keep their own buffer.
+  public static func writeAllOutput(_ bytes: UnsafeRawBufferPointer) throws(Errno) {
+    try FileDescriptor.writeAll(bytes, to: STDOUT_FILENO)
+  }
+
+  /// Whether standard output is a terminal (isatty(3)).
+  public static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
+
+  /// Whether standard error is a terminal (isatty(3)).
+  public static var errorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }
+
+  /// Whether standard input is a terminal (isatty(3)).
+  public static var inputIsTerminal: Bool { isatty(STDIN_FILENO) == 1 }
 }

@@ -40,7 +40,7 @@ public enum UnixSocket {
     -> FileDescriptor
   {
     if let status = try? FileIO.linkStatus(path: path) {
-      guard (status.st_mode & S_IFMT) == S_IFSOCK else {
+      guard status.kind == .socket else {
         throw Errno(call: "\(path) exists and is not a socket", code: EEXIST)
       }
       if (try? connect(path: path)) != nil {
@@ -116,15 +116,5 @@ public enum UnixSocket {
     return Peer(
       pid: cred.pid, uid: cred.uid, gid: cred.gid,
       groups: Array(groups.prefix(Int(glen) / MemoryLayout<gid_t>.size)))
-  }
-
-  /// The id of group `name` (getgrnam_r), or nil.
-  public static func groupID(named name: String) -> UInt32? {
-    if let n = UInt32(name) { return n }
-    var group = Glibc.group()
-    var result: UnsafeMutablePointer<Glibc.group>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getgrnam_r(name, &group, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-    return group.gr_gid
   }
 }

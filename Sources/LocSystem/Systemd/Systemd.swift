@@ -1,10 +1,6 @@
 import CLocShim
 import CSystemd
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The service manager's side of the conversation (sd_notify(3), sd_listen_fds(3)).
 /// Every call is a no-op when locd does not run under systemd (no NOTIFY_SOCKET, no LISTEN_FDS).
 public enum Systemd {
@@ -25,6 +21,6 @@ public enum Systemd {
 
   /// Whether `socket` is a listening Unix stream socket (sd_is_socket_unix(3)).
   public static func isListeningUnixSocket(_ socket: borrowing FileDescriptor) -> Bool {
-    sd_is_socket_unix(socket.rawValue, Int32(SOCK_STREAM.rawValue), 1, nil, 0) > 0
+    sd_is_socket_unix(socket.rawValue, SocketAddress.streamSocket, 1, nil, 0) > 0
   }
 }

@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The time-zone boundary file, found, memory-mapped and validated: the shell's side of
 /// `ZoneBoundaries`. It keeps the mapping alive for as long as `boundaries` is used.
 ///
@@ -41,7 +37,7 @@ public final class ZoneBoundaryFile: @unchecked Sendable {
       switch self {
       case .notFound(let tried):
         return "time-zone boundary file not found (tried \(tried.joined(separator: ", "))); set LOCD_DATA_DIR"
-      case .unreadable(let path, let errno): return "\(path): \(errno)"
+      case .unreadable(let path, let error): return "\(path): \(error)"
       case .invalid(let path, let error): return "\(path): \(error)"
       }
     }
@@ -65,7 +61,7 @@ public final class ZoneBoundaryFile: @unchecked Sendable {
   /// Opens the first file that exists among `candidatePaths()`.
   public static func open() throws(LoadError) -> ZoneBoundaryFile {
     let candidates = candidatePaths()
-    for path in candidates where access(path, F_OK) == 0 {
+    for path in candidates where FileIO.exists(path: path) {
       return try ZoneBoundaryFile(path: path)
     }
     throw .notFound(candidates)
@@ -79,7 +75,7 @@ public final class ZoneBoundaryFile: @unchecked Sendable {
   ///    directory that holds Package.swift), for development runs.
   public static func candidatePaths(
     dataDirectory: String? = environment("LOCD_DATA_DIR"), executable: String? = executablePath(),
-    exists: (String) -> Bool = { access($0, F_OK) == 0 }
+    exists: (String) -> Bool = { FileIO.exists(path: $0) }
   ) -> [String] {
     if let dataDirectory, !dataDirectory.isEmpty { return [join(dataDirectory, fileName)] }
     guard let executable, let slash = executable.lastIndex(of: "/") else { return [] }
@@ -99,18 +95,10 @@ public final class ZoneBoundaryFile: @unchecked Sendable {
   }
 
   /// The running executable's absolute path (readlink of /proc/self/exe), if known.
-  public static func executablePath() -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
+  public static func executablePath() -> String? { CurrentProcess.executablePath() }
 
   /// An environment variable, if set.
-  public static func environment(_ name: String) -> String? {
-    guard let value = getenv(name) else { return nil }
-    return String(cString: value)
-  }
+  public static func environment(_ name: String) -> String? { CurrentProcess.environment(name) }
 
   static func join(_ directory: String, _ name: String) -> String {
     directory.hasSuffix("/") ? directory + name : directory + "/" + name

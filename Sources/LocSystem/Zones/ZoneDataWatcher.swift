@@ -1,17 +1,14 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Watches the time-zone directories with inotify (inotify(7)) on the event loop and says
 /// when they changed. A tzdata update replaces hundreds of files one by one, so `changed`
 /// is called once, `settle` after the last change seen, not for every file.
 public final class ZoneDataWatcher {
   /// What a change is: a file written, created, deleted, or renamed in or out (dpkg writes
   /// `NAME.dpkg-new` and renames it over `NAME`), or the directory itself going away.
-  static let mask = UInt32(
-    IN_CLOSE_WRITE | IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
+  static let mask =
+    Inotify.closeWrite | Inotify.create | Inotify.delete | Inotify.movedTo | Inotify.movedFrom
+    | Inotify.deleteSelf | Inotify.moveSelf
 
   private let loop: EventLoop
   private let settle: Duration
@@ -24,8 +21,7 @@ public final class ZoneDataWatcher {
   public init(
     loop: EventLoop, directories: [String], settle: Duration = .seconds(1), changed: @escaping () -> Void
   ) throws(Errno) {
-    let inotify = FileDescriptor(
-      owning: try Syscall.once("inotify_init1") { inotify_init1(Int32(IN_NONBLOCK | IN_CLOEXEC)) })
+    let inotify = try Inotify.open()
     self.loop = loop
     self.settle = settle
     self.changed = changed
@@ -33,15 +29,15 @@ public final class ZoneDataWatcher {
     var watched = 0
     for directory in directories {
       do {
-        _ = try Syscall.once("inotify_add_watch \(directory)") {
-          inotify_add_watch(inotify.rawValue, directory, ZoneDataWatcher.mask)
-        }
+        try Inotify.watch(directory, events: ZoneDataWatcher.mask, on: inotify)
         watched += 1
       } catch {
         failure = error
       }
     }
-    guard watched > 0 else { throw failure ?? Errno(call: "inotify_add_watch", code: ENOENT) }
+    guard watched > 0 else {
+      throw failure ?? Errno(call: "inotify_add_watch", code: Errno.noSuchFileOrDirectory)
+    }
     timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
       self.changed()
     }

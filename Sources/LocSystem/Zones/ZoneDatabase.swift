@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The system's time-zone database (TZif files under $TZDIR or /usr/share/zoneinfo), loaded on
 /// demand and cached: the shell's side of `ZoneRules`.
 public final class ZoneDatabase {
@@ -23,8 +19,9 @@ public final class ZoneDatabase {
     public var description: String {
       switch self {
       case .badName(let name): return "'\(name)' is not a time-zone name"
-      case .unreadable(let name, let errno):
-        return errno.code == ENOENT ? "unknown time zone '\(name)'" : "time zone '\(name)': \(errno)"
+      case .unreadable(let name, let error):
+        return error.code == Errno.noSuchFileOrDirectory
+          ? "unknown time zone '\(name)'" : "time zone '\(name)': \(error)"
       case .malformed(let name, let error): return "time zone '\(name)': not valid TZif data (\(error))"
       }
     }
@@ -34,8 +31,8 @@ public final class ZoneDatabase {
   public init(directory: String? = nil) {
     if let directory {
       self.directory = directory
-    } else if let env = getenv("TZDIR"), env.pointee != 0 {
-      self.directory = String(cString: env)
+    } else if let env = CurrentProcess.environment("TZDIR"), !env.isEmpty {
+      self.directory = env
     } else {
       self.directory = "/usr/share/zoneinfo"
     }
@@ -126,8 +123,7 @@ public final class ZoneDatabase {
 
   /// $TZ from the environment, if set.
   public static func environmentTZ() -> String? {
-    guard let value = getenv("TZ") else { return nil }
-    return String(cString: value)
+    CurrentProcess.environment("TZ")
   }
 
   /// "Europe/Oslo" from ".../zoneinfo/Europe/Oslo" (also "zoneinfo/posix/..."); `nil` otherwise.
@@ -142,10 +138,5 @@ public final class ZoneDatabase {
   }
 
   /// The target of a symbolic link (readlink(2)), or `nil`.
-  static func readLink(_ path: String) -> String? {
-    var buffer = [CChar](repeating: 0, count: 4096)
-    let n = readlink(path, &buffer, buffer.count - 1)
-    guard n > 0 else { return nil }
-    return String(decoding: buffer[0..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-  }
+  static func readLink(_ path: String) -> String? { FileIO.linkTarget(path: path) }
 }

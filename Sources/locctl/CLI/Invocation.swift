@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// A command line after parsing: the command, its positional words and the options given
 /// (its own and the global ones), with typed readers for values that carry units.
 struct Invocation: Sendable {
@@ -29,7 +25,7 @@ struct Invocation: Sendable {
   /// The daemon's socket: `--socket`, else `$LOCD_SOCKET`, else the daemon's default.
   var socketPath: String {
     if let path = value("socket") { return path }
-    if let value = getenv("LOCD_SOCKET"), value.pointee != 0 { return String(cString: value) }
+    if let value = CurrentProcess.environment("LOCD_SOCKET"), !value.isEmpty { return value }
     return DaemonConfig().socketPath
   }
 

@@ -1,9 +1,5 @@
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// locctl's standard output: one buffer written with write(2) when it holds 64 KiB, when a
 /// command asks (a live stream shows each line at once) and at exit. Everything locctl prints
 /// goes through it, so nothing is reordered; a stream of a million lines costs a few dozen
@@ -58,26 +54,21 @@ enum Output {
     buffer.removeAll(keepingCapacity: true)
   }
 
-  /// write(2) until all of `raw` is written.
+  /// All of `raw` to standard output (the write-all of Syscalls/); EPIPE ends the process.
   private static func writeAll(_ raw: UnsafeRawBufferPointer) {
-    var offset = 0
-    while offset < raw.count {
-      let n = Glibc.write(STDOUT_FILENO, raw.baseAddress! + offset, raw.count - offset)
-      if n < 0 {
-        if errno == EINTR { continue }
-        if errno == EPIPE { exit(0) }
-        return
-      }
-      offset += n
+    do { try StandardStreams.writeAllOutput(raw) } catch {
+      if error.code == Errno.brokenPipe { CurrentProcess.exit(0) }
     }
   }
+
 }
 
 /// Terminal styling, only when standard output is a terminal, NO_COLOR is unset
 /// (no-color.org) and `--no-color` was not given.
 enum Style {
   /// Whether escapes are written.
-  nonisolated(unsafe) static var enabled: Bool = isatty(STDOUT_FILENO) == 1 && getenv("NO_COLOR") == nil
+  nonisolated(unsafe) static var enabled: Bool =
+    StandardStreams.outputIsTerminal && CurrentProcess.environment("NO_COLOR") == nil
   static func bold(_ s: String) -> String { enabled ? "\u{1B}[1m\(s)\u{1B}[0m" : s }
   static func green(_ s: String) -> String { enabled ? "\u{1B}[32m\(s)\u{1B}[0m" : s }
   static func yellow(_ s: String) -> String { enabled ? "\u{1B}[33m\(s)\u{1B}[0m" : s }

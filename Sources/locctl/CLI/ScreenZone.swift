@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// The one zone every time on a screen is shown in (the zone in effect in locd for `status`,
 /// `timers` and `watch`; the place's zone for `sun`), each time with the zone's abbreviation
 /// then (`21:22 CEST`). Without the zone's rules on this machine, the offset locd reported.
@@ -63,8 +59,6 @@ struct ScreenZone {
 
   /// The wall clock's now (clock_gettime(2)); the core never reads it, the CLI does.
   static func now() -> Instant {
-    var t = timespec()
-    clock_gettime(CLOCK_REALTIME, &t)
-    return Instant(microsecondsSinceEpoch: Int64(t.tv_sec) * 1_000_000 + Int64(t.tv_nsec / 1000))
+    Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime))
   }
 }

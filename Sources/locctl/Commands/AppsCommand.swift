@@ -2,10 +2,6 @@ import LocCore
 import LocProtocol
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locctl apps [--user U] [--json]` lists apps with their authorization;
 /// `locctl apps grant|deny|reset APP [--user U] [--always] [--reduced]` changes one (anyone
 /// for their own apps, the administrator for other users').
@@ -40,7 +36,7 @@ enum AppsCommand {
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
     var uid: UInt32? = nil
     if let user = invocation.value("user") {
-      guard let id = userID(user) else { throw UsageError("--user '\(user)': no such user") }
+      guard let id = Accounts.userID(user) else { throw UsageError("--user '\(user)': no such user") }
       uid = id
     }
     let json = invocation.json
@@ -107,13 +103,4 @@ enum AppsCommand {
     return parts.joined(separator: ", ")
   }
 
-  /// A user name or uid as a uid (getpwnam_r(3)).
-  static func userID(_ user: String) -> UInt32? {
-    if let uid = UInt32(user) { return uid }
-    var pwd = passwd()
-    var result: UnsafeMutablePointer<passwd>? = nil
-    var buffer = [CChar](repeating: 0, count: 16384)
-    guard getpwnam_r(user, &pwd, &buffer, buffer.count, &result) == 0, result != nil else { return nil }
-    return pwd.pw_uid
-  }
 }

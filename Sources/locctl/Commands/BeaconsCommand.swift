@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locctl beacons decode FILE|- [--json]`: prints every beacon advertisement (iBeacon,
 /// AltBeacon) in a btsnoop capture without a daemon, then a summary of the counters on stderr.
 /// `locctl beacons range|monitor CONSTRAINT`: asks locd (BeaconsLiveCommands).

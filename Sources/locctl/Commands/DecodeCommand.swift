@@ -2,10 +2,6 @@ import LocCore
 import LocProtocol
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locctl decode [--json] FILE|-`: decodes an NMEA log or stream (or gpsd JSON) without a
 /// daemon and prints one line per fix, then a summary of the counters on stderr.
 enum DecodeCommand {

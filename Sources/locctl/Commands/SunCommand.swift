@@ -2,10 +2,6 @@ import LocCore
 import LocProtocol
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locctl sun [--at LAT,LON] [--date D] [--days N] [--tz ZONE] [--height H] [--event E]...
 /// [--json]` and `locctl sun --now`: solar events of local days, or where the Sun is now,
 /// computed here; the place is `--at`, or without it locd's position and zone.
@@ -190,12 +186,7 @@ enum SunJSON {
   /// The second half's bytes, handed over when the semaphore is posted.
   final class Handoff: @unchecked Sendable {
     var bytes: [UInt8] = []
-    let done = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
-    init() { sem_init(done, 0, 0) }
-    deinit {
-      sem_destroy(done)
-      done.deallocate()
-    }
+    let done = Semaphore()
   }
 
   /// Writes `days` days from `first`.
@@ -225,7 +216,7 @@ enum SunJSON {
         lines(
           second, from: first, calculator: calculator, zone: zone, events: events, parts: parts, into: &out)
         handoff.bytes = out.bytes
-        sem_post(handoff.done)
+        handoff.done.signal()
       }
     var out = ByteText()
     lines(
@@ -233,7 +224,7 @@ enum SunJSON {
       flushing: true)
     out.flush()
     if started {
-      while sem_wait(handoff.done) != 0 {}
+      handoff.done.wait()
       handoff.bytes.withUnsafeBytes { Output.write(bytes: $0) }
     } else if !second.isEmpty {
       lines(

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locctl tz -`: one zone per input line, read and written in bulk. Standard input is read in
 /// 64 KiB chunks cut into lines in place (`LineSplitter`), each line's two numbers are parsed
 /// from its bytes (`CoordinateScanner`), looked up, and the zone's name (its bytes made once

@@ -1,9 +1,4 @@
-import CSystemd
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
 
 /// Reading property maps (`a{sv}`) and object trees (ObjectManager's `a{oa{sa{sv}}}`) of
 /// the kinds BlueZ sends, and writing the one dictionary locd sends it (SetDiscoveryFilter).
@@ -26,24 +21,6 @@ extension BusMessage {
   static let manufacturerEntryLimit = 16
   static let manufacturerBytesLimit = 1650
 
-  /// The signature inside the variant the read position is at.
-  private func variantContents() throws(Errno) -> String {
-    var type: CChar = 0
-    var contents: UnsafePointer<CChar>? = nil
-    _ = try Syscall.systemd("sd_bus_message_peek_type", sd_bus_message_peek_type(raw, &type, &contents))
-    guard type == Code.variant, let contents else { throw Errno(call: "expected a variant", code: EBADMSG) }
-    return String(cString: contents)
-  }
-
-  private func enter(_ code: CChar, _ contents: String) throws(Errno) {
-    _ = try Syscall.systemd(
-      "sd_bus_message_enter_container \(contents)", sd_bus_message_enter_container(raw, code, contents))
-  }
-
-  private func exit() throws(Errno) {
-    _ = try Syscall.systemd("sd_bus_message_exit_container", sd_bus_message_exit_container(raw))
-  }
-
   /// Reads one `v`.
   func readPropertyValue() throws(Errno) -> PropertyValue {
     let contents = try variantContents()
@@ -55,11 +32,7 @@ extension BusMessage {
       case "s": value = .string(try readText())
       case "o": value = .objectPath(try readText(Code.objectPath))
       case "b": value = .bool(try readBool())
-      default:
-        var n: Int16 = 0
-        _ = try Syscall.systemd(
-          "sd_bus_message_read_basic", sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "n")), &n))
-        value = .int16(n)
+      default: value = .int16(try readInt16())
       }
       try exit()
     case "a{qv}":
@@ -67,7 +40,7 @@ extension BusMessage {
       value = .manufacturerData(try readManufacturerData())
       try exit()
     default:
-      _ = try Syscall.systemd("sd_bus_message_skip", sd_bus_message_skip(raw, "v"))
+      try skip("v")
       value = .other(contents)
     }
     return value
@@ -78,24 +51,15 @@ extension BusMessage {
   private func readManufacturerData() throws(Errno) -> [BlueZDeviceTable.ManufacturerData] {
     var entries: [BlueZDeviceTable.ManufacturerData] = []
     try enter(Code.array, "{qv}")
-    while try Syscall.systemd("enter {qv}", sd_bus_message_enter_container(raw, Code.dictEntry, "qv")) > 0 {
-      var company: UInt16 = 0
-      _ = try Syscall.systemd(
-        "sd_bus_message_read_basic", sd_bus_message_read_basic(raw, CChar(UInt8(ascii: "q")), &company))
+    while try enter(Code.dictEntry, "qv", "enter {qv}") {
+      let company = try readUInt16()
       if try variantContents() == "ay" && entries.count < Self.manufacturerEntryLimit {
         try enter(Code.variant, "ay")
-        var pointer: UnsafeRawPointer? = nil
-        var size = 0
-        _ = try Syscall.systemd(
-          "sd_bus_message_read_array",
-          sd_bus_message_read_array(raw, CChar(UInt8(ascii: "y")), &pointer, &size))
-        if size <= Self.manufacturerBytesLimit {
-          let bytes = pointer.map { Array(UnsafeRawBufferPointer(start: $0, count: size)) } ?? []
-          entries.append(BlueZDeviceTable.ManufacturerData(company: company, bytes: bytes))
-        }
+        let bytes = try readByteArray { $0.count <= Self.manufacturerBytesLimit ? Array($0) : nil }
+        if let bytes { entries.append(BlueZDeviceTable.ManufacturerData(company: company, bytes: bytes)) }
         try exit()
       } else {
-        _ = try Syscall.systemd("sd_bus_message_skip", sd_bus_message_skip(raw, "v"))
+        try skip("v")
       }
       try exit()
     }
@@ -114,7 +78,7 @@ extension BusMessage {
   /// (`readPropertyValue`) or skip it (`skipVariant`).
   func forEachProperty(_ body: (String) throws(Errno) -> Void) throws(Errno) {
     try enter(Code.array, "{sv}")
-    while try Syscall.systemd("enter {sv}", sd_bus_message_enter_container(raw, Code.dictEntry, "sv")) > 0 {
+    while try enter(Code.dictEntry, "sv", "enter {sv}") {
       try body(try readText())
       try exit()
     }
@@ -123,23 +87,14 @@ extension BusMessage {
 
   /// Skips one `v`.
   func skipVariant() throws(Errno) {
-    _ = try Syscall.systemd("sd_bus_message_skip", sd_bus_message_skip(raw, "v"))
-  }
-
-  /// Whether the sender is `name` (a unique name), without making a string of it.
-  func isFrom(_ name: String) -> Bool {
-    guard let sender = sd_bus_message_get_sender(raw) else { return false }
-    return name.withCString { strcmp($0, sender) == 0 }
+    try skip("v")
   }
 
   /// Reads `as`.
   func readStrings() throws(Errno) -> [String] {
     var strings: [String] = []
     try enter(Code.array, "s")
-    var pointer: UnsafePointer<CChar>? = nil
-    while try Syscall.systemd("read s", sd_bus_message_read_basic(raw, Code.string, &pointer)) > 0 {
-      strings.append(pointer.map { String(cString: $0) } ?? "")
-    }
+    while let string = try readNextText("read s") { strings.append(string) }
     try exit()
     return strings
   }
@@ -148,14 +103,12 @@ extension BusMessage {
   func readInterfaces(_ interfaces: Set<String>) throws(Errno) -> [String: [String: PropertyValue]] {
     var result: [String: [String: PropertyValue]] = [:]
     try enter(Code.array, "{sa{sv}}")
-    while try Syscall.systemd("enter {sa{sv}}", sd_bus_message_enter_container(raw, Code.dictEntry, "sa{sv}"))
-      > 0
-    {
+    while try enter(Code.dictEntry, "sa{sv}", "enter {sa{sv}}") {
       let name = try readText()
       if interfaces.contains(name) {
         result[name] = try readProperties()
       } else {
-        _ = try Syscall.systemd("sd_bus_message_skip", sd_bus_message_skip(raw, "a{sv}"))
+        try skip("a{sv}")
       }
       try exit()
     }
@@ -169,9 +122,7 @@ extension BusMessage {
     _ interfaces: Set<String>, _ each: (String, [String: [String: PropertyValue]]) -> Void
   ) throws(Errno) {
     try enter(Code.array, "{oa{sa{sv}}}")
-    while try Syscall.systemd(
-      "enter {oa{sa{sv}}}", sd_bus_message_enter_container(raw, Code.dictEntry, "oa{sa{sv}}")) > 0
-    {
+    while try enter(Code.dictEntry, "oa{sa{sv}}", "enter {oa{sa{sv}}}") {
       let path = try readText(Code.objectPath)
       let found = try readInterfaces(interfaces)
       try exit()
