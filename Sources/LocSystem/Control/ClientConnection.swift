@@ -36,8 +36,9 @@ final class ClientConnection {
   private(set) var phase = Phase.greeting
   /// The client's socket, owned by its watch; nil once shut down.
   private var watch: IOWatch?
-  private var timer: Timer?
-  private(set) var deadline: Deadline?
+  /// The one timer of the connection, armed for `deadline` (ClientConnection+Deadlines).
+  var timer: Timer?
+  var deadline: Deadline?
   /// Bytes of an unfinished request line.
   private var pending: [UInt8] = []
   /// Set while skipping the rest of an overlong line.
@@ -79,38 +80,6 @@ final class ClientConnection {
   /// A session that can do nothing: no access, not an app, not an agent. It cannot
   /// subscribe either (that needs read access), so it only holds a slot.
   var canDoNothing: Bool { access == .none && !engaged }
-
-  // MARK: Deadlines
-
-  private func arm(_ what: Deadline, after span: Duration) {
-    deadline = what
-    let micros = UInt64(max(0, span.seconds) * 1_000_000)
-    timer?.arm(atMicroseconds: server.loop.monotonicMicroseconds + micros)
-  }
-
-  private func disarm() {
-    deadline = nil
-    timer?.disarm()
-  }
-
-  private func deadlinePassed() {
-    switch deadline {
-    case .hello?: server.helloTimedOut(self)
-    case .idle?: server.idleTimedOut(self)
-    case .lastWords?: server.finish(self)
-    case nil: break
-    }
-  }
-
-  /// Arms or disarms the end of a session that can do nothing, after the hello or a change of access.
-  func reviewIdleness() {
-    guard phase == .open else { return }
-    if canDoNothing {
-      if deadline != .idle { arm(.idle, after: server.limits.idleTimeout) }
-    } else if deadline == .idle {
-      disarm()
-    }
-  }
 
   // MARK: Input
 

@@ -23,6 +23,20 @@ extension Daemon {
     logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
   }
 
+  /// Requests that start a held replay (`--clock replay`): someone now watches what the
+  /// sources give. An app's subscription to its own authorization alone (what the
+  /// LocationManager library sends with its hello) is not that: the app's updates, regions
+  /// or beacon requests are, so an app can be authorized before the replay starts.
+  static func startsReplay(_ request: Request) -> ReplayStart? {
+    switch request {
+    case .subscribe(let kinds):
+      return kinds.subtracting([.authorization, .agentPrompt]).isEmpty ? nil : .listening
+    case .rangeBeacons, .startUpdates: return .listening
+    case .monitorBeacons, .monitorVisits(true), .registerRegion: return .registered
+    default: return nil
+    }
+  }
+
   /// What starts held replay sources.
   enum ReplayStart {
     /// The client listens now (`subscribe`, `start-updates`, `range-beacons`): at once.

@@ -223,71 +223,6 @@ public final class Daemon {
     return socket
   }
 
-  func startSources() {
-    let (admission, unknown) = PeerAdmission.resolving(config, daemonUID: CurrentProcess.userID)
-    for name in unknown {
-      logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
-    }
-    let sink = SourceSink(
-      fix: { [unowned self] fix, id in
-        if self.clock == .replay {
-          self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect))
-        }
-        self.feed(.fixDecoded(fix, source: id))
-      },
-      update: { [unowned self] snapshot, restarted in
-        self.feed(.sourceUpdated(snapshot, restarted: restarted))
-        self.sourceChanged(snapshot)
-      },
-      log: { [unowned self] level, message in self.logger.log(level, message) },
-      beacon: { [unowned self] advertisement, id in
-        if self.clock == .replay {
-          self.execute(self.simulated.advance(&self.engine, to: advertisement.time).map(\.effect))
-        }
-        self.feed(.beaconHeard(advertisement.sighting, source: id))
-      },
-      sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
-      admission: admission)
-    for (index, uri) in config.effectiveSources.enumerated() {
-      let id = SourceID(index)
-      guard let source = makeSource(uri, id, loop, sink) else {
-        logger.error("source \(uri) is not supported by this build, ignoring")
-        feed(
-          .sourceUpdated(
-            SourceSnapshot(
-              id: id, uri: uri.description, state: .failed, lastError: "not supported",
-              trust: uri.trust(peersRestricted: admission.restricted)),
-            restarted: true))
-        continue
-      }
-      sources.append(source)
-      if !receiversActive { source.setActive(false) }
-      source.setScanning(beaconScanning)
-      if replay.pausedSince != nil { (source as? ReplaySource)?.pause() }
-      feed(.sourceUpdated(source.snapshot, restarted: true))
-      source.start()
-    }
-  }
-
-  /// Requests that start a held replay (`--clock replay`): someone now watches what the
-  /// sources give. An app's subscription to its own authorization alone (what the
-  /// LocationManager library sends with its hello) is not that: the app's updates, regions
-  /// or beacon requests are, so an app can be authorized before the replay starts.
-  static func startsReplay(_ request: Request) -> ReplayStart? {
-    switch request {
-    case .subscribe(let kinds):
-      return kinds.subtracting([.authorization, .agentPrompt]).isEmpty ? nil : .listening
-    case .rangeBeacons, .startUpdates: return .listening
-    case .monitorBeacons, .monitorVisits(true), .registerRegion: return .registered
-    default: return nil
-    }
-  }
-
-  func stopSources() {
-    for source in sources { source.stop() }
-    sources.removeAll()
-  }
-
   /// The configuration in effect (the engine's).
   var config: DaemonConfig { engine.config }
 
@@ -320,41 +255,6 @@ public final class Daemon {
     } catch {
       logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
       return nil
-    }
-  }
-
-  /// Reads the timer files (and at start the timer store) and hands them to the engine.
-  func loadTimers(initial: Bool) {
-    let (files, problems) = TimerFiles.load(
-      directory: config.timersDirectory, limit: config.maxTimers, commandUser: config.commandUser)
-    var store: TimerStore? = nil
-    var allProblems = problems
-    if initial {
-      var notes: [String] = []
-      defer { for note in notes { logger.warning(note) } }
-      switch timerStore.read(notes: &notes) {
-      case .success(let s): store = s ?? TimerStore()
-      case .failure(let why):
-        allProblems.append("\(why); runtime timers and timer memory start empty")
-        store = TimerStore()
-      }
-    }
-    feed(.timersLoaded(files, problems: allProblems, store: store))
-  }
-
-  /// Reads the app policy files (and at start apps.json) and hands them to the engine. An
-  /// unusable apps.json is set aside (renamed with `.bad`) so that the next write does not
-  /// destroy what an administrator may want to look at.
-  func loadApps(initial: Bool) {
-    let (policy, problems) = AppPolicyFiles.load(directory: config.apps.policyDirectory)
-    feed(.appPolicyLoaded(policy, problems: problems))
-    guard initial else { return }
-    switch appStore.read() {
-    case .success(let store): feed(.appsLoaded(store, problem: store?.problem))
-    case .failure(let why):
-      let aside = appStore.path + ".bad"
-      let moved = (try? FileIO.rename(path: appStore.path, to: aside)) != nil
-      feed(.appsLoaded(nil, problem: moved ? "\(why) (kept as \(aside))" : why.description))
     }
   }
 

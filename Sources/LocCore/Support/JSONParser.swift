@@ -1,0 +1,271 @@
+/// Why a JSON text was rejected.
+public struct JSONParseError: Error, Hashable, Sendable, CustomStringConvertible {
+  /// Byte offset of the problem.
+  public var offset: Int
+  /// What is wrong.
+  public var reason: String
+  public var description: String { "\(reason) at byte \(offset)" }
+}
+
+extension JSON {
+  /// Most members one object may have unless the caller says otherwise. The largest objects
+  /// locd reads are gpsd's reports (about 30 members) and its own files; a request needs a
+  /// handful. Past the bound the text is rejected at the first member too many.
+  public static let defaultMaxMembers = 1024
+
+  /// Parses one JSON value from UTF-8 bytes. The work is linear in the bytes: nesting deeper
+  /// than `maxDepth` and an object with more than `maxMembers` members are errors (so a hostile
+  /// peer can exhaust neither the stack nor the loop), and a duplicate key is an error found in
+  /// O(1) amortised time per member.
+  public static func parse(
+    _ bytes: some Collection<UInt8>, maxDepth: Int = 32, maxMembers: Int = JSON.defaultMaxMembers
+  ) throws(JSONParseError) -> JSON {
+    let array = Array(bytes)
+    var parser = JSONParser(bytes: array, maxDepth: maxDepth, maxMembers: maxMembers)
+    parser.skipSpace()
+    let value = try parser.value(depth: 0)
+    parser.skipSpace()
+    guard parser.i == array.count else {
+      throw JSONParseError(offset: parser.i, reason: "trailing characters")
+    }
+    return value
+  }
+
+  /// Parses one JSON value from a string.
+  public static func parse(
+    _ text: String, maxDepth: Int = 32, maxMembers: Int = JSON.defaultMaxMembers
+  ) throws(JSONParseError) -> JSON {
+    try parse(Array(text.utf8), maxDepth: maxDepth, maxMembers: maxMembers)
+  }
+}
+
+struct JSONParser {
+  let bytes: [UInt8]
+  let maxDepth: Int
+  let maxMembers: Int
+  var i = 0
+
+  /// Up to this many members, a duplicate key is looked for by comparing with each (no
+  /// allocation, and faster than hashing for the small objects that are the rule); past it a
+  /// hash set takes over, so an object of n members costs O(n), not O(n²). Swift's `Hasher`
+  /// is seeded per process, so a peer cannot send keys chosen to collide.
+  static let linearScanLimit = 8
+
+  init(bytes: [UInt8], maxDepth: Int, maxMembers: Int) {
+    self.bytes = bytes
+    self.maxDepth = maxDepth
+    self.maxMembers = maxMembers
+  }
+
+  mutating func skipSpace() {
+    while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 {
+      i += 1
+    }
+  }
+
+  func fail(_ reason: String) -> JSONParseError { JSONParseError(offset: i, reason: reason) }
+
+  mutating func value(depth: Int) throws(JSONParseError) -> JSON {
+    guard depth <= maxDepth else { throw fail("nesting deeper than \(maxDepth)") }
+    guard i < bytes.count else { throw fail("unexpected end") }
+    switch bytes[i] {
+    case UInt8(ascii: "{"):
+      return .object(try object(depth: depth))
+    case UInt8(ascii: "["):
+      i += 1
+      var array: [JSON] = []
+      skipSpace()
+      if i < bytes.count, bytes[i] == UInt8(ascii: "]") {
+        i += 1
+        return .array(array)
+      }
+      while true {
+        skipSpace()
+        array.append(try value(depth: depth + 1))
+        skipSpace()
+        guard i < bytes.count else { throw fail("unexpected end in array") }
+        if bytes[i] == UInt8(ascii: ",") {
+          i += 1
+          continue
+        }
+        guard bytes[i] == UInt8(ascii: "]") else { throw fail("expected ',' or ']'") }
+        i += 1
+        return .array(array)
+      }
+    case UInt8(ascii: "\""):
+      return .string(try string())
+    case UInt8(ascii: "t"):
+      try literal("true")
+      return .bool(true)
+    case UInt8(ascii: "f"):
+      try literal("false")
+      return .bool(false)
+    case UInt8(ascii: "n"):
+      try literal("null")
+      return .null
+    default:
+      return .number(try number())
+    }
+  }
+
+  /// An object, from its `{`; each member costs O(1) amortised besides its bytes.
+  mutating func object(depth: Int) throws(JSONParseError) -> JSONObject {
+    i += 1
+    var members: [(key: String, value: JSON)] = []
+    var keys: Set<String>? = nil
+    skipSpace()
+    if i < bytes.count, bytes[i] == UInt8(ascii: "}") {
+      i += 1
+      return JSONObject(members: members)
+    }
+    while true {
+      skipSpace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: "\"") else { throw fail("expected a string key") }
+      let keyOffset = i
+      let key = try string()
+      guard members.count < maxMembers else {
+        throw JSONParseError(offset: keyOffset, reason: "more than \(maxMembers) members in one object")
+      }
+      let duplicate: Bool
+      if keys != nil {
+        duplicate = !keys!.insert(key).inserted
+      } else {
+        duplicate = members.contains { $0.key == key }
+        if !duplicate, members.count >= JSONParser.linearScanLimit {
+          keys = Set(members.map(\.key) + [key])
+        }
+      }
+      if duplicate {
+        throw JSONParseError(offset: keyOffset, reason: "duplicate key \(JSONParser.quoted(key))")
+      }
+      skipSpace()
+      guard i < bytes.count, bytes[i] == UInt8(ascii: ":") else { throw fail("expected ':'") }
+      i += 1
+      skipSpace()
+      members.append((key: key, value: try value(depth: depth + 1)))
+      skipSpace()
+      guard i < bytes.count else { throw fail("unexpected end in object") }
+      if bytes[i] == UInt8(ascii: ",") {
+        i += 1
+        continue
+      }
+      guard bytes[i] == UInt8(ascii: "}") else { throw fail("expected ',' or '}'") }
+      i += 1
+      return JSONObject(members: members)
+    }
+  }
+
+  /// A key for an error message, shortened: the message may go back to the peer that sent it.
+  static func quoted(_ key: String) -> String {
+    key.count <= 32 ? "'\(key)'" : "'\(key.prefix(32))...'"
+  }
+
+  mutating func literal(_ word: StaticString) throws(JSONParseError) {
+    let n = word.utf8CodeUnitCount
+    guard i + n <= bytes.count else { throw fail("unexpected end") }
+    for k in 0..<n where bytes[i + k] != word.utf8Start[k] {
+      throw fail("invalid literal")
+    }
+    i += n
+  }
+
+  mutating func number() throws(JSONParseError) -> Double {
+    let start = i
+    if i < bytes.count, bytes[i] == UInt8(ascii: "-") { i += 1 }
+    guard i < bytes.count, (48...57).contains(bytes[i]) else { throw fail("invalid value") }
+    if bytes[i] == 48 {
+      i += 1
+    } else {
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
+      i += 1
+      let f = i
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+      guard i > f else { throw fail("invalid number") }
+    }
+    if i < bytes.count, bytes[i] == UInt8(ascii: "e") || bytes[i] == UInt8(ascii: "E") {
+      i += 1
+      if i < bytes.count, bytes[i] == UInt8(ascii: "+") || bytes[i] == UInt8(ascii: "-") { i += 1 }
+      let e = i
+      while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
+      guard i > e else { throw fail("invalid number") }
+    }
+    guard i - start <= 64, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite
+    else {
+      throw JSONParseError(offset: start, reason: "invalid number")
+    }
+    return v
+  }
+
+  mutating func hex4() throws(JSONParseError) -> UInt32 {
+    guard i + 4 <= bytes.count else { throw fail("short \\u escape") }
+    var v: UInt32 = 0
+    for _ in 0..<4 {
+      let c = bytes[i]
+      let d: UInt32
+      switch c {
+      case 48...57: d = UInt32(c - 48)
+      case 65...70: d = UInt32(c - 55)
+      case 97...102: d = UInt32(c - 87)
+      default: throw fail("bad \\u escape")
+      }
+      v = v << 4 | d
+      i += 1
+    }
+    return v
+  }
+
+  mutating func string() throws(JSONParseError) -> String {
+    i += 1  // opening quote
+    var out: [UInt8] = []
+    while true {
+      guard i < bytes.count else { throw fail("unterminated string") }
+      let c = bytes[i]
+      if c == UInt8(ascii: "\"") {
+        i += 1
+        break
+      }
+      if c < 0x20 { throw fail("control character in string") }
+      if c != UInt8(ascii: "\\") {
+        out.append(c)
+        i += 1
+        continue
+      }
+      i += 1
+      guard i < bytes.count else { throw fail("unterminated escape") }
+      let e = bytes[i]
+      i += 1
+      switch e {
+      case UInt8(ascii: "\""): out.append(0x22)
+      case UInt8(ascii: "\\"): out.append(0x5C)
+      case UInt8(ascii: "/"): out.append(0x2F)
+      case UInt8(ascii: "b"): out.append(0x08)
+      case UInt8(ascii: "f"): out.append(0x0C)
+      case UInt8(ascii: "n"): out.append(0x0A)
+      case UInt8(ascii: "r"): out.append(0x0D)
+      case UInt8(ascii: "t"): out.append(0x09)
+      case UInt8(ascii: "u"):
+        var scalar = try hex4()
+        if (0xD800...0xDBFF).contains(scalar) {
+          guard i + 1 < bytes.count, bytes[i] == UInt8(ascii: "\\"), bytes[i + 1] == UInt8(ascii: "u") else {
+            throw fail("lone surrogate")
+          }
+          i += 2
+          let low = try hex4()
+          guard (0xDC00...0xDFFF).contains(low) else { throw fail("bad surrogate pair") }
+          scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+        } else if (0xDC00...0xDFFF).contains(scalar) {
+          throw fail("lone surrogate")
+        }
+        guard let u = Unicode.Scalar(scalar) else { throw fail("invalid code point") }
+        out.append(contentsOf: Array(String(Character(u)).utf8))
+      default:
+        throw fail("invalid escape")
+      }
+    }
+    // Invalid UTF-8 is rejected rather than silently repaired.
+    guard let s = String(validating: out, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+    return s
+  }
+}

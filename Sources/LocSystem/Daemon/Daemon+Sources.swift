@@ -1,0 +1,57 @@
+import LocCore
+import LocProtocol
+
+/// The source set: the fix and beacon sources of the configuration, started (with their
+/// sink into the engine) and stopped together.
+extension Daemon {
+  func startSources() {
+    let (admission, unknown) = PeerAdmission.resolving(config, daemonUID: CurrentProcess.userID)
+    for name in unknown {
+      logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
+    }
+    let sink = SourceSink(
+      fix: { [unowned self] fix, id in
+        if self.clock == .replay {
+          self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect))
+        }
+        self.feed(.fixDecoded(fix, source: id))
+      },
+      update: { [unowned self] snapshot, restarted in
+        self.feed(.sourceUpdated(snapshot, restarted: restarted))
+        self.sourceChanged(snapshot)
+      },
+      log: { [unowned self] level, message in self.logger.log(level, message) },
+      beacon: { [unowned self] advertisement, id in
+        if self.clock == .replay {
+          self.execute(self.simulated.advance(&self.engine, to: advertisement.time).map(\.effect))
+        }
+        self.feed(.beaconHeard(advertisement.sighting, source: id))
+      },
+      sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
+      admission: admission)
+    for (index, uri) in config.effectiveSources.enumerated() {
+      let id = SourceID(index)
+      guard let source = makeSource(uri, id, loop, sink) else {
+        logger.error("source \(uri) is not supported by this build, ignoring")
+        feed(
+          .sourceUpdated(
+            SourceSnapshot(
+              id: id, uri: uri.description, state: .failed, lastError: "not supported",
+              trust: uri.trust(peersRestricted: admission.restricted)),
+            restarted: true))
+        continue
+      }
+      sources.append(source)
+      if !receiversActive { source.setActive(false) }
+      source.setScanning(beaconScanning)
+      if replay.pausedSince != nil { (source as? ReplaySource)?.pause() }
+      feed(.sourceUpdated(source.snapshot, restarted: true))
+      source.start()
+    }
+  }
+
+  func stopSources() {
+    for source in sources { source.stop() }
+    sources.removeAll()
+  }
+}
