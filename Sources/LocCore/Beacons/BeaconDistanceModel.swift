@@ -50,9 +50,7 @@ public struct BeaconDistanceModel: Hashable, Sendable {
 
   /// The distance estimate; `nil` (unknown) without an RSSI or a plausible measured power.
   public func accuracy(rssi: DecibelMilliwatts?, calibratedPower: DecibelMilliwatts?) -> Meters? {
-    guard let rssi, let calibratedPower, BlueZDeviceTable.plausibleRSSI.contains(rssi.value),
-      BlueZDeviceTable.plausibleRSSI.contains(calibratedPower.value)
-    else { return nil }
+    guard let rssi, let calibratedPower, rssi.isPlausible, calibratedPower.isPlausible else { return nil }
     let meters = Maths.pow(10, (calibratedPower.value - rssi.value) / (10 * pathLossExponent))
     return meters.isFinite ? Meters(meters) : nil
   }

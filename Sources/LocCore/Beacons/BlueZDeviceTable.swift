@@ -40,10 +40,6 @@ public struct BlueZDeviceTable: Sendable {
     }
   }
 
-  /// The RSSI values a Bluetooth LE radio reports, dBm (the HCI's signed byte, 127 meaning
-  /// "not available", Core Specification Vol 4 Part E 7.7.65.2, narrowed to -127...20).
-  public static let plausibleRSSI = -127.0...20.0
-
   /// What happened, counted (the source's counters in status).
   public struct Counters: Hashable, Sendable {
     /// Sightings handed out.
@@ -61,7 +57,7 @@ public struct BlueZDeviceTable: Sendable {
     public var unknownDevices = 0
     /// Devices announced without an Address.
     public var withoutAddress = 0
-    /// RSSI values outside what a radio reports (`plausibleRSSI`; BlueZ has sent -32768):
+    /// RSSI values outside what a radio reports (`DecibelMilliwatts.isPlausible`; BlueZ has sent -32768):
     /// taken as no reading.
     public var implausibleRSSI = 0
     /// A public initialiser.
@@ -137,7 +133,7 @@ public struct BlueZDeviceTable: Sendable {
     for change in changes {
       switch change {
       case .address(let a): device.address = a
-      case .rssi(let r) where !BlueZDeviceTable.plausibleRSSI.contains(r.value):
+      case .rssi(let r) where !r.isPlausible:
         counters.implausibleRSSI += 1
         device.rssi = nil
       case .rssi(let r):

@@ -8,6 +8,11 @@ public struct DecibelMilliwatts: Hashable, Comparable, Sendable, CustomStringCon
   /// A level of `value` whole dBm, as HCI and beacons send it.
   @inlinable public init(_ value: Int) { self.value = Double(value) }
   @inlinable public static func < (a: DecibelMilliwatts, b: DecibelMilliwatts) -> Bool { a.value < b.value }
+  /// The levels a Bluetooth LE radio reports, dBm (the HCI's signed byte, 127 meaning "not
+  /// available", Core Specification Vol 4 Part E 7.7.65.2, narrowed to -127...20).
+  public static let radioRange = -127.0...20.0
+  /// Whether a radio could have reported this level (BlueZ has sent -32768).
+  public var isPlausible: Bool { DecibelMilliwatts.radioRange.contains(value) }
   public var description: String {
     value == value.rounded() ? "\(Int(value)) dBm" : "\(value) dBm"
   }
