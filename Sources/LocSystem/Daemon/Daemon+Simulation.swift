@@ -23,10 +23,10 @@ extension Daemon {
     logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
   }
 
-  /// Requests that start a held replay (`--clock replay`): someone now watches what the
-  /// sources give. An app's subscription to its own authorization alone (what the
-  /// LocationManager library sends with its hello) is not that: the app's updates, regions
-  /// or beacon requests are, so an app can be authorized before the replay starts.
+  /// What `request` does to a held replay (`--clock replay`), nil for nothing: a client
+  /// listening starts it, a registration starts it once registrations settle. An app's
+  /// subscription to its own authorization alone (what the LocationManager library sends
+  /// with its hello) is neither, so an app can be authorized before the replay starts.
   static func startsReplay(_ request: Request) -> ReplayStart? {
     switch request {
     case .subscribe(let kinds):
