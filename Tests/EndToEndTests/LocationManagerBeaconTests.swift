@@ -21,7 +21,7 @@ import Testing
   @Test func anAppInUseRangesNearestFirstOneInTheBackgroundGetsNoneADeniedOneIsRefused() async throws {
     // On a thread of its own: under load the cooperative pool's threads can all be held by
     // blocking tests, and this one must act while the daemon is at a given point.
-    try await withTaskExecutorPreference(ThreadExecutor.shared) {
+    try await withTaskExecutorPreference(ThreadExecutor()) {
       let path = Binaries.fixture("beacons/\(Self.capture).btsnoop").path
       // speed=20: the 386 s of the capture in about 19 s, while both apps range.
       let owner = try DaemonThread(arguments: ["--clock", "replay", "--source", "replay:\(path)?speed=20"])
@@ -144,7 +144,7 @@ import Testing
   @Test func anAppInUseMonitorsABeaconRegion() async throws {
     // On a thread of its own: under load the cooperative pool's threads can all be held by
     // blocking tests, and this one must act while the daemon is at a given point.
-    try await withTaskExecutorPreference(ThreadExecutor.shared) {
+    try await withTaskExecutorPreference(ThreadExecutor()) {
       let capture = "20230209-h5075-and-h5074-btsnoop_hci"
       let path = Binaries.fixture("beacons/\(capture).btsnoop").path
       let owner = try DaemonThread(arguments: ["--clock", "replay", "--source", "replay:\(path)?speed=max"])

@@ -51,7 +51,7 @@ import Testing
   /// On a thread of its own (ThreadExecutor): the calls must get in while the replay is at
   /// home, whatever else `make test` runs.
   @Test func regionsAndVisitsComeAsTypedEventsAtTheirSimulatedTimes() async throws {
-    try await withTaskExecutorPreference(ThreadExecutor.shared) { try await Self.regionsAndVisits() }
+    try await withTaskExecutorPreference(ThreadExecutor()) { try await Self.regionsAndVisits() }
   }
 
   static func regionsAndVisits() async throws {
@@ -167,7 +167,7 @@ import Testing
   /// times, then stops monitoring it and exits 0.
   /// It blocks while the example runs: on ThreadExecutor's thread, not one of the pool's.
   @Test func theGeofenceExamplePrintsTheEntryAndTheExit() async throws {
-    try await withTaskExecutorPreference(ThreadExecutor.shared) { try Self.geofence() }
+    try await withTaskExecutorPreference(ThreadExecutor()) { try Self.geofence() }
   }
 
   static func geofence() throws {

@@ -63,7 +63,7 @@ final class DaemonThread: @unchecked Sendable {
   @Test func theDecisionArrivesAsAnEventAndUpdatesFollowTheDistanceFilter() async throws {
     // On a thread of its own: under load the cooperative pool's threads can all be held by
     // blocking tests, and this one must act while the daemon is at a given point.
-    try await withTaskExecutorPreference(ThreadExecutor.shared) {
+    try await withTaskExecutorPreference(ThreadExecutor()) {
       let port = freePort(datagram: true)
       let (owner, agent) = try Self.daemonWithAgent("org.example.Maps allow-while-using\n", port: port)
       let daemon = owner.daemon
@@ -141,7 +141,7 @@ final class DaemonThread: @unchecked Sendable {
   @Test func refusalsCarryTheirCodeAndASilentDaemonTimesOut() async throws {
     // On a thread of its own: under load the cooperative pool's threads can all be held by
     // blocking tests, and this one must act while the daemon is at a given point.
-    try await withTaskExecutorPreference(ThreadExecutor.shared) {
+    try await withTaskExecutorPreference(ThreadExecutor()) {
       let owner = try DaemonThread()
       defer { owner.release() }
       let daemon = owner.daemon
@@ -186,7 +186,7 @@ final class DaemonThread: @unchecked Sendable {
   @Test func backgroundUpdatesKeepTheAppInUse() async throws {
     // On a thread of its own: under load the cooperative pool's threads can all be held by
     // blocking tests, and this one must act while the daemon is at a given point.
-    try await withTaskExecutorPreference(ThreadExecutor.shared) {
+    try await withTaskExecutorPreference(ThreadExecutor()) {
       let owner = try DaemonThread(config: "[Apps]\nInUseGrace=0s\n")
       defer { owner.release() }
       let daemon = owner.daemon

@@ -5,7 +5,7 @@ import Foundation
 /// core; under `make test` (2 cores) synchronous tests that block in a wait can hold every
 /// one of them, and an async test then resumes after an await only when one frees up — seen
 /// here as minutes, after a replayed drive had long run past. With
-/// `withTaskExecutorPreference(ThreadExecutor.shared)` the test's code runs on this thread
+/// `withTaskExecutorPreference(ThreadExecutor())` the test's code runs on this thread
 /// instead, and so does a test that blocks for long (waiting for a child process), which
 /// would otherwise take a pool thread from the others. The thread lives as long as the test
 /// process; the tests that use it are serialized.
@@ -15,8 +15,8 @@ final class ThreadExecutor: TaskExecutor, @unchecked Sendable {
   private let condition = NSCondition()
   private var jobs: [UnownedJob] = []
 
-  private init() {
-    let thread = Thread { [unowned self] in self.run() }
+  init() {
+    let thread = Thread { [self] in self.run() }  // kept alive by its thread, on purpose
     thread.name = "ThreadExecutor"
     thread.start()
   }
