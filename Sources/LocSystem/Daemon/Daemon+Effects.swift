@@ -67,15 +67,13 @@ extension Daemon {
         commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
       } else {
         logger.error("timer \(timer): commands are disabled (no child watch); not run")
-        loop.soon { [weak self] in
-          self?.feed(
-            .timerActionEnded(timer: timer, succeeded: false, detail: "commands are disabled; not run"))
-        }
+        feed(.timerActionEnded(timer: timer, succeeded: false, detail: "commands are disabled; not run"))
       }
     case .receivers(let active):
       // On the next iteration: the fix that settled acquisition may be in the middle of a
       // source's read, and a source must not close its descriptor or flush its decoder
-      // from inside its own callback.
+      // from inside its own callback. (This waits for the source, not for the engine: the
+      // driver already keeps the engine from being re-entered.)
       receiversActive = active
       loop.soon { [weak self] in
         guard let self, self.receiversActive == active else { return }  // superseded meanwhile

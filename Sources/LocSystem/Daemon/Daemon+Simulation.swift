@@ -8,7 +8,8 @@ extension Daemon {
   /// The simulation as `status` and `simulation-finished` show it.
   var simulationReport: SimulationReport {
     replay.report(
-      waiting: holdingSources, time: simulated.now, exitAtEnd: exitAtEnd, now: loop.monotonicMicroseconds)
+      waiting: holdingSources, time: driver.simulated.now, exitAtEnd: exitAtEnd,
+      now: loop.monotonicMicroseconds)
   }
 
   /// Keeps the sources until a client subscribes; `status` shows them waiting.
@@ -107,12 +108,12 @@ extension Daemon {
   }
 
   /// A source reported `snapshot`: with the replay clock, the end of the last source is the
-  /// end of the simulation (checked on the next iteration: a source may fail inside its own
-  /// `start()`, before the others exist).
+  /// end of the simulation. A source that fails inside its own `start()` reports before the
+  /// others exist: `startSources` checks once they all do.
   func sourceChanged(_ snapshot: SourceSnapshot) {
     guard clock == .replay, !replay.finished else { return }
     switch snapshot.state {
-    case .finished, .failed: loop.soon { [weak self] in self?.checkReplayEnd() }
+    case .finished, .failed: checkReplayEnd()
     default: break
     }
   }
@@ -132,7 +133,7 @@ extension Daemon {
     }
     replay.finished = true
     replay.failed = failed
-    let at = simulated.now.map { "at \($0.iso8601()) simulated time" } ?? "before any fix"
+    let at = driver.simulated.now.map { "at \($0.iso8601()) simulated time" } ?? "before any fix"
     let problem = failed ? " (a source failed: see above)" : ""
     let then = exitAtEnd ? "; exiting once clients have read what is queued" : ""
     logger.log(failed ? .error : .info, "replay finished \(at)\(problem)\(then)")

@@ -10,22 +10,15 @@ extension Daemon {
       logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
     }
     let sink = SourceSink(
-      fix: { [unowned self] fix, id in
-        if self.clock == .replay {
-          self.execute(self.simulated.advance(&self.engine, to: fix.time).map(\.effect))
-        }
-        self.feed(.fixDecoded(fix, source: id))
-      },
+      // With the replay clock a fix's time moves simulated time first (the driver).
+      fix: { [unowned self] fix, id in self.feed(.fixDecoded(fix, source: id), advancingTo: fix.time) },
       update: { [unowned self] snapshot, restarted in
         self.feed(.sourceUpdated(snapshot, restarted: restarted))
         self.sourceChanged(snapshot)
       },
       log: { [unowned self] level, message in self.logger.log(level, message) },
       beacon: { [unowned self] advertisement, id in
-        if self.clock == .replay {
-          self.execute(self.simulated.advance(&self.engine, to: advertisement.time).map(\.effect))
-        }
-        self.feed(.beaconHeard(advertisement.sighting, source: id))
+        self.feed(.beaconHeard(advertisement.sighting, source: id), advancingTo: advertisement.time)
       },
       sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
       admission: admission)
@@ -48,6 +41,8 @@ extension Daemon {
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
     }
+    // A replay whose every source failed (or ended) inside `start()` ends here.
+    if clock == .replay { checkReplayEnd() }
   }
 
   func stopSources() {

@@ -10,8 +10,9 @@ public final class Daemon {
   let loop: EventLoop
   let logger: Logger
   let loader: ConfigLoader
-  /// The core. It holds the one copy of the configuration (`config`).
-  var engine: Engine
+  /// The one way into the engine (which holds the one copy of the configuration, `config`)
+  /// and the clock it runs on.
+  let driver: EngineDriver
   /// The zones' data, read again on reload and when tzdata changes on disk.
   let zoneData: ZoneData
   var zoneWatcher: ZoneDataWatcher?
@@ -25,11 +26,6 @@ public final class Daemon {
   var timers: [EngineTimer: Timer] = [:]
   let makeSource: (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
   var stopping = false
-  /// Where the engine's time comes from.
-  let clock: ClockMode
-  /// With `--clock replay`: simulated time (the latest fix time) and the engine's timers
-  /// waiting for it to reach them; the same driver the engine scenario tests use.
-  var simulated = SimulatedClock()
   /// With `--clock replay`, sources start when the first client subscribes.
   var holdingSources = false
   /// With `--clock replay`, while held sources wait for an app's registrations to settle.
@@ -52,14 +48,10 @@ public final class Daemon {
   lazy var bus = SystemBus(
     loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
 
-  /// Where the engine's notion of now comes from.
-  public enum ClockMode: Sendable {
-    /// The system's wall clock.
-    case system
-    /// The replay source's fix times: a recorded drive plays through in simulated time and
-    /// timers fire at their simulated deadlines (`locd --clock replay`).
-    case replay
-  }
+  /// Where the engine's notion of now comes from: the system's wall clock, or the replay
+  /// source's fix times (`locd --clock replay`: a recorded drive plays through in simulated
+  /// time and timers fire at their simulated deadlines).
+  public typealias ClockMode = EngineDriver.Clock
 
   /// A daemon for `config` (already loaded by `loader`) with the zones of `zoneData`.
   /// `makeSource` builds the source for a URI (nil: not supported in this build).
@@ -68,17 +60,20 @@ public final class Daemon {
     makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
     clock: ClockMode = .system, exitAtEnd: Bool = false
   ) throws(Errno) {
-    self.clock = clock
     self.exitAtEnd = exitAtEnd
     self.timerStore = TimerStoreFile(directory: config.stateDirectory)
     self.appStore = AppStoreFile(directory: config.stateDirectory)
-    self.loop = try EventLoop()
+    let loop = try EventLoop()
+    self.loop = loop
     self.logger = Logger(level: config.logLevel)
     self.loader = loader
     self.zoneData = zoneData
-    self.engine = Engine(config: config, environment: zoneData.environment(configured: config.timeZone))
+    self.driver = EngineDriver(
+      Engine(config: config, environment: zoneData.environment(configured: config.timeZone)), clock: clock,
+      wallClock: { loop.now })
     self.stateFile = StateFile(directory: config.stateDirectory)
     self.makeSource = makeSource
+    driver.perform = { [unowned self] effects in self.execute(effects) }
   }
 
   /// Starts everything, tells systemd READY=1, runs until SIGTERM/SIGINT; returns the exit status.
@@ -112,7 +107,7 @@ public final class Daemon {
     case .unusable(let why): problem = why
     }
     for note in notes { logger.warning(note) }
-    execute(engine.handle(.started(state, stateProblem: problem), at: now))
+    feed(.started(state, stateProblem: problem))
     loadTimers(initial: true)
     loadApps(initial: true)
     if clock == .system {
@@ -225,19 +220,20 @@ public final class Daemon {
 
   /// The configuration in effect (the engine's).
   var config: DaemonConfig { engine.config }
+  /// The engine, for queries between effect lists.
+  var engine: Engine { driver.engine }
+  /// Where the engine's time comes from.
+  var clock: ClockMode { driver.clock }
 
-  func feed(_ event: EngineEvent) {
-    let effects = engine.handle(event, at: now)
-    if clock == .replay { simulated.track(effects) }
-    execute(effects)
+  /// Hands `event` to the engine through the driver: now, or after the effect list being
+  /// carried out (an event raised by an effect is never handled inside it).
+  func feed(_ event: EngineEvent, advancingTo time: Instant? = nil) {
+    driver.submit(event, advancingTo: time)
   }
 
   /// The engine's now: the loop's wall clock, or the simulated clock of a replay (the wall
   /// clock until the first fix sets it).
-  var now: Instant {
-    if clock == .replay, let simulatedNow = simulated.now { return simulatedNow }
-    return loop.now
-  }
+  var now: Instant { driver.now }
 
   /// The runner of timer commands; nil (commands disabled, said in the log) when children
   /// cannot be watched.
@@ -246,11 +242,9 @@ public final class Daemon {
       return try CommandRunner(
         loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) },
         ended: { [unowned self] timer, succeeded, detail in
-          // On the next iteration: a command refused at once is reported from inside
-          // `execute`, which must not feed the engine while it carries out its effects.
-          self.loop.soon { [weak self] in
-            self?.feed(.timerActionEnded(timer: timer, succeeded: succeeded, detail: detail))
-          }
+          // A command refused at once is reported from inside the effect list that ran it:
+          // the driver handles this after that list.
+          self.feed(.timerActionEnded(timer: timer, succeeded: succeeded, detail: detail))
         })
     } catch {
       logger.warning("cannot watch child processes (\(error)); timer commands are disabled")
@@ -259,7 +253,7 @@ public final class Daemon {
   }
 
   func arm(_ which: EngineTimer, at: Instant) {
-    if clock == .replay { return }  // `simulated` keeps it (`feed`)
+    if clock == .replay { return }  // the driver's simulated clock keeps it
     if timers[which] == nil {
       do {
         timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000) { [unowned self] in
@@ -273,6 +267,10 @@ public final class Daemon {
     timers[which]?.arm(atMicroseconds: UInt64(max(0, at.microsecondsSinceEpoch)))
   }
 
+  /// Reads the configuration again and hands it to the engine; once the engine has it, the
+  /// shell's part follows (access, sockets, sources, the faces), then the timer and app
+  /// files. Called for SIGHUP and for the engine's `reloadConfiguration` effect: each step
+  /// is an event of its own, handled after the effect list that asked for the reload.
   func reload(requestedBy requester: RequestRef?) {
     Systemd.notify("RELOADING=1\nMONOTONIC_USEC=\(loop.monotonicMicroseconds)")
     let result = loader.load()
@@ -282,12 +280,16 @@ public final class Daemon {
       reloadZoneData(configured: new.timeZone, was: old.timeZone)
     }
     feed(.configReloaded(result, requestedBy: requester))
-    if case .success = result {
-      apply(config, old: old)
-      loadTimers(initial: false)
-      loadApps(initial: false)
+    driver.afterwards { [unowned self] in
+      if case .success = result {
+        self.apply(self.config, old: old)
+        self.loadTimers(initial: false)
+        self.loadApps(initial: false)
+      }
+      self.driver.afterwards { [unowned self] in
+        Systemd.notify("READY=1\nSTATUS=\(self.engine.status(at: self.now).summary)")
+      }
     }
-    Systemd.notify("READY=1\nSTATUS=\(engine.status(at: now).summary)")
   }
 
   /// Applies the shell's part of a new configuration (the engine has it already); the
