@@ -148,8 +148,7 @@ extension ControlServer {
       )
       return
     }
-    let id = SessionID(nextID)
-    nextID += 1
+    let id = sessionIDs.take()
     do {
       let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
       slots.take(uid: peer.uid)

@@ -112,7 +112,8 @@ public final class ControlServer {
   var slots: ClientSlots
   /// Bytes queued for all clients (ControlServer+Queues).
   var queuedTotal = 0
-  var nextID: UInt64 = 1
+  /// Where session ids come from (shared with the daemon's other faces).
+  let sessionIDs: SessionIDs
   /// Protocol errors, refusals and drops are logged, but only so many per second.
   var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// The same for refusals and drops (info and above), so that a flood of protocol errors
@@ -127,9 +128,10 @@ public final class ControlServer {
   /// A server on an already listening socket, which it owns from now on.
   public init(
     loop: EventLoop, listening socket: consuming FileDescriptor, limits: Limits, serverVersion: String,
-    handlers: Handlers
+    sessionIDs: SessionIDs = SessionIDs(), handlers: Handlers
   ) throws(Errno) {
     self.loop = loop
+    self.sessionIDs = sessionIDs
     self.limits = limits
     self.handlers = handlers
     self.serverVersion = serverVersion

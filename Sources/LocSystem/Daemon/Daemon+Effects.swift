@@ -8,10 +8,10 @@ extension Daemon {
   /// (server counters, sources' live counters, the simulation, the GeoClue face) here.
   func complete(_ result: Result<Response, RequestError>) -> Result<Response, RequestError> {
     guard case .success(.status(let report)) = result else { return result }
-    let counters = server?.counters ?? ServerCounters()
-    var completed = report.completed(server: counters, sources: sources.map(\.snapshot))
+    let counters = faces.server?.counters ?? ServerCounters()
+    var completed = report.completed(server: counters, sources: sources.snapshots)
     if clock == .replay { completed.simulation = simulationReport }
-    completed.geoClue = geoClue?.report
+    completed.geoClue = faces.geoClue?.report
     return .success(.status(completed))
   }
 
@@ -29,9 +29,9 @@ extension Daemon {
     case .arm(let which, let at):
       arm(which, at: at)
     case .disarm(let which):
-      timers[which]?.disarm()
+      clocks.disarm(which)
     case .persist(let state):
-      do { try stateFile.write(state) } catch { cannotWrite("the state file", error) }
+      do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
     case .notifyStatus(let line):
       Systemd.notify("STATUS=\(line)")
     case .reloadConfiguration(let requester):
@@ -39,11 +39,11 @@ extension Daemon {
     case .log(let level, let message):
       logger.log(level, message)
     case .persistTimers(let store):
-      do { try timerStore.write(store) } catch { cannotWrite(timerStore.path, error) }
+      do { try files.timers.write(store) } catch { cannotWrite(files.timers.path, error) }
     case .persistApps(let store):
-      do { try appStore.write(store) } catch { cannotWrite(appStore.path, error) }
+      do { try files.apps.write(store) } catch { cannotWrite(files.apps.path, error) }
     case .startUnit(let unit, let timer):
-      bus.startUnit(unit) { [unowned self] problem in
+      actions.bus.startUnit(unit) { [unowned self] problem in
         if let problem {
           self.logger.warning("timer \(timer): cannot start \(unit): \(problem)")
         } else {
@@ -53,7 +53,7 @@ extension Daemon {
         self.feed(.timerActionEnded(timer: timer, succeeded: problem == nil, detail: detail))
       }
     case .launchApp(let unit, let app):
-      bus.startUnit(unit) { [unowned self] problem in
+      actions.bus.startUnit(unit) { [unowned self] problem in
         if let problem {
           self.logger.warning("\(app): cannot start its launch unit \(unit): \(problem)")
         } else {
@@ -61,7 +61,7 @@ extension Daemon {
         }
       }
     case .runCommand(let argv, let user, let environment, let timer):
-      if let commands {
+      if let commands = actions.commands {
         // A hook can tell a simulation from the real thing (docs/TIMERS.md).
         let simulated = clock == .replay ? ["LOCD_SIMULATED=1"] : []
         commands.run(argv: argv, user: user, environment: environment + simulated, timer: timer)
@@ -70,23 +70,11 @@ extension Daemon {
         feed(.timerActionEnded(timer: timer, succeeded: false, detail: "commands are disabled; not run"))
       }
     case .receivers(let active):
-      // On the next iteration: the fix that settled acquisition may be in the middle of a
-      // source's read, and a source must not close its descriptor or flush its decoder
-      // from inside its own callback. (This waits for the source, not for the engine: the
-      // driver already keeps the engine from being re-entered.)
-      receiversActive = active
-      loop.soon { [weak self] in
-        guard let self, self.receiversActive == active else { return }  // superseded meanwhile
-        for source in self.sources { source.setActive(active) }
-      }
+      sources.setReceivers(active: active)
     case .beaconScanning(let active):
-      beaconScanning = active
-      loop.soon { [weak self] in
-        guard let self, self.beaconScanning == active else { return }  // superseded meanwhile
-        for source in self.sources { source.setScanning(active) }
-      }
+      sources.setScanning(active)
     case .setSystemTimeZone(let zone):
-      bus.setTimezone(zone) { [unowned self] problem in
+      actions.bus.setTimezone(zone) { [unowned self] problem in
         if let problem {
           self.logger.warning("cannot set the system time zone to \(zone): \(problem)")
         } else {
@@ -96,27 +84,30 @@ extension Daemon {
     }
   }
 
-  /// A reply to a session: a GeoClue client's goes to the bus, anyone else's to the socket.
+  /// A reply to a session, through the face that holds it (the registry says which).
   private func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
-    if let geoClue, geoClue.owns(session) {
-      geoClue.reply(session, id, result)
+    switch faces.sessions.face(of: session) {
+    case .geoClue?:
+      faces.geoClue?.reply(session, id, result)
       return
+    case .socket?: break
+    case nil: return  // closed meanwhile
     }
     let message: ServerMessage
     switch complete(result) {
     case .success(let response): message = .reply(id, response)
     case .failure(let error): message = .failure(id, error)
     }
-    server?.send(bytes: message.lineBytes, to: session)
+    faces.server?.send(bytes: message.lineBytes, to: session)
   }
 
-  /// An event to sessions: GeoClue's take theirs, the rest get one shared line.
+  /// An event to sessions: GeoClue's take theirs, the socket's get one shared line.
   private func push(_ notice: Notice, at: Instant, to recipients: [SessionID]) {
     var sessions = recipients
-    if let geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
-    guard !sessions.isEmpty else { return }
+    if let geoClue = faces.geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
+    guard !sessions.isEmpty, let server = faces.server else { return }
     let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
-    for session in sessions { server?.send(bytes: line, to: session) }
+    for session in sessions { server.send(bytes: line, to: session) }
   }
 
   private func cannotWrite(_ what: String, _ error: any Error) {

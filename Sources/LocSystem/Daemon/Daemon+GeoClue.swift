@@ -6,30 +6,35 @@ import LocCore
 extension Daemon {
   /// Starts the face when `[GeoClue] Enable=yes`.
   func startGeoClue() {
-    guard config.geoClueEnabled, geoClue == nil else { return }
+    guard config.geoClueEnabled, faces.geoClue == nil else { return }
     let face = GeoClueService(
       loop: loop, limits: GeoClueService.Limits(maxClients: config.maxClients),
+      sessionIDs: faces.sessions.ids,
       handlers: GeoClueService.Handlers(
         opened: { [unowned self] session, peer, identity in
           // An app session like a hello naming the app (the engine weighs it the same way).
           let app = identity.key.app.rawValue
           let hello = SessionHello(
-            peer: peer, access: self.policy.level(for: peer), client: "geoclue:" + app, app: app,
+            peer: peer, access: self.faces.policy.level(for: peer), client: "geoclue:" + app, app: app,
             unit: PeerCgroup.unit(of: peer.pid))
+          self.faces.sessions.opened(session, on: .geoClue)
           self.feed(.sessionOpened(session, hello, reply: GeoClueService.helloRequest))
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
-          if self.holdingSources, case .startUpdates = request {
+          if self.replay.holding, case .startUpdates = request {
             self.releaseSources("a GeoClue client started")
           }
         },
-        closed: { [unowned self] session in self.feed(.sessionClosed(session)) },
+        closed: { [unowned self] session in
+          self.faces.sessions.closed(session)
+          self.feed(.sessionClosed(session))
+        },
         identify: { peer, desktopID in Daemon.geoClueIdentity(peer, desktopID: desktopID) },
         authorization: { [unowned self] key in self.engine.appAuthorization(key) },
         remember: { [unowned self] key, change in self.feed(.appDecided(key, change)) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
-    geoClue = face
+    faces.geoClue = face
     face.start()
   }
 
@@ -58,8 +63,8 @@ extension Daemon {
 
   /// Stops the face: clients are dropped, the name released.
   func stopGeoClue() {
-    geoClue?.stop()
-    geoClue = nil
+    faces.geoClue?.stop()
+    faces.geoClue = nil
   }
 
   /// A reload turned the face on or off.
@@ -70,14 +75,24 @@ extension Daemon {
       logger.notice("GeoClue: disabled by the configuration; releasing \(GeoClueService.busName)")
       stopGeoClue()
     }
-    geoClue?.limits.maxClients = new.maxClients
+    faces.geoClue?.limits.maxClients = new.maxClients
   }
 
-  /// Hands the face its part of a push; returns the socket's part.
+  /// Hands the face its part of a push (the sessions the registry says it holds); returns
+  /// the socket's part.
   func route(_ notice: Notice, to sessions: [SessionID], geoClue: GeoClueService) -> [SessionID] {
-    // Session ids are in order and the face's are the highest: they are the tail.
-    guard let first = sessions.firstIndex(where: geoClue.owns) else { return sessions }
-    geoClue.deliver(notice, to: Array(sessions[first...]))
-    return Array(sessions[..<first])
+    let registry = faces.sessions
+    guard sessions.contains(where: { registry.face(of: $0) == .geoClue }) else { return sessions }
+    var socket: [SessionID] = []
+    var bus: [SessionID] = []
+    for session in sessions {
+      switch registry.face(of: session) {
+      case .geoClue?: bus.append(session)
+      case .socket?: socket.append(session)
+      case nil: continue
+      }
+    }
+    geoClue.deliver(notice, to: bus)
+    return socket
   }
 }

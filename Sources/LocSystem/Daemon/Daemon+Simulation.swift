@@ -7,14 +7,14 @@ import LocCore
 extension Daemon {
   /// The simulation as `status` and `simulation-finished` show it.
   var simulationReport: SimulationReport {
-    replay.report(
-      waiting: holdingSources, time: driver.simulated.now, exitAtEnd: exitAtEnd,
+    replay.progress.report(
+      waiting: replay.holding, time: driver.simulated.now, exitAtEnd: replay.exitAtEnd,
       now: loop.monotonicMicroseconds)
   }
 
   /// Keeps the sources until a client subscribes; `status` shows them waiting.
   func holdSources() {
-    holdingSources = true
+    replay.holding = true
     for (index, uri) in config.effectiveSources.enumerated() {
       let waiting = SourceSnapshot(
         id: SourceID(index), uri: uri.description, state: .starting,
@@ -65,28 +65,28 @@ extension Daemon {
   }
 
   private func settleReplayStart() {
-    if replaySettle == nil {
-      replaySettle = try? loop.timer(clock: .monotonic) { [unowned self] in
+    if replay.settle == nil {
+      replay.settle = try? loop.timer(clock: .monotonic) { [unowned self] in
         self.releaseSources("an app's registrations are in")
       }
     }
-    guard let replaySettle else { return releaseSources("an app registered") }
-    replaySettle.arm(atMicroseconds: loop.monotonicMicroseconds + Daemon.replaySettleMicroseconds)
+    guard let settle = replay.settle else { return releaseSources("an app registered") }
+    settle.arm(atMicroseconds: loop.monotonicMicroseconds + Daemon.replaySettleMicroseconds)
   }
 
   /// The held sources start (the simulation starts once someone watches, so no event is missed).
   func releaseSources(_ why: String) {
-    guard holdingSources else { return }
-    holdingSources = false
-    replaySettle?.cancel()
-    replaySettle = nil
+    guard replay.holding else { return }
+    replay.holding = false
+    replay.settle?.cancel()
+    replay.settle = nil
     logger.info("replay clock: \(why); playing")
     startSources()
   }
 
   /// Holds clients over their queue limit instead of dropping them, pausing the replay.
   func enableFlowControl() {
-    guard clock == .replay, let server else { return }
+    guard clock == .replay, let server = faces.server else { return }
     _ = server.enableFlowControl(stallLimit: config.replayStallTimeout) { [unowned self] congested in
       self.congestion(congested)
     }
@@ -96,13 +96,13 @@ extension Daemon {
   func congestion(_ congested: Bool) {
     let now = loop.monotonicMicroseconds
     if congested {
-      replay.paused(at: now)
+      replay.progress.paused(at: now)
       logger.debug("replay paused: a client's queue is full")
     } else {
-      replay.resumed(at: now)
+      replay.progress.resumed(at: now)
       logger.debug("replay resumed")
     }
-    for case let source as ReplaySource in sources {
+    for source in sources.replays {
       if congested { source.pause() } else { source.resume() }
     }
   }
@@ -111,7 +111,7 @@ extension Daemon {
   /// end of the simulation. A source that fails inside its own `start()` reports before the
   /// others exist: `startSources` checks once they all do.
   func sourceChanged(_ snapshot: SourceSnapshot) {
-    guard clock == .replay, !replay.finished else { return }
+    guard clock == .replay, !replay.progress.finished else { return }
     switch snapshot.state {
     case .finished, .failed: checkReplayEnd()
     default: break
@@ -120,31 +120,33 @@ extension Daemon {
 
   /// Announces the end once every source finished or failed; with `--exit-at-end`, exits.
   func checkReplayEnd() {
-    guard !replay.finished, !holdingSources, !stopping, sources.count == config.effectiveSources.count else {
+    guard !replay.progress.finished, !replay.holding, !stopping,
+      sources.all.count == config.effectiveSources.count
+    else {
       return
     }
     var failed = false
-    for source in sources {
+    for source in sources.all {
       switch source.snapshot.state {
       case .finished: continue
       case .failed: failed = true
       default: return
       }
     }
-    replay.finished = true
-    replay.failed = failed
+    replay.progress.finished = true
+    replay.progress.failed = failed
     let at = driver.simulated.now.map { "at \($0.iso8601()) simulated time" } ?? "before any fix"
     let problem = failed ? " (a source failed: see above)" : ""
-    let then = exitAtEnd ? "; exiting once clients have read what is queued" : ""
+    let then = replay.exitAtEnd ? "; exiting once clients have read what is queued" : ""
     logger.log(failed ? .error : .info, "replay finished \(at)\(problem)\(then)")
     feed(.simulationFinished(simulationReport))
-    if exitAtEnd { exitWhenDelivered(code: failed ? 1 : 0) }
+    if replay.exitAtEnd { exitWhenDelivered(code: failed ? 1 : 0) }
   }
 
   /// Exits with `code` once every client's queue is written out (a client that reads
   /// nothing for `ReplayStallTimeout` is dropped) and timer commands have ended.
   func exitWhenDelivered(code: Int32) {
-    guard let control = server?.flowControl else {
+    guard let control = faces.server?.flowControl else {
       shutdown(reason: "replay finished", code: code)
       return
     }
@@ -153,7 +155,7 @@ extension Daemon {
 
   /// Exits once no timer command runs, or after `ReplayStallTimeout` leaving them running.
   func exitWhenCommandsEnd(code: Int32) {
-    guard let commands, commands.runningCount > 0 else {
+    guard let commands = actions.commands, commands.runningCount > 0 else {
       shutdown(reason: "replay finished", code: code)
       return
     }
@@ -167,7 +169,7 @@ extension Daemon {
         self.shutdown(reason: "replay finished", code: code)
       }
       timer.arm(atMicroseconds: loop.monotonicMicroseconds + UInt64(max(0, limit.seconds) * 1_000_000))
-      exitTimer = timer
+      replay.exitTimer = timer
     } catch {
       logger.warning("cannot time the wait for timer commands (\(error)); exiting without them")
       shutdown(reason: "replay finished", code: code)

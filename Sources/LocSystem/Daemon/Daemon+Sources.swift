@@ -24,7 +24,7 @@ extension Daemon {
       admission: admission)
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
-      guard let source = makeSource(uri, id, loop, sink) else {
+      guard let source = sources.make(uri, id, loop, sink) else {
         logger.error("source \(uri) is not supported by this build, ignoring")
         feed(
           .sourceUpdated(
@@ -34,10 +34,8 @@ extension Daemon {
             restarted: true))
         continue
       }
-      sources.append(source)
-      if !receiversActive { source.setActive(false) }
-      source.setScanning(beaconScanning)
-      if replay.pausedSince != nil { (source as? ReplaySource)?.pause() }
+      sources.add(source)
+      if replay.progress.pausedSince != nil { (source as? ReplaySource)?.pause() }
       feed(.sourceUpdated(source.snapshot, restarted: true))
       source.start()
     }
@@ -45,8 +43,5 @@ extension Daemon {
     if clock == .replay { checkReplayEnd() }
   }
 
-  func stopSources() {
-    for source in sources { source.stop() }
-    sources.removeAll()
-  }
+  func stopSources() { sources.stopAll() }
 }

@@ -6,21 +6,21 @@ import LocProtocol
 extension Daemon {
   /// Reads the timer files (and at start the timer store) and hands them to the engine.
   func loadTimers(initial: Bool) {
-    let (files, problems) = TimerFiles.load(
+    let (definitions, problems) = TimerFiles.load(
       directory: config.timersDirectory, limit: config.maxTimers, commandUser: config.commandUser)
     var store: TimerStore? = nil
     var allProblems = problems
     if initial {
       var notes: [String] = []
       defer { for note in notes { logger.warning(note) } }
-      switch timerStore.read(notes: &notes) {
+      switch files.timers.read(notes: &notes) {
       case .success(let s): store = s ?? TimerStore()
       case .failure(let why):
         allProblems.append("\(why); runtime timers and timer memory start empty")
         store = TimerStore()
       }
     }
-    feed(.timersLoaded(files, problems: allProblems, store: store))
+    feed(.timersLoaded(definitions, problems: allProblems, store: store))
   }
 
   /// Reads the app policy files (and at start apps.json) and hands them to the engine. An
@@ -30,11 +30,11 @@ extension Daemon {
     let (policy, problems) = AppPolicyFiles.load(directory: config.apps.policyDirectory)
     feed(.appPolicyLoaded(policy, problems: problems))
     guard initial else { return }
-    switch appStore.read() {
+    switch files.apps.read() {
     case .success(let store): feed(.appsLoaded(store, problem: store?.problem))
     case .failure(let why):
-      let aside = appStore.path + ".bad"
-      let moved = (try? FileIO.rename(path: appStore.path, to: aside)) != nil
+      let aside = files.apps.path + ".bad"
+      let moved = (try? FileIO.rename(path: files.apps.path, to: aside)) != nil
       feed(.appsLoaded(nil, problem: moved ? "\(why) (kept as \(aside))" : why.description))
     }
   }

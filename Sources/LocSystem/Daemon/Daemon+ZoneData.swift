@@ -5,15 +5,16 @@ import LocCore
 extension Daemon {
   /// Watches the zone directories, so a tzdata update reaches the engine without a reload.
   func watchZoneData() {
-    let directories = zoneData.directories(of: engine.zoneCatalog)
+    let directories = zones.data.directories(of: engine.zoneCatalog)
     do {
-      zoneWatcher = try ZoneDataWatcher(loop: loop, directories: directories) { [unowned self] in
+      zones.watcher = try ZoneDataWatcher(loop: loop, directories: directories) { [unowned self] in
         self.logger.debug("time-zone directories changed; reading the zones again")
         self.recheckZoneData(configured: self.config.timeZone)
       }
     } catch {
       logger.warning(
-        "cannot watch \(zoneData.database.directory) (\(error)); time-zone data is read again only on reload")
+        "cannot watch \(zones.data.database.directory) (\(error)); time-zone data is read again only on reload"
+      )
     }
   }
 
@@ -22,14 +23,14 @@ extension Daemon {
   /// reading the 450-odd zone files held the loop ≈ 4 ms per reload, and up to 76 ms on a busy
   /// machine (make soak), for nothing the watcher had not seen.
   func reloadZoneData(configured new: String?, was old: String?) {
-    guard zoneWatcher == nil || new != old else { return }
+    guard zones.watcher == nil || new != old else { return }
     recheckZoneData(configured: new)
   }
 
   /// Reads the zones again (those the configuration names with `configured`); the engine
   /// hears of it only when something changed.
   func recheckZoneData(configured: String?) {
-    let catalog = zoneData.catalog(configured: configured)
+    let catalog = zones.data.catalog(configured: configured)
     guard catalog != engine.zoneCatalog else { return }
     feed(.timeZoneDataChanged(catalog))
   }

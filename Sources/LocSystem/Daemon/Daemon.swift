@@ -14,39 +14,20 @@ public final class Daemon {
   /// and the clock it runs on.
   let driver: EngineDriver
   /// The zones' data, read again on reload and when tzdata changes on disk.
-  let zoneData: ZoneData
-  var zoneWatcher: ZoneDataWatcher?
-  var server: ControlServer?
-  /// The GeoClue2 face on the system bus (`[GeoClue] Enable=yes`), while enabled.
-  var geoClue: GeoClueService?
-  /// Whether locd created the socket file (and so removes it at exit).
-  var ownsSocketFile = false
-  var sources: [FixSource] = []
-  var stateFile: StateFile
-  var timers: [EngineTimer: Timer] = [:]
-  let makeSource: (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?
+  let zones: ZoneFollow
+  /// The native socket, the GeoClue2 face, and which of them holds each session.
+  let faces: Faces
+  /// state.json, the timer store, the apps store.
+  var files: StateFiles
+  /// The running sources and what acquisition wants of them.
+  let sources: SourceSet
+  /// With `--clock replay`: held sources, progress, the exit at the end.
+  let replay: ReplayControl
+  /// The engine's timers on the system clock, and the watch for clock steps.
+  let clocks: EngineTimers
+  /// Units, the time zone and timer commands.
+  let actions: SystemActions
   var stopping = false
-  /// With `--clock replay`, sources start when the first client subscribes.
-  var holdingSources = false
-  /// With `--clock replay`, while held sources wait for an app's registrations to settle.
-  var replaySettle: Timer?
-  /// With `--clock replay`: the end of the replay and flow control's pauses.
-  var replay = ReplayProgress()
-  /// `--exit-at-end`: exit once the replay finished and clients have what was queued.
-  let exitAtEnd: Bool
-  /// Bounds the wait for timer commands before exiting at the end of a replay.
-  var exitTimer: Timer?
-  /// Whether the engine wants receivers powered (its last `receivers(active:)`).
-  var receiversActive = true
-  /// Whether the engine wants beacon scanning (its last `beaconScanning(active:)`).
-  var beaconScanning = false
-  var timerStore: TimerStoreFile
-  /// apps.json: the apps' decisions.
-  var appStore: AppStoreFile
-  var clockWatcher: ClockWatcher?
-  var commands: CommandRunner?
-  lazy var bus = SystemBus(
-    loop: loop, log: { [unowned self] level, message in self.logger.log(level, message) })
 
   /// Where the engine's notion of now comes from: the system's wall clock, or the replay
   /// source's fix times (`locd --clock replay`: a recorded drive plays through in simulated
@@ -60,19 +41,22 @@ public final class Daemon {
     makeSource: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?,
     clock: ClockMode = .system, exitAtEnd: Bool = false
   ) throws(Errno) {
-    self.exitAtEnd = exitAtEnd
-    self.timerStore = TimerStoreFile(directory: config.stateDirectory)
-    self.appStore = AppStoreFile(directory: config.stateDirectory)
+    self.replay = ReplayControl(exitAtEnd: exitAtEnd)
+    self.files = StateFiles(directory: config.stateDirectory)
+    self.faces = Faces(policy: Daemon.accessPolicy(config))
     let loop = try EventLoop()
     self.loop = loop
-    self.logger = Logger(level: config.logLevel)
+    let logger = Logger(level: config.logLevel)
+    self.logger = logger
     self.loader = loader
-    self.zoneData = zoneData
+    self.zones = ZoneFollow(zoneData)
+    self.clocks = EngineTimers(loop: loop)
+    self.actions = SystemActions(
+      bus: SystemBus(loop: loop, log: { level, message in logger.log(level, message) }))
+    self.sources = SourceSet(loop: loop, make: makeSource)
     self.driver = EngineDriver(
       Engine(config: config, environment: zoneData.environment(configured: config.timeZone)), clock: clock,
       wallClock: { loop.now })
-    self.stateFile = StateFile(directory: config.stateDirectory)
-    self.makeSource = makeSource
     driver.perform = { [unowned self] effects in self.execute(effects) }
   }
 
@@ -100,8 +84,8 @@ public final class Daemon {
     var state: StoredState? = nil
     var problem: String? = nil
     var notes: [String] = []
-    do { notes = try stateFile.prepareDirectory() } catch { problem = "state directory: \(error)" }
-    switch stateFile.read(notes: &notes) {
+    do { notes = try files.state.prepareDirectory() } catch { problem = "state directory: \(error)" }
+    switch files.state.read(notes: &notes) {
     case .missing: break
     case .loaded(let s): state = s
     case .unusable(let why): problem = why
@@ -112,7 +96,7 @@ public final class Daemon {
     loadApps(initial: true)
     if clock == .system {
       do {
-        clockWatcher = try ClockWatcher(
+        clocks.watcher = try ClockWatcher(
           loop: loop, stepped: { [unowned self] in self.feed(.clockStepped) },
           resumed: { [unowned self] slept in self.feed(.resumed(sleptFor: slept)) })
       } catch {
@@ -120,23 +104,27 @@ public final class Daemon {
           "cannot watch for clock steps (\(error)); timers re-plan at their next deadline instead")
       }
     }
-    commands = makeCommandRunner()
+    actions.commands = makeCommandRunner()
 
-    server = try ControlServer(
+    faces.server = try ControlServer(
       loop: loop, listening: try openSocket(), limits: ControlServer.Limits(config),
-      serverVersion: Daemon.version,
+      serverVersion: Daemon.version, sessionIDs: faces.sessions.ids,
       handlers: ControlServer.Handlers(
-        access: { [unowned self] peer in self.policy.level(for: peer) },
+        access: { [unowned self] peer in self.faces.policy.level(for: peer) },
         opened: { [unowned self] id, peer, access, app, client, hello in
           let unit = PeerCgroup.unit(of: peer.pid)
           let said = SessionHello(peer: peer, access: access, client: client, app: app, unit: unit)
+          self.faces.sessions.opened(id, on: .socket)
           self.feed(.sessionOpened(id, said, reply: hello))
         },
         request: { [unowned self] session, id, request in
           self.feed(.requestReceived(session, id, request))
-          if self.holdingSources { self.replayRequest(request) }
+          if self.replay.holding { self.replayRequest(request) }
         },
-        closed: { [unowned self] id in self.feed(.sessionClosed(id)) },
+        closed: { [unowned self] id in
+          self.faces.sessions.closed(id)
+          self.feed(.sessionClosed(id))
+        },
         // The counters are read when a status reply is sent (`complete(_:)`), not mirrored.
         counters: { _ in },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
@@ -174,11 +162,8 @@ public final class Daemon {
     CurrentProcess.raiseDescriptorLimit(toAtLeast: config.maxClients + 256)
   }
 
-  /// Group names resolved once (getgrnam can go through NSS to systemd or LDAP): at start
-  /// and on reload, not per connection.
-  lazy var policy: AccessPolicy = accessPolicy()
-
-  func accessPolicy() -> AccessPolicy {
+  /// The access policy of `config`, its group names resolved now.
+  static func accessPolicy(_ config: DaemonConfig) -> AccessPolicy {
     AccessPolicy(
       daemonUID: CurrentProcess.userID, readGID: config.effectiveReadGroup.flatMap { Accounts.groupID($0) },
       adminGID: config.adminGroup.flatMap { Accounts.groupID($0) })
@@ -191,7 +176,7 @@ public final class Daemon {
           call: "socket activation: descriptor 3 is not a listening Unix stream socket",
           code: Errno.invalidArgument)
       }
-      ownsSocketFile = false
+      faces.ownsSocketFile = false
       logger.debug("using the socket passed by the service manager")
       return passed
     }
@@ -214,7 +199,7 @@ public final class Daemon {
         "cannot give the socket group '\(config.socketGroup ?? "")' (\(e)); keeping the daemon's group")
       socket = try UnixSocket.listen(path: config.socketPath, mode: config.socketMode, gid: nil)
     }
-    ownsSocketFile = true
+    faces.ownsSocketFile = true
     return socket
   }
 
@@ -254,17 +239,11 @@ public final class Daemon {
 
   func arm(_ which: EngineTimer, at: Instant) {
     if clock == .replay { return }  // the driver's simulated clock keeps it
-    if timers[which] == nil {
-      do {
-        timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000) { [unowned self] in
-          self.feed(.timerFired(which))
-        }
-      } catch {
-        logger.error("cannot create a timer: \(error)")
-        return
-      }
+    do {
+      try clocks.arm(which, at: at) { [unowned self] in self.feed(.timerFired(which)) }
+    } catch {
+      logger.error("cannot create a timer: \(error)")
     }
-    timers[which]?.arm(atMicroseconds: UInt64(max(0, at.microsecondsSinceEpoch)))
   }
 
   /// Reads the configuration again and hands it to the engine; once the engine has it, the
@@ -295,22 +274,20 @@ public final class Daemon {
   /// Applies the shell's part of a new configuration (the engine has it already); the
   /// socket path needs a restart.
   func apply(_ new: DaemonConfig, old: DaemonConfig) {
-    policy = accessPolicy()
+    faces.policy = Daemon.accessPolicy(new)
     recheckAccess(reason: .configurationReloaded)
-    server?.limits = ControlServer.Limits(new)
+    faces.server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode
       || new.socketGroup != old.socketGroup
     {
       logger.warning("socket settings changed; they take effect at the next restart")
     }
     if new.stateDirectory != old.stateDirectory {
-      stateFile = StateFile(directory: new.stateDirectory)
-      timerStore = TimerStoreFile(directory: new.stateDirectory)
-      appStore = AppStoreFile(directory: new.stateDirectory)
-      do { try stateFile.ensureDirectory() } catch { logger.error("state directory: \(error)") }
+      files = StateFiles(directory: new.stateDirectory)
+      do { try files.state.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     applyGeoClue(new, old: old)
-    server?.flowControl?.stallLimit = new.replayStallTimeout
+    faces.server?.flowControl?.stallLimit = new.replayStallTimeout
     if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
       || new.allowGroups != old.allowGroups
     {
@@ -325,9 +302,9 @@ public final class Daemon {
   /// changed goes to the server (idle sessions) and the engine (subscriptions, `locate`
   /// requests, the `access-changed` event).
   func recheckAccess(reason: AccessChangeReason) {
-    guard let server else { return }
+    guard let server = faces.server else { return }
     for session in server.openSessions {
-      let level = policy.level(for: session.peer)
+      let level = faces.policy.level(for: session.peer)
       guard level != session.access else { continue }
       server.setAccess(level, of: session.id)
       feed(.accessChanged(session.id, level, reason: reason))
@@ -342,10 +319,10 @@ public final class Daemon {
     feed(.stopping)
     stopGeoClue()
     stopSources()
-    server?.stop()
-    if ownsSocketFile { try? FileIO.remove(path: config.socketPath) }
-    for timer in timers.values { timer.cancel() }
-    exitTimer?.cancel()
+    faces.server?.stop()
+    if faces.ownsSocketFile { try? FileIO.remove(path: config.socketPath) }
+    clocks.cancelAll()
+    replay.exitTimer?.cancel()
     loop.exit(code: code)
   }
 }

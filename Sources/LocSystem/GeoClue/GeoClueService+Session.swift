@@ -13,8 +13,7 @@ extension GeoClueService {
   /// arrives through `reply` (often before this returns).
   func beginSession(_ client: GeoClueClient) {
     guard let identity = client.identity else { return }
-    nextSession += 1
-    let session = SessionID(GeoClueService.firstSessionID + nextSession)
+    let session = sessionIDs.take()
     let level = self.level(of: client)
     client.session = session
     client.grantedLevel = level

@@ -106,10 +106,6 @@ public final class GeoClueService {
   public static let busName = "org.freedesktop.GeoClue2"
   /// The Manager's path.
   static let managerPath = "/org/freedesktop/GeoClue2/Manager"
-  /// Engine sessions of this face are numbered from here; the socket's count from 1, so
-  /// the two never meet (docs/GEOCLUE.md).
-  public static let firstSessionID: UInt64 = 1 << 48
-
   let loop: EventLoop
   var limits: Limits
   let handlers: Handlers
@@ -130,21 +126,21 @@ public final class GeoClueService {
   var agents: [UInt32: GeoClueAgent] = [:]
   lazy var peers = GeoCluePeerDirectory(vanished: { [unowned self] name in self.peerVanished(name) })
   var nextClient: UInt64 = 1
-  var nextSession: UInt64 = 0
+  /// Where engine session ids come from (shared with the socket: the daemon's registry says
+  /// which face holds a session, not its id).
+  let sessionIDs: SessionIDs
   /// InUse as last published.
   var inUse = false
 
   /// A face on `loop`; nothing is opened until `start()`.
-  public init(loop: EventLoop, limits: Limits, handlers: Handlers) {
+  public init(loop: EventLoop, limits: Limits, sessionIDs: SessionIDs = SessionIDs(), handlers: Handlers) {
     self.loop = loop
+    self.sessionIDs = sessionIDs
     self.limits = limits
     self.handlers = handlers
   }
 
   deinit { teardown() }
-
-  /// Whether `session` is one of this face's (the daemon routes replies and pushes by it).
-  public func owns(_ session: SessionID) -> Bool { session.raw >= GeoClueService.firstSessionID }
 
   /// Connects to the system bus ($DBUS_SYSTEM_BUS_ADDRESS, else the standard socket),
   /// publishes the Manager and asks for the name. Failures are logged and retried.

@@ -1,0 +1,29 @@
+import LocCore
+
+/// The engine's timers on the system clock (`.arm`/`.disarm` effects), and the watch for
+/// clock steps and resumes from suspend that make the engine re-plan them. With the replay
+/// clock the driver's simulated clock keeps the timers instead, and nothing is armed here.
+final class EngineTimers {
+  private let loop: EventLoop
+  private var timers: [EngineTimer: Timer] = [:]
+  /// Clock steps and resumes (system clock only).
+  var watcher: ClockWatcher?
+
+  init(loop: EventLoop) { self.loop = loop }
+
+  /// Arms `which` for `at`, creating its loop timer the first time; `fired` runs when it
+  /// fires. A timer that cannot be created is reported through the error.
+  func arm(_ which: EngineTimer, at: Instant, fired: @escaping () -> Void) throws(Errno) {
+    if timers[which] == nil {
+      timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000, fired)
+    }
+    timers[which]?.arm(atMicroseconds: UInt64(max(0, at.microsecondsSinceEpoch)))
+  }
+
+  func disarm(_ which: EngineTimer) { timers[which]?.disarm() }
+
+  /// Every timer cancelled (at exit).
+  func cancelAll() {
+    for timer in timers.values { timer.cancel() }
+  }
+}

@@ -1,0 +1,20 @@
+import LocCore
+
+/// The faces clients reach locd through: the native socket and, when `[GeoClue] Enable=yes`,
+/// the GeoClue2 face on the system bus; the registry that says which holds a session; and
+/// the access policy both apply to a peer.
+final class Faces {
+  /// The native socket, once listening.
+  var server: ControlServer?
+  /// The GeoClue2 face, while enabled.
+  var geoClue: GeoClueService?
+  /// Which face holds each engine session.
+  let sessions = SessionRegistry()
+  /// Whether locd created the socket file (and so removes it at exit).
+  var ownsSocketFile = false
+  /// Who may read and who may administer, with group names resolved once (getgrnam can go
+  /// through NSS to systemd or LDAP): at start and on reload, not per connection.
+  var policy: AccessPolicy
+
+  init(policy: AccessPolicy) { self.policy = policy }
+}
