@@ -72,9 +72,10 @@ extension LocationManager {
   }
 
   /// The systemd service locd starts when a region event waits for the app and none of its
-  /// sessions is connected (iOS relaunching an app for a region event); nil: none. Only a
-  /// unit named for the app is taken (`app-ID.service`, `app-LAUNCHER-ID@….service`);
-  /// another throws `invalid-params`.
+  /// sessions is connected (iOS relaunching an app for a region event); nil: none. Only for
+  /// an app the kernel vouches for (a Flatpak app, a process in its systemd app unit; else
+  /// `not-authorized`), and only its own service (`app-ID.service`, `app-LAUNCHER-ID.service`
+  /// with its unit's launcher); another throws `invalid-params`.
   public func setLaunchUnit(_ unit: String?) async throws(ControlClient.Failure) {
     _ = try await link.call(.setLaunchUnit(unit), timeout: timeout)
   }

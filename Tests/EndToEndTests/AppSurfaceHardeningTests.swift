@@ -235,6 +235,38 @@ import Testing
 
   /// A partial of issue 28: one info line per app hello (10,000 in 2.7 s from one user).
   /// At the default level a client's hellos leave no line; the log keeps serving others.
+  /// Partial (set-launch-unit): locd starts an app's launch unit as root, so a claimed id
+  /// (anyone's word) names none, and an app the kernel vouches for (a process in its systemd
+  /// app unit, a real cgroup) names only its own service: not another launcher's, not an
+  /// instance. Before: both were accepted and StartUnit was sent for a self-granted claim.
+  @Test(.enabled(if: getuid() == 0, "needs root for cgroups"))
+  func onlyAnAppTheKernelVouchesForNamesALaunchUnitAndOnlyItsOwn() throws {
+    let daemon = try LocdProcess()
+    let app = "org.example.Launch"
+    #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
+    let claimed = try AppSocket(daemon, app: app)
+    do {
+      _ = try claimed.call(.setLaunchUnit("app-\(app).service"))
+      Issue.record("a claimed app id named a launch unit")
+    } catch let e as ErrorReply {
+      #expect(e.code == .known(.notAuthorized), "\(e)")
+    }
+    for (unit, accepted) in [
+      ("app-ssh-\(app).service", false), ("app-\(app)@ssh.service", false), ("app-\(app).service", true),
+    ] {
+      let r = try VerifiedApp.call(
+        "set-launch-unit", #"{"unit":"\#(unit)"}"#, app: app, unit: "app-\(app)@1.service",
+        socket: daemon.socketPath)
+      #expect(r.status == (accepted ? 0 : 1), "\(unit): \(r.stdout) \(r.stderr)")
+      if !accepted { #expect(r.stdout.contains("invalid-params"), "\(unit): \(r.stdout)") }
+    }
+    let refused = try daemon.status().apps?.counters.first { $0.name == "launchUnitRefused" }?.value
+    #expect(refused == 3)
+    // The one accepted is what apps.json keeps.
+    let store = try String(contentsOfFile: daemon.stateDirectory + "/apps.json", encoding: .utf8)
+    #expect(store.contains("\"launchUnit\":\"app-\(app).service\""), "\(store)")
+  }
+
   @Test func helloStormsLeaveNoLineAtInfo() throws {
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
     let daemon = try LocdProcess(arguments: ["--log-level", "info"])

@@ -78,14 +78,13 @@ import Testing
       id: "b", latitude: Self.lat, longitude: RegionDaemonTests.lon(2500), radius: 300, notifyOnExit: false)
     try await manager.startMonitoring(for: a)
     try await manager.startMonitoring(for: b)
-    try await manager.setLaunchUnit("app-\(app).service")
     // Refusals with their codes: the same id again, a third region (MaxRegionsPerApp=2), a
-    // launch unit not named for the app.
+    // launch unit from an app only its word names (this process runs in no app unit).
     let again = try CircularRegion(id: "a", latitude: Self.lat, longitude: 10.7, radius: 50)
     #expect(await Self.code { try await manager.startMonitoring(for: again) } == .alreadyExists)
     let c = try CircularRegion(id: "c", latitude: Self.lat, longitude: 10.7, radius: 50)
     #expect(await Self.code { try await manager.startMonitoring(for: c) } == .tooManyRegions)
-    #expect(await Self.code { try await manager.setLaunchUnit("sshd.service") } == .invalidParams)
+    #expect(await Self.code { try await manager.setLaunchUnit("app-\(app).service") } == .notAuthorized)
     // Values out of range never reach locd: making the region throws.
     #expect(throws: RegionError.self) {
       try CircularRegion(id: "z", latitude: Self.lat, longitude: 10.7, radius: 0)

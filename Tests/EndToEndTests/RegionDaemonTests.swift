@@ -135,8 +135,8 @@ import Testing
   @Test(
     .enabled(
       if: FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-daemon")
-        && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor"),
-      "needs dbus-daemon and dbus-monitor"))
+        && FileManager.default.isExecutableFile(atPath: "/usr/bin/dbus-monitor") && getuid() == 0,
+      "needs dbus-daemon, dbus-monitor and root (a cgroup for the verified app)"))
   func backgroundAndDisconnectedAppsFollowTheirAuthorization() throws {
     let dir = LocdProcess.makeDirectory()
     let (address, bus, monitor) = try PrivateBus.start(in: dir)
@@ -163,7 +163,12 @@ import Testing
       _ = try app.call(.setActivity(.foreground))
       _ = try app.call(.registerRegion(region))
     }
-    _ = try f.call(.setLaunchUnit("app-\(always).service"))
+    // The launch unit is named by the app as the kernel knows it: a process in its systemd
+    // app unit (a claimed id names none).
+    let named = try VerifiedApp.call(
+      "set-launch-unit", #"{"unit":"app-\#(always).service"}"#, app: always, unit: "app-\(always)@1.service",
+      socket: daemon.socketPath)
+    #expect(named.status == 0, "\(named.stdout) \(named.stderr)")
     _ = try w.call(.subscribe([.region]))  // the replay starts
     // The entry reaches both; then one goes to the background, the other away.
     for app in [w, f] {

@@ -119,8 +119,12 @@ import Testing
 
   @Test func alwaysAppNotConnectedIsQueuedAndItsUnitStarted() throws {
     var h = Self.started(.grant(.always, .full))
-    let r1 = h.send(Self.app, .setLaunchUnit("app-\(Self.id).service"))
+    // Launch units are kept only for an app the kernel vouches for: its systemd app unit.
+    let verified = SessionID(40)
+    h.app(verified, Self.id, unit: .app(AppID(Self.id)!, unit: "app-gnome-\(Self.id)@7.service"))
+    let r1 = h.send(verified, .setLaunchUnit("app-\(Self.id).service"))
     _ = try #require(r1).get()
+    h.handle(.sessionClosed(verified))
     h.send(Self.app, .registerRegion(Self.region()))
     Self.fixes(&h, Self.centre, 10, 30)
     h.handle(.sessionClosed(Self.app))
@@ -135,6 +139,42 @@ import Testing
     h.app(back, Self.id)
     h.send(back, .subscribe([.region]))
     #expect(Self.events(h, back).map(\.event) == [.exit])
+  }
+
+  /// set-launch-unit (issue 28): a claimed id is anyone's word and locd starts the unit as
+  /// root, so only an app the kernel vouches for names one, and only its own service:
+  /// `app-ID.service` or with the launcher of the unit it runs in, never an instance or a
+  /// template, nor another launcher's.
+  @Test func onlyAVerifiedAppNamesALaunchUnitAndOnlyItsOwnService() throws {
+    var h = Self.started(.grant(.always, .full))
+    func code(_ session: SessionID, _ unit: String?) -> ErrorCode? {
+      guard case .failure(let e)? = h.send(session, .setLaunchUnit(unit)) else { return nil }
+      return e.code
+    }
+    #expect(code(Self.app, "app-\(Self.id).service") == .notAuthorized, "a claimed id names no unit")
+    #expect(code(Self.app, nil) == .notAuthorized, "nor clears one")
+    let verified = SessionID(41)
+    h.app(verified, Self.id, unit: .app(AppID(Self.id)!, unit: "app-gnome-\(Self.id)@7.service"))
+    for refused in [
+      "app-ssh-\(Self.id).service",  // another launcher
+      "app-\(Self.id)@ssh.service",  // an instance
+      "app-gnome-\(Self.id)@.service",  // a template
+      "app-org.example.Other.service", "sshd.service", "app-\(Self.id).scope",
+      "app-\(Self.id)\u{7F}.service",
+    ] {
+      #expect(code(verified, refused) == .invalidParams, "\(refused)")
+    }
+    #expect(code(verified, "app-\(Self.id).service") == nil)
+    #expect(code(verified, "app-gnome-\(Self.id).service") == nil)
+    #expect(code(verified, nil) == nil)
+    let refusedCount = h.engine.status(at: h.now).apps?.counters.first { $0.name == "launchUnitRefused" }?
+      .value
+    #expect(refusedCount == 9)
+    // A Flatpak app: its own service, with or without the launcher flatpak.
+    let flatpak = SessionID(42)
+    h.app(flatpak, nil, unit: .flatpak(AppID(Self.id)!, unit: "app-flatpak-\(Self.id)-99.scope"))
+    #expect(code(flatpak, "app-flatpak-\(Self.id).service") == nil)
+    #expect(code(flatpak, "app-gnome-\(Self.id).service") == .invalidParams)
   }
 
   @Test func alwaysAppBackAfterMaxEventAgeGetsNothingAndTheDropIsCounted() {

@@ -47,7 +47,11 @@ extension AppsMachine {
     }
     let first = waiting[key] == nil
     wait(notice, for: key, at: now)
-    if first, sessions(of: key).isEmpty, let unit = records[key]?.launchUnit {
+    // The unit's name is checked again (apps.json may come from an older locd): never
+    // anything but the app's own service.
+    if first, sessions(of: key).isEmpty, let unit = records[key]?.launchUnit,
+      !unit.contains("@"), PeerUnit.appName(unit)?.id == key.app
+    {
       outputs.append(.launch(key, unit: unit))
     }
     return .waiting
@@ -83,21 +87,33 @@ extension AppsMachine {
   }
 
   /// `set-launch-unit`: the systemd unit started when the app has an event waiting and is
-  /// not connected (nil: none). Only a service named for the app itself by systemd's
-  /// convention for apps (`app-[LAUNCHER-]ID[@…].service`), so that an app can start
-  /// nothing but itself.
+  /// not connected (nil: none). Kept only for an app the kernel vouches for (its Flatpak
+  /// scope or its systemd app unit: a claimed id is anyone's word, and locd starts the unit
+  /// as root), and only a service that is the app's own by systemd's convention for apps:
+  /// `app-ID.service`, or `app-LAUNCHER-ID.service` with the launcher of the unit the app
+  /// runs in. No template or instance (`@`): an instance would be a parameter the app picks.
   mutating func setLaunchUnit(_ unit: String?, for id: SessionID) -> Result<AppKey, RequestError> {
-    guard let key = sessions[id]?.key, records[key] != nil else {
+    guard let session = sessions[id], records[session.key] != nil else {
       return .failure(RequestError(.internalError, "the app session is not known"))
     }
+    let key = session.key
+    guard session.identity.isVerified else {
+      counters.launchUnitRefused += 1
+      return .failure(
+        RequestError(
+          .notAuthorized,
+          "a launch unit is kept only for an app the kernel vouches for (a Flatpak app, or a process in its systemd app unit); this session only says it is \(key.app)"
+        ))
+    }
     if let unit {
-      guard unit.utf8.count <= 255, unit.hasSuffix(".service"), PeerUnit.appName(unit)?.id == key.app,
-        !unit.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F || $0 == UInt8(ascii: "/") })
-      else {
+      let launcher = session.identity.unit.flatMap { PeerUnit.appName($0) }?.launcher
+      guard AppsMachine.isOwnLaunchUnit(unit, of: key.app, launcher: launcher) else {
+        counters.launchUnitRefused += 1
+        let example = launcher.map { "app-\($0)-\(key.app).service" } ?? "app-\(key.app).service"
         return .failure(
           RequestError(
             .invalidParams,
-            "a launch unit must be a service named for the app, such as app-\(key.app).service or app-LAUNCHER-\(key.app)@.service"
+            "a launch unit must be the app's own service, app-\(key.app).service or \(example), without an instance"
           ))
       }
     }
@@ -106,6 +122,17 @@ extension AppsMachine {
       storeChanged = true
     }
     return .success(key)
+  }
+
+  /// Whether `unit` is app `app`'s own service: `app-ID.service`, or with `launcher` (the
+  /// launcher of the unit the app was seen in, when it has one) `app-LAUNCHER-ID.service`;
+  /// no instance, no template, nothing a unit name may not hold.
+  static func isOwnLaunchUnit(_ unit: String, of app: AppID, launcher: String?) -> Bool {
+    guard unit.utf8.count <= 255, unit.hasSuffix(".service"), !unit.contains("@"),
+      !unit.utf8.contains(where: { $0 <= 0x20 || $0 >= 0x7F || $0 == UInt8(ascii: "/") }),
+      let named = PeerUnit.appName(unit), named.id == app
+    else { return false }
+    return named.launcher == nil || named.launcher == launcher
   }
 }
 

@@ -87,13 +87,15 @@ struct AppCounters: Sendable, Hashable {
   var tooManyApps = 0
   /// Problems reading apps.json (the file was set aside).
   var storeProblems = 0
+  /// `set-launch-unit` refused: an unverified app, or a unit that is not the app's own.
+  var launchUnitRefused = 0
 
   var all: [Counter] {
     [
       Counter("staleDropped", staleDropped), Counter("overflowDropped", overflowDropped),
       Counter("heldDiscarded", heldDiscarded), Counter("promptsTimedOut", promptsTimedOut),
       Counter("identityRefused", identityRefused), Counter("tooManyApps", tooManyApps),
-      Counter("storeProblems", storeProblems),
+      Counter("storeProblems", storeProblems), Counter("launchUnitRefused", launchUnitRefused),
     ]
   }
 }
