@@ -179,6 +179,35 @@ import Testing
       !locd.log.contains(Self.a) && !locd.log.contains(Self.uuid), "identities are not logged above debug")
   }
 
+  /// Values of types BlueZ never sends (issue 28's partial): a ManufacturerData entry whose
+  /// value is a string beside a good iBeacon entry, and an RSSI as a 32-bit integer, each
+  /// count as a bad message; the good entry is still read and the beacon still ranged.
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns org.bluez, which the policy gives root only"),
+    .enabled(if: BlueZStandIn.installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func wrongTypedPropertiesAreCountedAndTheRestIsRead() throws {
+    let rig = try Rig()
+    let locd = rig.locd
+    defer { locd.stop() }
+    _ = try locd.waitForStatus { $0.sourceState() == .known(.connected) }
+    let path = try rig.bluez.addDevice("hci0", Self.a, rssi: -60, data: Self.frameA)
+    let range = try Watcher(locd, ["range", "\(Self.uuid):1:1"])
+    defer { range.stop() }
+    #expect(try Self.wait { try rig.bluez.discoveryCalls("hci0").contains("StartDiscovery") })
+    #expect(try locd.status().counters()["badMessages"] == 0)
+    let good = BlueZStandIn.manufacturerWords(Self.frameA).dropFirst(2)  // company, ay, bytes
+    let mixed = ["RSSI", "n", "-60", "ManufacturerData", "a{qv}", "2", "6", "s", "not bytes"] + good
+    let ranged = try Self.keep(
+      { try rig.bluez.advertise(path, properties: 2, words: mixed) },
+      until: { range.lists.contains(["1:1 near"]) || range.lists.contains(["1:1 far"]) })
+    #expect(ranged, "the good entry beside the bad one is read: \(range.lists)")
+    let afterMixed = try locd.status().counters()["badMessages"] ?? 0
+    #expect(afterMixed >= 1, "a string where bytes belong is counted")
+    try rig.bluez.advertise(path, properties: 1, words: ["RSSI", "i", "-60"])
+    #expect(try Self.wait { try locd.status().counters()["badMessages"] ?? 0 > afterMixed })
+    #expect(try locd.status().sourceState() == .known(.connected))
+  }
+
   @Test(
     .enabled(if: getuid() == 0, "the stand-in owns org.bluez, which the policy gives root only"),
     .enabled(if: BlueZStandIn.installed, "needs dbus-daemon, busctl and python3-dbusmock"))

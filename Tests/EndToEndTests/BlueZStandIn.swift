@@ -138,6 +138,17 @@ final class BlueZStandIn {
     return path
   }
 
+  /// One advertisement of the device at `path` whose property words are given as busctl
+  /// takes them (`count` properties): for values of types BlueZ never sends.
+  func advertise(_ path: String, properties count: Int, words: [String]) throws {
+    try call(
+      path, "org.freedesktop.DBus.Mock", "EmitSignal",
+      [
+        "sssav", "org.freedesktop.DBus.Properties", "PropertiesChanged", "sa{sv}as", "3", "s",
+        "org.bluez.Device1", "a{sv}", "\(count)",
+      ] + words + ["as", "0"])
+  }
+
   /// One advertisement of the device at `path`: PropertiesChanged with RSSI and
   /// ManufacturerData.
   func advertise(_ path: String, rssi: Int16, data: (UInt16, [UInt8])) throws {

@@ -105,7 +105,10 @@ extension BlueZSource {
           counters.badMessages += 1
         }
       case ("RSSI", .int16(let n)): out.append(.rssi(DecibelMilliwatts(Int(n))))
-      case ("ManufacturerData", .manufacturerData(let entries)): out.append(.manufacturerData(entries))
+      case ("ManufacturerData", .manufacturerData(let entries, let skipped)):
+        // An entry of the wrong type (or past a limit) is counted; the others are read.
+        if skipped > 0 { counters.badMessages += 1 }
+        out.append(.manufacturerData(entries))
       case ("Address", _), ("RSSI", _), ("ManufacturerData", _): counters.badMessages += 1
       default: continue
       }

@@ -10,8 +10,10 @@ extension BusMessage {
     case objectPath(String)
     case bool(Bool)
     case int16(Int16)
-    /// `a{qv}` whose values are `ay` (org.bluez.Device1.ManufacturerData).
-    case manufacturerData([BlueZDeviceTable.ManufacturerData])
+    /// `a{qv}` whose values are `ay` (org.bluez.Device1.ManufacturerData); `skipped` counts
+    /// the entries left out: a value of another type, past the entry limit, over the byte
+    /// limit.
+    case manufacturerData([BlueZDeviceTable.ManufacturerData], skipped: Int)
     /// A type locd does not read here (skipped).
     case other(String)
   }
@@ -37,7 +39,8 @@ extension BusMessage {
       try exit()
     case "a{qv}":
       try enter(Code.variant, contents)
-      value = .manufacturerData(try readManufacturerData())
+      let (entries, skipped) = try readManufacturerData()
+      value = .manufacturerData(entries, skipped: skipped)
       try exit()
     default:
       try skip("v")
@@ -47,24 +50,30 @@ extension BusMessage {
   }
 
   /// Reads `a{qv}`, each value `ay`; other values, entries past the limit and byte strings
-  /// over it are skipped.
-  private func readManufacturerData() throws(Errno) -> [BlueZDeviceTable.ManufacturerData] {
+  /// over it are skipped, and how many is returned with the entries.
+  private func readManufacturerData() throws(Errno) -> ([BlueZDeviceTable.ManufacturerData], Int) {
     var entries: [BlueZDeviceTable.ManufacturerData] = []
+    var skipped = 0
     try enter(Code.array, "{qv}")
     while try enter(Code.dictEntry, "qv", "enter {qv}") {
       let company = try readUInt16()
       if try variantContents() == "ay" && entries.count < Self.manufacturerEntryLimit {
         try enter(Code.variant, "ay")
         let bytes = try readByteArray { $0.count <= Self.manufacturerBytesLimit ? Array($0) : nil }
-        if let bytes { entries.append(BlueZDeviceTable.ManufacturerData(company: company, bytes: bytes)) }
+        if let bytes {
+          entries.append(BlueZDeviceTable.ManufacturerData(company: company, bytes: bytes))
+        } else {
+          skipped += 1
+        }
         try exit()
       } else {
+        skipped += 1
         try skip("v")
       }
       try exit()
     }
     try exit()
-    return entries
+    return (entries, skipped)
   }
 
   /// Reads `a{sv}`.
