@@ -105,8 +105,9 @@ MINUTES ?= 30
 soak: build
 	@status=0; soak/soak.py $(MINUTES) $(BIN) || status=1; soak/commute.py $(BIN) || status=1; exit $$status
 
-# swift-format, then the syscall layer's rule: no C library outside Sources/LocSystem/Syscalls/
-# and LocCore's maths file (scripts/lint-syscalls.sh, decision 0034).
+# swift-format, then the syscall layer's rule: no C library outside the Syscalls/ folders of
+# LocClient and LocSystem and LocCore's maths file (scripts/lint-syscalls.sh, decisions 0034
+# and 0038).
 lint:
 	swift-format lint --strict -r Sources Tests Examples Package.swift
 	scripts/lint-syscalls.sh

@@ -1,8 +1,9 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// The module graph points one way: LocCore <- LocProtocol <- LocSystem <- executables and the
-// LocationManager client library (decision 0023).
+// The module graph points one way: LocCore <- LocProtocol <- LocClient <- LocSystem <-
+// executables; the LocationManager client library stands on LocClient alone, so an app links
+// no libsystemd (decisions 0023, 0038).
 // See docs/decisions/0001-module-graph-and-no-foundation.md. Every target compiles in the
 // Swift 6 language mode; the concurrency model is in docs/decisions/0010-syscall-layer-and-concurrency.md.
 
@@ -25,7 +26,10 @@ let package = Package(
     .target(name: "CLocShim"),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
-    .target(name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "CSystemd", "CLocShim"]),
+    // The client of locd's socket and the syscall wrappers it needs; no C library but libc.
+    .target(name: "LocClient", dependencies: ["LocCore", "LocProtocol"]),
+    .target(
+      name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "LocClient", "CSystemd", "CLocShim"]),
     .executableTarget(
       name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"],
       // The Swift standard library linked statically (make release) exports every symbol of
@@ -34,10 +38,11 @@ let package = Package(
       // no Foundation); crash reports use .symtab, which stays (docs/GEOCLUE.md, figures).
       linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"]), staticLibstdcxx]),
     .executableTarget(
-      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocSystem"], linkerSettings: [staticLibstdcxx]
+      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocClient", "LocSystem"],
+      linkerSettings: [staticLibstdcxx]
     ),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
-    .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
+    .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocClient"]),
     // The example of docs/APPS.md; built and used by the tests, never installed.
     .executableTarget(name: "WhereAmI", dependencies: ["LocationManager"], path: "Examples/WhereAmI"),
     // The region example of docs/REGIONS.md; built and used by the tests, never installed.

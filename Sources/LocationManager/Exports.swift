@@ -1,6 +1,7 @@
+@_exported import class LocClient.ControlClient
 // The types the library's API speaks in, made visible to every program that imports
 // LocationManager, so an app needs no other import to name them. Only these: the rest of
-// LocCore, LocProtocol and LocSystem stays an implementation detail of locd.
+// LocCore, LocProtocol and LocClient stays an implementation detail of locd.
 @_exported import enum LocCore.AccuracyAuthorization
 @_exported import enum LocCore.AppActivity
 @_exported import struct LocCore.AppIdentity
@@ -22,4 +23,3 @@
 @_exported import struct LocProtocol.ErrorReply
 @_exported import struct LocProtocol.Greeting
 @_exported import enum LocProtocol.OpenEnum
-@_exported import class LocSystem.ControlClient

@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 
 extension Link {
   /// The reading thread: each message to its waiter or to the event stream, until the

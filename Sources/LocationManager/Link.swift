@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 import Synchronization
 
 /// The connection under a `LocationManager`: one socket, one detached thread that reads it

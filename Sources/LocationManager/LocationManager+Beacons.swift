@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 
 // The beacon types the library's API speaks in (see Exports.swift for the rest).
 @_exported import struct LocCore.BeaconConstraint

@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 
 // Region monitoring and visits, as CLLocationManager has them (docs/REGIONS.md, "Apps and
 // the LocationManager library"): the calls send protocol 1.3's `register-region`,

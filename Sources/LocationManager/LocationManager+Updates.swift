@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 
 extension LocationManager {
   /// Updates are delivered only after the device moved at least this far from the last

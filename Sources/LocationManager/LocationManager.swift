@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 import Synchronization
 
 /// Core Location's CLLocationManager, for locd: an app's connection to the daemon, its

@@ -1,6 +1,6 @@
+import LocClient
 import LocCore
 import LocProtocol
-import LocSystem
 
 /// What a `LocationManager` hears from locd, in the order locd sent it (its `events`).
 ///

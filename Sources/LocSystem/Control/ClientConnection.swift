@@ -39,22 +39,18 @@ final class ClientConnection {
   /// The one timer of the connection, armed for `deadline` (ClientConnection+Deadlines).
   var timer: Timer?
   var deadline: Deadline?
-  /// Bytes of an unfinished request line.
-  private var pending: [UInt8] = []
-  /// Set while skipping the rest of an overlong line.
-  private var discarding = false
+  /// Request lines from the bytes read (LocProtocol's ControlLineFramer).
+  private var framer = ControlLineFramer()
   /// Bytes read but not yet framed: what came after the request that spent a turn's budget.
   /// While there are any, the socket is not read (its data waits in the kernel).
   private var backlog: [UInt8] = []
   /// Set while the backlog waits for the client to read its replies (`takesRequests`).
   private var backlogWaitsForOutput = false
-  /// Lines waiting to be written, oldest first from `outHead`; `headOffset` bytes of the
-  /// first are written. Lines are shared with every other queue the same event waits in.
-  private var outLines: [[UInt8]] = []
-  private var outHead = 0
-  private var headOffset = 0
+  /// Lines waiting to be written (OutputQueue: shared with every other queue the same
+  /// event waits in).
+  private var queue = OutputQueue()
   /// Bytes waiting to be written.
-  private(set) var queuedBytes = 0
+  var queuedBytes: Int { queue.byteCount }
 
   init(server: ControlServer, socket: consuming FileDescriptor, id: SessionID, peer: Peer) throws(Errno) {
     self.server = server
@@ -148,44 +144,29 @@ final class ClientConnection {
 
   /// Frames `bytes` into lines and handles each, until the budget is spent or the client
   /// is dropped; returns how many bytes were used (the rest waits in the backlog).
+  /// A line and an overlong line that ended each spend one of the budget; the framer's
+  /// access ends before a frame is handled, which may drop the client.
   private func consume(_ bytes: UnsafeRawBufferPointer, budget: inout Int) -> Int {
     var start = 0
     while start < bytes.count {
       guard budget > 0, isServed else { return start }
-      guard let newline = bytes[start...].firstIndex(of: 0x0A) else {
-        if !discarding {
-          pending.append(contentsOf: bytes[start...])
-          if pending.count > server.limits.maxRequestBytes { overlong() }
-        }
-        return bytes.count
+      switch framer.next(bytes, from: &start, limit: server.limits.maxRequestBytes) {
+      case .line(let line)?:
+        budget -= 1
+        handle(line)
+      case .overlong(let ended)?:
+        if ended { budget -= 1 }
+        overlong()
+      case nil:
+        break
       }
-      if discarding {
-        discarding = false
-      } else {
-        pending.append(contentsOf: bytes[start..<newline])
-        if pending.count > server.limits.maxRequestBytes {
-          budget -= 1
-          overlong()
-          discarding = false
-        } else {
-          var line = pending
-          pending.removeAll(keepingCapacity: pending.count <= 4096)
-          if line.last == 0x0D { line.removeLast() }
-          if !line.isEmpty {
-            budget -= 1
-            handle(line)
-          }
-        }
-      }
-      start = newline + 1
     }
     return bytes.count
   }
 
+  /// A line over the limit (the framer skips the rest of it): counted and refused.
   private func overlong() {
     server.bump { $0.tooLarge += 1 }
-    pending.removeAll()
-    discarding = true
     refuse(
       nil,
       RequestError(
@@ -273,14 +254,7 @@ final class ClientConnection {
   }
 
   private func enqueue(_ bytes: [UInt8], from offset: Int) {
-    if outHead == outLines.count {
-      outLines.removeAll(keepingCapacity: true)
-      outHead = 0
-      headOffset = offset
-    }
-    outLines.append(bytes)
-    queuedBytes += bytes.count - offset
-    server.queuedTotal += bytes.count - offset
+    server.queuedTotal += queue.append(bytes, from: offset)
     updateEvents()
   }
 
@@ -289,10 +263,9 @@ final class ClientConnection {
     guard let watch else { return }
     let before = queuedBytes
     defer { if phase == .open { server.flowControl?.flushed(self, progressed: queuedBytes < before) } }
-    while outHead < outLines.count {
-      let line = outLines[outHead]
+    while let oldest = queue.first {
       let sent: Int?
-      do { sent = try watch.descriptor.send(line, from: headOffset) } catch {
+      do { sent = try watch.descriptor.send(oldest.line, from: oldest.offset) } catch {
         if phase == .closing {
           server.finish(self)
         } else {
@@ -301,19 +274,10 @@ final class ClientConnection {
         return
       }
       guard let sent else { break }
-      headOffset += sent
-      queuedBytes -= sent
+      queue.wrote(sent)
       server.queuedTotal -= sent
-      if headOffset == line.count {
-        outLines[outHead] = []
-        outHead += 1
-        headOffset = 0
-      }
     }
-    if outHead > 1024, outHead * 2 > outLines.count {
-      outLines.removeFirst(outHead)
-      outHead = 0
-    }
+    queue.compact()
     if phase == .closing, queuedBytes == 0 {
       server.finish(self)
       return
@@ -329,10 +293,7 @@ final class ClientConnection {
   /// Forgets everything queued (and its count in the server's total).
   private func discardQueue() {
     server.queuedTotal -= queuedBytes
-    queuedBytes = 0
-    outLines = []
-    outHead = 0
-    headOffset = 0
+    queue.removeAll()
   }
 
   /// Dropped with last words: the queue is replaced by `line`, nothing more is read, and
@@ -341,10 +302,10 @@ final class ClientConnection {
     guard isServed else { return }
     phase = .closing
     // A line partly written is finished first, or the last words would read as garbage.
-    let unfinished = outHead < outLines.count && headOffset > 0 ? Array(outLines[outHead][headOffset...]) : []
+    let unfinished = queue.unfinished
     discardQueue()
     backlog = []
-    pending = []
+    framer.dropPending()
     if !unfinished.isEmpty { enqueue(unfinished, from: 0) }
     enqueue(line, from: 0)
     arm(.lastWords, after: ControlServer.lastWordsTimeout)

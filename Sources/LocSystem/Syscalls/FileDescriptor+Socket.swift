@@ -4,15 +4,9 @@ import CLocShim
   import Glibc
 #endif
 
+/// The daemon's socket calls on a descriptor (a client's are in LocClient's
+/// FileDescriptor+Connected).
 extension FileDescriptor {
-  /// Waits until the descriptor is readable, at most `milliseconds` (-1: without a limit)
-  /// (poll(2) POLLIN); false when the time ran out. EINTR is thrown, not retried: the
-  /// caller works out how much of its wait is left.
-  public func waitReadable(milliseconds: Int32) throws(Errno) -> Bool {
-    var p = pollfd(fd: rawValue, events: Int16(POLLIN), revents: 0)
-    return try Syscall.once("poll") { poll(&p, 1, milliseconds) } > 0
-  }
-
   /// Sends up to `bytes.count` bytes on a connected socket (send(2) with MSG_NOSIGNAL: a
   /// peer that went away is EPIPE, never a SIGPIPE), retrying EINTR; nil when a
   /// non-blocking socket's buffer is full (EAGAIN).
@@ -73,17 +67,6 @@ extension FileDescriptor {
     var v = value
     _ = try Syscall.once("setsockopt \(name)") {
       setsockopt(rawValue, level, name, &v, socklen_t(MemoryLayout<Int32>.size))
-    }
-  }
-
-  /// Shuts both directions of a connected socket down (shutdown(2), SHUT_RDWR): a thread
-  /// blocked reading it wakes to end of stream, and the descriptor stays open for its owner
-  /// to close. ENOTCONN (the peer is already gone) is not an error.
-  public func shutdownBoth() throws(Errno) {
-    do {
-      _ = try Syscall.once("shutdown") { Glibc.shutdown(rawValue, Int32(SHUT_RDWR)) }
-    } catch  where error.code == ENOTCONN {
-      return
     }
   }
 

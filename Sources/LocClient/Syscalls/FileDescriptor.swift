@@ -46,7 +46,7 @@ public struct FileDescriptor: ~Copyable, Sendable {
   /// Opens `path` with `flags` (open(2); O_CLOEXEC is always added) and `mode` for files it
   /// creates. EINTR (a FIFO or a tty waiting for its other side) is retried. Errors name the
   /// call `call` ("open" unless the caller's message lacks the path).
-  static func open(
+  package static func open(
     _ path: String, _ flags: Int32, mode: mode_t = 0, call: @autoclosure () -> String = "open"
   ) throws(Errno) -> FileDescriptor {
     let number = try Syscall.retrying(call()) { Glibc.open(path, flags | O_CLOEXEC, mode) }
@@ -114,7 +114,7 @@ extension FileDescriptor {
 
   /// The one write-all loop: write(2) to descriptor `number` (owned by someone else, such as
   /// standard output) until all of `bytes` went, short writes continued, EINTR retried.
-  static func writeAll(_ bytes: UnsafeRawBufferPointer, to number: Int32) throws(Errno) {
+  package static func writeAll(_ bytes: UnsafeRawBufferPointer, to number: Int32) throws(Errno) {
     var offset = 0
     while offset < bytes.count {
       let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])

@@ -22,7 +22,7 @@ public struct FileStatus: Sendable, Equatable {
   public var device: UInt64, inode: UInt64
 
   /// The values of `info`.
-  init(_ info: stat) {
+  package init(_ info: stat) {
     rawMode = UInt32(info.st_mode)
     owner = info.st_uid
     size = Int(info.st_size)
