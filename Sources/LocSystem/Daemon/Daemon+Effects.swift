@@ -15,9 +15,11 @@ extension Daemon {
     return .success(.status(completed))
   }
 
-  /// Carries out the engine's effects, in order.
+  /// Carries out the engine's effects, in order, the state files first (`writesStateFile`):
+  /// what a reply acknowledges is on disk before the reply is sent.
   func execute(_ effects: [Effect]) {
-    for effect in effects { execute(effect) }
+    for effect in effects where effect.writesStateFile { execute(effect) }
+    for effect in effects where !effect.writesStateFile { execute(effect) }
   }
 
   private func execute(_ effect: Effect) {
