@@ -8,7 +8,7 @@ public struct AppStore: Sendable, Hashable {
   /// Stored regions that failed a request's checks when the file was read (a dwell no
   /// duration can hold, a radius out of range): left out, their app's record kept, so one
   /// bad region costs that region, not every user's decisions. Empty for a store made here.
-  public private(set) var skippedRegions: [String] = []
+  public var skippedRegions: [String] = []
 
   /// A store.
   public init(_ records: [AppRecord] = []) { self.records = records.sorted { $0.key < $1.key } }
