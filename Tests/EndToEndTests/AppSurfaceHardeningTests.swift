@@ -262,8 +262,8 @@ import Testing
     }
     let refused = try daemon.status().apps?.counters.first { $0.name == "launchUnitRefused" }?.value
     #expect(refused == 3)
-    // The one accepted is what apps.json keeps.
-    let store = try String(contentsOfFile: daemon.stateDirectory + "/apps.json", encoding: .utf8)
+    // The one accepted is what the user's apps file keeps.
+    let store = try String(contentsOfFile: daemon.stateDirectory + "/apps/\(getuid()).json", encoding: .utf8)
     #expect(store.contains("\"launchUnit\":\"app-\(app).service\""), "\(store)")
   }
 

@@ -126,10 +126,14 @@ struct AppsEndToEndTests {
     #expect(byKey["1003 org.example.Nosy"]?.status == .known(.denied))
     #expect(byKey["1001 org.example.Once"] == nil)
     #expect(byKey["1002 org.example.Weather"] == nil)
-    var st = stat()
-    #expect(stat(again.stateDirectory + "/apps.json", &st) == 0 && st.st_mode & 0o777 == 0o600)
-    let stored = try String(contentsOfFile: again.stateDirectory + "/apps.json", encoding: .utf8)
-    #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in apps.json")
+    // A file per user (apps/UID.json), each 0600, none with a position.
+    for uid in [1001, 1003] {
+      let path = again.stateDirectory + "/apps/\(uid).json"
+      var st = stat()
+      #expect(stat(path, &st) == 0 && st.st_mode & 0o777 == 0o600, "\(path)")
+      let stored = try String(contentsOfFile: path, encoding: .utf8)
+      #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in \(path)")
+    }
     // The user resets their own app; it may ask again.
     #expect(try locctl(uid: 1001, again, ["apps", "reset", "org.example.Weather"]).status == 0)
     let reset = try AppListResult(json: JSON.parse(Array(try again.locctl(["apps", "--json"]).stdout.utf8)))

@@ -59,9 +59,9 @@ import Testing
     #expect(app.accuracy == .known(.full))
     #expect(app.decidedBy == "agent")
     #expect(app.verified == .known(.claimed))
-    let stored = try String(contentsOfFile: locd.stateDirectory + "/apps.json", encoding: .utf8)
+    let stored = try String(contentsOfFile: locd.stateDirectory + "/apps/\(getuid()).json", encoding: .utf8)
     #expect(stored.contains("geoclue-where-am-i"), "\(stored)")
-    #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in apps.json")
+    #expect(!stored.contains("59.91") && !stored.contains("10.75"), "no position in the apps store")
 
     // A client holding its location is an app in use: status and `locctl apps` show it.
     let holder = try LinePeer(

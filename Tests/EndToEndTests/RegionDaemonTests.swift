@@ -274,9 +274,9 @@ import Testing
     #expect(counters.first { $0.name == "refusedReduced" }?.value == 1)
     #expect(status.server.counters.invalidRequests >= 6 && status.server.counters.invalidJSON >= 1)
     #expect(daemon.stop() == 0)
-    // The registrations survive a restart (apps.json, 0600), their states unknown.
+    // The registrations survive a restart (the user's apps/UID.json, 0600), their states unknown.
     var st = stat()
-    #expect(stat(daemon.stateDirectory + "/apps.json", &st) == 0 && st.st_mode & 0o777 == 0o600)
+    #expect(stat(daemon.stateDirectory + "/apps/\(getuid()).json", &st) == 0 && st.st_mode & 0o777 == 0o600)
     let again = try LocdProcess(
       directory: daemon.directory, config: "[Regions]\nMaxRegions=3\nMaxRegionsPerApp=2\n")
     let back = try AppSocket(again, app: app)

@@ -97,6 +97,24 @@ import Testing
     #expect(!daemon.log.contains("cannot write the state file"))
   }
 
+  @Test func aHardLinkAsTheStateFileIsRefusedAndCounted() throws {
+    // Issue 28, finding 5: a file of locd's own user reached through a second name was
+    // used, whoever had made the name. Now a state file with more than one name is not
+    // used (the rule every file of the state directory is read by), said and counted.
+    let (dir, state) = Self.prepared()
+    let elsewhere = dir + "/elsewhere.json"
+    try Self.write(Self.state, to: elsewhere)
+    #expect(link(elsewhere, state + "/state.json") == 0)
+    let daemon = try LocdProcess(directory: dir)
+    let s = try daemon.status()
+    #expect(
+      s.daemon.stateProblem?.contains("has 2 names (hard links)") == true,
+      "\(s.daemon.stateProblem ?? "none")")
+    #expect(s.position.tier == .none, "the manual location of the linked file is not used")
+    #expect(s.daemon.stateFiles.first { $0.name == "refused" }?.value == 1, "\(s.daemon.stateFiles)")
+    #expect(daemon.stop() == 0)
+  }
+
   @Test func aTemporaryLeftByACrashIsRemovedAtStart() throws {
     // `kill -9` between writing the temporary and renaming it left a copy with coordinates.
     let (dir, state) = Self.prepared()

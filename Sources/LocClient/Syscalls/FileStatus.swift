@@ -20,6 +20,8 @@ public struct FileStatus: Sendable, Equatable {
   public var size: Int
   /// The device the file is on (st_dev) and its inode there (st_ino).
   public var device: UInt64, inode: UInt64
+  /// The number of names (hard links) the file has (st_nlink).
+  public var linkCount: Int
 
   /// The values of `info`.
   package init(_ info: stat) {
@@ -28,6 +30,7 @@ public struct FileStatus: Sendable, Equatable {
     size = Int(info.st_size)
     device = UInt64(info.st_dev)
     inode = UInt64(info.st_ino)
+    linkCount = Int(info.st_nlink)
   }
 
   /// The permission bits (rawMode & 07777: set-id, sticky, user, group, other).

@@ -8,7 +8,7 @@ public struct AppStore: Sendable, Hashable {
   /// Stored regions that failed a request's checks when the file was read (a dwell no
   /// duration can hold, a radius out of range): left out, their app's record kept, so one
   /// bad region costs that region, not every user's decisions. Empty for a store made here.
-  public private(set) var skippedRegions: [String] = []
+  public var skippedRegions: [String] = []
 
   /// A store.
   public init(_ records: [AppRecord] = []) { self.records = records.sorted { $0.key < $1.key } }
@@ -132,6 +132,19 @@ public struct AppStore: Sendable, Hashable {
     }
     return r
   }
+
+  /// The bytes `region` takes in a store file (its object and the comma before it).
+  public static func storedBytes(of region: CircularRegion) -> Int {
+    encoded(region).serialized.utf8.count + 1
+  }
+
+  /// The most bytes one record takes without its regions: an app id of 255 bytes, a purpose
+  /// of 512 bytes escaped to at most 6 bytes each (`\u0001`), a launch unit of 255 bytes,
+  /// every registration, and the members' names and other values (under 400 bytes).
+  public static let recordBytesBound = 4096
+
+  /// The bytes of a file's frame (`{"version":1,"apps":[` ... `]}` and the newline).
+  public static let frameBytes = 64
 
   /// A region as apps.json keeps it.
   static func encoded(_ region: CircularRegion) -> JSON {

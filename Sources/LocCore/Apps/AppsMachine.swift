@@ -176,6 +176,9 @@ struct AppsMachine: EngineMachine {
     // `unanswered` stays: an app that reconnects is not asked again before PromptInterval=.
   }
 
+  /// How many apps user `uid` has (decided, registered or connected).
+  func appCount(forUser uid: UInt32) -> Int { perUser[uid, default: 0] }
+
   /// The refusal for a user at the bound.
   func tooMany(_ uid: UInt32) -> RequestError {
     RequestError(

@@ -13,6 +13,10 @@ public struct AppsSettings: Sendable, Hashable {
   public var promptInterval: Duration = .seconds(300)
   /// Most apps (decided, registered or connected) one user may have.
   public var maxAppsPerUser = 256
+  /// Largest apps store file written for one user (`apps/UID.json`), at most the 32 MiB
+  /// the reader accepts: a change that would make it larger is kept in memory, not written.
+  /// 16 MiB holds MaxRegionsPerUser= 25,000 regions with the longest ids and 256 apps.
+  public var maxStoreBytesPerUser = 16 << 20
   /// Most events held for one app (provisional always) or queued for it (always, not
   /// connected); the oldest go first.
   public var maxQueuedEvents = 32

@@ -72,10 +72,12 @@ extension DaemonConfig {
     .span("Apps", "PromptTimeout", \.apps.promptTimeout, .seconds(1) ... .seconds(86_400)),
     .span("Apps", "PromptInterval", \.apps.promptInterval, .zero ... .seconds(7 * 86_400)),
     .count("Apps", "MaxAppsPerUser", \.apps.maxAppsPerUser, 1...100_000),
+    // At most the 32 MiB the reader of apps/UID.json accepts (AppStoreFile.sizeLimit).
+    .count("Apps", "MaxStoreBytesPerUser", \.apps.maxStoreBytesPerUser, 4096...(32 << 20)),
     .count("Apps", "MaxQueuedEvents", \.apps.maxQueuedEvents, 1...10_000),
     // [Regions]
     .count("Regions", "MaxRegionsPerApp", \.regions.maxRegionsPerApp, 1...100_000),
-    // At most 100,000: apps.json (32 MiB at most) holds them all, about 200 bytes each.
+    // At most 100,000, about 200 bytes each in the users' apps files (apps/UID.json).
     .count("Regions", "MaxRegions", \.regions.maxRegions, 1...100_000),
     .count("Regions", "MaxRegionsPerUser", \.regions.maxRegionsPerUser, 1...100_000),
     .ranged(

@@ -19,7 +19,7 @@ extension Engine {
         result = .failure(refusal)
       } else if let refusal = preciseRefusal(key, "region monitoring") {
         result = .failure(refusal)
-      } else if let error = regions.register(region, for: key, at: now) {
+      } else if let error = regions.register(region, for: key, room: storeRoom(for: key.uid), at: now) {
         result = .failure(Engine.requestError(error))
       } else {
         apps.listen(ref.session, to: .region, at: now, into: &outputs)
@@ -127,7 +127,17 @@ extension Engine {
       return RequestError(.tooManyRegions, error.description + " (MaxRegions=\(limit))")
     case .tooManyForUser(let limit):
       return RequestError(.tooManyRegions, error.description + " (MaxRegionsPerUser=\(limit))")
+    case .storeFull:
+      return RequestError(.tooManyRegions, error.description + " (MaxStoreBytesPerUser=)")
     }
+  }
+
+  /// The bytes `uid`'s regions may take in the user's apps file, which is never written
+  /// larger than MaxStoreBytesPerUser=: the limit less the file's frame and room for the
+  /// user's app records (`AppStore.recordBytesBound` each, and one more app).
+  func storeRoom(for uid: UInt32) -> Int {
+    config.apps.maxStoreBytesPerUser - AppStore.frameBytes
+      - (apps.appCount(forUser: uid) + 1) * AppStore.recordBytesBound
   }
 
   /// The regions machine's events, handed to apps: a region event to its app through the

@@ -137,6 +137,9 @@ public struct StatusReport: Sendable, Hashable {
   public var simulation: SimulationReport? = nil
   /// With `[GeoClue] Enable=yes`, the GeoClue2 face (the shell fills it in); nil otherwise.
   public var geoClue: GeoClueReport? = nil
+  /// The state directory's files: refused when read, writes refused or failed (the shell
+  /// fills it in).
+  public var stateFiles: [Counter] = []
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -18,6 +18,8 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
   case tooManyForUser(limit: Int)
   /// The owner has no region with this id.
   case notFound(RegionID)
+  /// The user's apps file would be larger than `limit` bytes with the region in it.
+  case storeFull(limit: Int)
 
   /// What went wrong, in words, for the client.
   public var description: String {
@@ -34,6 +36,8 @@ public enum RegionError: Error, Hashable, Sendable, CustomStringConvertible {
       return "this user's apps monitor \(limit) regions, the most one user's may"
     case .notFound(let id):
       return "no region with id \"\(id)\" is registered"
+    case .storeFull(let limit):
+      return "this user's apps file would be larger than \(limit) bytes with this region in it"
     }
   }
 }

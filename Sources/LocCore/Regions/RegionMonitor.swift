@@ -123,6 +123,12 @@ public struct RegionMonitor: Sendable {
     return s < 0 ? nil : RegionStore.state(store.slots[Int(s)].state)
   }
 
+  /// One of the owner's regions; `nil` when it has no such region.
+  public func region(_ id: RegionID, for owner: RegionOwner) -> CircularRegion? {
+    let s = store.find(owner, id)
+    return s < 0 ? nil : store.region(s)
+  }
+
   /// One owner's regions with their states, by id.
   public func regions(of owner: RegionOwner) -> [Monitored] {
     store.slots(of: owner).map {

@@ -53,6 +53,8 @@ struct RegionsMachine: EngineMachine {
   private(set) var storeDue: Instant?
   /// Counters.
   var counters = Counters()
+  /// The bytes each user's regions take in the user's apps file (`AppStore.storedBytes`).
+  private var storedBytes: [UInt32: Int] = [:]
 
   /// How long registration changes are gathered before apps.json is written.
   static let storeDelay = Duration.seconds(5)
@@ -90,30 +92,43 @@ struct RegionsMachine: EngineMachine {
     return o
   }
 
-  /// Registers `region` for `key` (its state starts unknown), within the user's share.
-  mutating func register(_ region: CircularRegion, for key: AppKey, at now: Instant) -> RegionError? {
+  /// Registers `region` for `key` (its state starts unknown), within the user's share and,
+  /// given `room`, within the bytes the user's regions may take in the user's apps file.
+  mutating func register(
+    _ region: CircularRegion, for key: AppKey, room: Int? = nil, at now: Instant
+  ) -> RegionError? {
     if count(forUser: key.uid) >= settings.maxRegionsPerUser {
       monitor.countRefusal()
       return .tooManyForUser(limit: settings.maxRegionsPerUser)
     }
+    let bytes = AppStore.storedBytes(of: region)
+    if let room, storedBytes[key.uid, default: 0] + bytes > room {
+      monitor.countRefusal()
+      return .storeFull(limit: room)
+    }
     let owner = ensureOwner(key)
     let out = monitor.handle(.register(owner, region), at: now)
     if case .refused(_, _, let error)? = out.first { return error }
+    storedBytes[key.uid, default: 0] += bytes
     return nil
   }
 
   /// Unregisters one of `key`'s regions.
   mutating func unregister(_ id: RegionID, for key: AppKey, at now: Instant) -> RegionError? {
     guard let owner = owners[key] else { return .notFound(id) }
+    let region = monitor.region(id, for: owner)
     if case .refused(_, _, let error)? = monitor.handle(.unregister(owner, id), at: now).first {
       return error
     }
+    if let region { storedBytes[key.uid, default: 0] -= AppStore.storedBytes(of: region) }
     return nil
   }
 
   /// Unregisters all of `key`'s regions; returns how many there were.
   mutating func unregisterAll(for key: AppKey, at now: Instant) -> Int {
     guard let owner = owners[key] else { return 0 }
+    let bytes = monitor.regions(of: owner).reduce(0) { $0 + AppStore.storedBytes(of: $1.region) }
+    storedBytes[key.uid, default: 0] -= bytes
     return monitor.handle(.unregisterAll(owner), at: now).count
   }
 

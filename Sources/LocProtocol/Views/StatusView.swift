@@ -48,7 +48,8 @@ public struct StatusView: WireCodable {
     sun = r.sun.map(SunView.init)
     sources = r.sources.map { SourceView($0, fixes: r.sourceFixes[$0.id]) }
     server = ServerView(sessions: r.sessions, counters: r.server)
-    daemon = DaemonView(startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem)
+    daemon = DaemonView(
+      startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem, stateFiles: r.stateFiles)
     summary = r.summary
     timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
     rejectedFixes = r.rejectedFixes
@@ -186,21 +187,30 @@ public struct DaemonView: WireCodable {
   public var startedAt: Instant
   /// A problem with the state file found at start, if any.
   public var stateProblem: String?
+  /// The state directory's files: `refused` (not used when read), `writesRefused` (a user's
+  /// apps file over MaxStoreBytesPerUser=, not written), `writeFailures` (empty from a daemon
+  /// before protocol 1.5).
+  public var stateFiles: [Counter]
 
   /// A view.
-  public init(startedAt: Instant, stateProblem: String?) {
+  public init(startedAt: Instant, stateProblem: String?, stateFiles: [Counter] = []) {
     self.startedAt = startedAt
     self.stateProblem = stateProblem
+    self.stateFiles = stateFiles
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
     let o = try WireObject(json, path: path)
     startedAt = try o.instant("startedAt")
     stateProblem = try o.optionalString("stateProblem")
+    stateFiles = o.value("stateFiles") == nil ? [] : try o.counters("stateFiles")
   }
 
   public var json: JSON {
-    .object(["startedAt": WireFormat.time(startedAt, 0), "stateProblem": .optional(stateProblem)])
+    .object([
+      "startedAt": WireFormat.time(startedAt, 0), "stateProblem": .optional(stateProblem),
+      "stateFiles": WireFormat.counters(stateFiles),
+    ])
   }
 }
 

@@ -12,12 +12,15 @@ extension Daemon {
     var completed = report.completed(server: counters, sources: sources.snapshots)
     if clock == .replay { completed.simulation = simulationReport }
     completed.geoClue = faces.geoClue?.report
+    completed.stateFiles = files.counters.all
     return .success(.status(completed))
   }
 
-  /// Carries out the engine's effects, in order.
+  /// Carries out the engine's effects, in order, the state files first (`writesStateFile`):
+  /// what a reply acknowledges is on disk before the reply is sent.
   func execute(_ effects: [Effect]) {
-    for effect in effects { execute(effect) }
+    for effect in effects where effect.writesStateFile { execute(effect) }
+    for effect in effects where !effect.writesStateFile { execute(effect) }
   }
 
   private func execute(_ effect: Effect) {
@@ -41,7 +44,7 @@ extension Daemon {
     case .persistTimers(let store):
       do { try files.timers.write(store) } catch { cannotWrite(files.timers.path, error) }
     case .persistApps(let store):
-      do { try files.apps.write(store) } catch { cannotWrite(files.apps.path, error) }
+      persistApps(store)
     case .startUnit(let unit, let timer):
       actions.bus.startUnit(unit) { [unowned self] problem in
         if let problem {
@@ -111,6 +114,7 @@ extension Daemon {
   }
 
   private func cannotWrite(_ what: String, _ error: any Error) {
+    files.counters.writeFailures += 1
     logger.error("cannot write \(what): \(error); will try again at the next change")
   }
 

@@ -88,7 +88,9 @@ public final class Daemon {
     switch files.state.read(notes: &notes) {
     case .missing: break
     case .loaded(let s): state = s
-    case .unusable(let why): problem = why
+    case .unusable(let why):
+      problem = why
+      files.counters.refused += 1
     }
     for note in notes { logger.warning(note) }
     feed(.started(state, stateProblem: problem))
@@ -283,7 +285,9 @@ public final class Daemon {
       logger.warning("socket settings changed; they take effect at the next restart")
     }
     if new.stateDirectory != old.stateDirectory {
+      let counters = files.counters
       files = StateFiles(directory: new.stateDirectory)
+      files.counters = counters
       do { try files.state.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     applyGeoClue(new, old: old)

@@ -4,6 +4,8 @@ struct StateFiles {
   var state: StateFile
   var timers: TimerStoreFile
   var apps: AppStoreFile
+  /// What went wrong with these files (status: `daemon.stateFiles`).
+  var counters = StateFileCounters()
 
   /// The files of `directory`.
   init(directory: String) {

@@ -6,9 +6,10 @@ import LocCore
 /// file it did not write:
 ///
 /// - **Reading** opens without following a symbolic link and without waiting on a FIFO
-///   (O_NOFOLLOW | O_NONBLOCK), uses only a regular file owned by locd's own user, at most
-///   `limit` bytes, and takes read and write away from group and others if a file has them
-///   (saying so).
+///   (O_NOFOLLOW | O_NONBLOCK), uses only a regular file with one name (no hard link) owned
+///   by locd's own user, at most `limit` bytes, and takes read and write away from group and
+///   others if a file has them (saying so). Every file locd reads from its state directory
+///   (state.json, timers.json, the apps store) is read here, and nowhere else.
 /// - **Writing** puts the bytes in an unnamed file (O_TMPFILE), syncs it, gives it the
 ///   temporary name `NAME.tmp` (removing whatever was there first: a FIFO, a symbolic link,
 ///   a hard link to another file) and renames it over `NAME`, then syncs the directory. A
@@ -97,6 +98,11 @@ public struct StateDirectory: Sendable {
     guard info.kind == .regular else {
       return .refused("\(path(of: name)) is not a regular file (\(StateDirectory.kind(info.kind)))")
     }
+    guard info.linkCount == 1 else {
+      return .refused(
+        "\(path(of: name)) has \(info.linkCount) names (hard links); not used, since another name "
+          + "could have written it")
+    }
     let me = CurrentProcess.effectiveUserID
     guard info.owner == me else {
       return .refused(
@@ -126,6 +132,23 @@ public struct StateDirectory: Sendable {
     let directory = try openDirectory()
     try FileIO.replace(name, in: directory, directoryPath: path, with: bytes)
   }
+
+  /// The name a refused or unreadable file is set aside under: `NAME.bad`.
+  public static func asideName(of name: String) -> String { name + ".bad" }
+
+  /// Renames `name` to `NAME.bad` (replacing an older one; renameat(2) moves the name, never
+  /// opens what it names), so the next write does not destroy what an administrator may want
+  /// to look at: the path it now has, or nil if it could not be moved.
+  public func setAside(_ name: String) -> String? {
+    let aside = StateDirectory.asideName(of: name)
+    guard let directory = try? openDirectory(),
+      (try? directory.rename(name, to: aside, call: "rename \(path(of: name))")) != nil
+    else { return nil }
+    return path(of: aside)
+  }
+
+  /// The names in the directory (without "." and "..").
+  public func names() throws(Errno) -> [String] { try FileIO.directoryEntries(path: path) }
 
   /// Removes `name` and its temporary, if they exist.
   public func remove(_ name: String) throws(Errno) {
