@@ -3,7 +3,7 @@ import LocCore
 /// The apps' decisions and registrations on disk, never a position (docs/APPS.md,
 /// docs/PRIVACY.md): one file per user, `apps/UID.json` in the state directory (each mode
 /// 0600, the directory 0700), in apps.json's format with that user's records only
-/// (docs/decisions/0038-apps-store-per-user.md). So one user's apps can neither crowd another's
+/// (docs/decisions/0039-apps-store-per-user.md). So one user's apps can neither crowd another's
 /// out of a file the reader would refuse nor spoil it: a file over the limit is never
 /// written (the user's previous file stays), and a file that cannot be used costs its user
 /// only.
