@@ -208,4 +208,38 @@ import Testing
     #expect(c["agentTimeouts"] == 1 && c["agentCallsRefused"] == 1 && c["decidedBefore"] == 1, "\(c)")
     #expect(locd.stop() == 0)
   }
+
+  /// The partial about logs: every GeoClue Start printed two lines at info (2,300 a second
+  /// under a loop). 200 Starts and Stops of a granted app and 200 of a denied one, by uid
+  /// 65534: the successful ones are at debug, the denials at most the throttle's 20 lines
+  /// (and one saying how many were held back, at the next window).
+  @Test(.enabled(if: needs, "needs root, dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func startsInALoopCostAFewLogLinesAtInfo() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let locd = try startGeoClueLocd(on: bus)
+    #expect(try locd.locctl(["apps", "grant", "org.example.Looped", "--user", "65534"]).status == 0)
+    #expect(try locd.locctl(["apps", "deny", "org.example.Refused", "--user", "65534"]).status == 0)
+    func infoLines() -> Int {
+      locd.log.split(separator: "\n").filter { line in
+        line.contains("GeoClue") && line.first == "<"
+          && (line.dropFirst().first.map { "0123456".contains($0) } ?? false)
+      }.count
+    }
+    let before = infoLines()
+    for (app, expected) in [
+      ("org.example.Looped", "\"started\": 200"), ("org.example.Refused", "\"started\": 0"),
+    ] {
+      let r = try run(
+        URL(fileURLWithPath: "/usr/bin/setpriv"),
+        Self.asUser(65534) + [GeoCluePrograms.peer("geoclue-flood.py"), "loop", "1", "200", app],
+        environment: bus.environment, timeout: 120)
+      #expect(r.stdout.contains(expected), "\(r.stdout)\(r.stderr)")
+    }
+    let lines = infoLines() - before
+    // The throttle's 20, the line saying how many it held back, and locd's one line when the
+    // first Start releases the replay ("a GeoClue client started").
+    #expect(lines <= 22, "\(lines) lines at info for 400 Starts:\n\(locd.log.suffix(3000))")
+    #expect(locd.log.contains("started at level"), "the Starts are still logged, at debug")
+    #expect(locd.stop() == 0)
+  }
 }

@@ -93,7 +93,7 @@ extension GeoClueService {
     agents[agent.uid] = agent
     peers.peers[agent.name]?.isAgent = true
     counters.agentsAdded += 1
-    handlers.log(
+    logRepeatable(
       .info,
       "GeoClue: agent '\(agent.desktopID)' registered for uid \(agent.uid) (MaxAccuracyLevel \(agent.maxLevel))"
     )
@@ -115,7 +115,7 @@ extension GeoClueService {
   /// The agent changed MaxAccuracyLevel: applied to its user's clients at once (`apply`).
   func agentLevelChanged(_ agent: GeoClueAgent, to level: UInt32) {
     agent.maxLevel = level
-    handlers.log(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
+    logRepeatable(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
     apply(agent)
   }
 

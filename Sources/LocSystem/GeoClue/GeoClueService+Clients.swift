@@ -112,7 +112,7 @@ extension GeoClueService {
     for client in clients.values where client.owner == name { remove(client, answering: "\(name) left") }
     for (uid, agent) in agents where agent.name == name {
       agents[uid] = nil
-      handlers.log(.info, "GeoClue: the agent of uid \(uid) (\(agent.desktopID)) left")
+      logRepeatable(.info, "GeoClue: the agent of uid \(uid) (\(agent.desktopID)) left")
     }
     peers.forget(name)
   }

@@ -154,6 +154,8 @@ public final class GeoClueService {
   var agentCalls: GeoClueAgentCalls
   /// Counts connections: an answer to a call made on an earlier one is not counted.
   var generation = 0
+  /// Lines a client can cause again and again (a Start denied, an agent registered).
+  var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// The connection, while there is one.
   private(set) var bus: BusConnection?
   public private(set) var state = State.off
@@ -292,6 +294,13 @@ public final class GeoClueService {
     inUse = false
   }
 
+  /// Logs a line a client can cause as often as it likes: at most `logThrottle`'s burst of
+  /// them per window, the next one saying how many were held back.
+  func logRepeatable(_ level: LogLevel, _ message: String) {
+    guard let held = logThrottle.admit(at: loop.monotonicMicroseconds) else { return }
+    handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
+  }
+
   /// Builds a message with `make` and sends it to `destination` (nil: broadcast); a failure
   /// is logged and otherwise ignored (the peer may have just left).
   func send(to destination: String?, path: String, _ make: (BusConnection) throws(Errno) -> BusMessage) {
@@ -328,7 +337,7 @@ public final class GeoClueService {
     case .authorization(let report) where !report.authorization.allowsInUse:
       for session in sessions {
         guard let client = self.sessions[session] else { continue }
-        handlers.log(
+        logRepeatable(
           .info,
           "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) stopped: its app is \(report.authorization.status.rawValue) now"
         )
