@@ -209,6 +209,30 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
+  /// Finding 7, the late answer: the administrator decides the app while its agent still
+  /// holds the question; the agent's yes that comes afterwards is counted and not kept.
+  @Test(.enabled(if: needs, "needs root, dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func aLateAnswerDoesNotOverrideADecisionMadeMeanwhile() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let locd = try startGeoClueLocd(on: bus, config: "AgentTimeout=1s\n")
+    let agent = try Self.peer("geoclue-agent.py", ["8", "hold"], as: 65534, on: bus, name: "slow")
+    defer { agent.stop() }
+    #expect(agent.waitFor("ready"), "\(agent.text)")
+    let denied = try Self.start("org.example.Decided", as: 65534, on: bus)
+    #expect(
+      denied["message"]?.string?.contains("did not answer AuthorizeApp") == true, "\(denied.serialized)")
+    #expect(try locd.locctl(["apps", "deny", "org.example.Decided", "--user", "65534"]).status == 0)
+    agent.send("answer yes")
+    #expect(agent.waitFor("answered yes"), "\(agent.text)")
+    _ = try locd.waitForStatus { s in
+      s.geoclue?.counters.contains { $0.name == "lateAgentAnswers" && $0.value == 1 } == true
+    }
+    let list = try AppListResult(json: JSON.parse(Array(try locd.locctl(["apps", "--json"]).stdout.utf8)))
+    let app = try #require(list.apps.first { $0.app == "org.example.Decided" && $0.uid == 65534 }, "\(list)")
+    #expect(app.status == .known(.denied) && app.decidedBy == "user", "\(app)")
+    #expect(locd.stop() == 0)
+  }
+
   /// The partial about logs: every GeoClue Start printed two lines at info (2,300 a second
   /// under a loop). 200 Starts and Stops of a granted app and 200 of a denied one, by uid
   /// 65534: the successful ones are at debug, the denials at most the throttle's 20 lines

@@ -117,7 +117,7 @@ extension GeoClueService {
   /// AuthorizeApp(desktop id, level capped by MaxAccuracyLevel), counted against the user
   /// (`callAgent`): over that user's share the Start is denied at once, and one the agent does
   /// not answer within AgentTimeout is denied then. The answer is remembered, also when it
-  /// comes later than that or after the client left.
+  /// comes later than that or after the client left, unless the app was decided meanwhile.
   private func ask(_ agent: GeoClueAgent, about client: GeoClueClient, level: GeoClueAccuracyLevel) {
     guard let key = client.identity?.key else { return }
     let uid = client.peer.uid
@@ -130,9 +130,12 @@ extension GeoClueService {
         let answer = GeoClueService.answer(in: reply)
         if case .success(let allowed) = answer {
           if late { self.counters.lateAgentAnswers += 1 }
-          let granted = min(level, allowed)
-          self.handlers.remember(
-            key, granted > .none ? .grant(.whenInUse, granted.isReduced ? .reduced : .full) : .deny)
+          // Unless the app was decided meanwhile (`locctl apps`, another client's answer).
+          if self.handlers.authorization(key).0.status == .notDetermined {
+            let granted = min(level, allowed)
+            self.handlers.remember(
+              key, granted > .none ? .grant(.whenInUse, granted.isReduced ? .reduced : .full) : .deny)
+          }
         }
         guard !late, let client, self.clients[client.path] === client, client.pendingStart != nil else {
           return
