@@ -140,13 +140,15 @@ enum OsloReplay {
 }
 
 /// The real locd serving GeoClue2 on `bus`: replay clock, the Oslo replay at real speed (held
-/// until a client starts), the shipped policy file on the bus.
-func startGeoClueLocd(on bus: PrivateSystemBus, waitForName: Bool = true) throws -> LocdProcess {
+/// until a client starts), the shipped policy file on the bus; `config` is added to locd.conf.
+func startGeoClueLocd(on bus: PrivateSystemBus, waitForName: Bool = true, config: String = "") throws
+  -> LocdProcess
+{
   let dir = LocdProcess.makeDirectory()
   try OsloReplay.write(to: dir + "/oslo.nmea")
   let locd = try LocdProcess(
     arguments: ["--clock", "replay", "--source", "replay:\(dir)/oslo.nmea?speed=1"],
-    environment: bus.environment, directory: dir, config: "[GeoClue]\nEnable=yes\n")
+    environment: bus.environment, directory: dir, config: "[GeoClue]\nEnable=yes\n" + config)
   if waitForName {
     guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
       throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")

@@ -100,6 +100,13 @@ extension DaemonConfig {
     .choice(
       "GeoClue", "Enable", "BOOL", \.geoClueEnabled, [("yes", true), ("no", false)],
       synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    .count("GeoClue", "MaxClients", \.geoClue.maxClients, 1...65536),
+    .count("GeoClue", "ReservedAdminClients", \.geoClue.reservedAdminClients, 0...65536),
+    .count("GeoClue", "MaxClientsPerUser", \.geoClue.maxClientsPerUser, 1...65536),
+    .span("GeoClue", "AgentTimeout", \.geoClue.agentTimeout, .seconds(1) ... .seconds(600)),
+    // dbus-daemon refuses locd's calls past max_replies_per_connection (128 by default).
+    .count("GeoClue", "MaxAgentCalls", \.geoClue.maxAgentCalls, 1...1024),
+    .count("GeoClue", "MaxAgentCallsPerUser", \.geoClue.maxAgentCallsPerUser, 1...1024),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

@@ -72,6 +72,8 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var regions = RegionsSettings()
   /// Serve the GeoClue2 D-Bus interface on the system bus (`[GeoClue] Enable=`; off by default).
   public var geoClueEnabled = false
+  /// The GeoClue2 face's limits (`[GeoClue]`).
+  public var geoClue = GeoClueSettings()
 
   /// The defaults.
   public init() {}

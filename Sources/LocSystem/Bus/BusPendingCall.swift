@@ -10,6 +10,16 @@ final class BusPendingCall {
 }
 
 extension BusConnection {
+  /// A call timeout of "never" for sd-bus (USEC_INFINITY, sd_bus_call_async(3)): `done` is
+  /// called when the bus answers, with the callee's reply or the bus's error (the callee left
+  /// the bus, or the bus's own reply_timeout passed). sd-bus's default of 25 s gives up on
+  /// its side only: dbus-daemon goes on counting the call against the caller's
+  /// max_replies_per_connection (128 by default) until the callee answers or leaves, since
+  /// its reply_timeout is "never" by default; a caller that must bound what unanswered calls
+  /// cost counts them until this answer (GeoClue's agent calls do) and waits on a timer of
+  /// its own.
+  static let untilAnswered = UInt64.max
+
   /// Calls `member` with `arguments`; `done` gets the reply, which may be an error (see
   /// `BusMessage.error`). `timeoutMicroseconds` 0 is sd-bus's default (25 s). Throws when the
   /// call cannot be built or sent; `done` is then never called.

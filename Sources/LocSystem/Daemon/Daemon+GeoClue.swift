@@ -8,7 +8,7 @@ extension Daemon {
   func startGeoClue() {
     guard config.geoClueEnabled, faces.geoClue == nil else { return }
     let face = GeoClueService(
-      loop: loop, limits: GeoClueService.Limits(maxClients: config.maxClients),
+      loop: loop, limits: GeoClueService.Limits(config.geoClue),
       sessionIDs: faces.sessions.ids,
       handlers: GeoClueService.Handlers(
         opened: { [unowned self] session, peer, identity in
@@ -33,6 +33,7 @@ extension Daemon {
         identify: { peer, desktopID in Daemon.geoClueIdentity(peer, desktopID: desktopID) },
         authorization: { [unowned self] key in self.engine.appAuthorization(key) },
         remember: { [unowned self] key, change in self.feed(.appDecided(key, change)) },
+        isAdmin: { [unowned self] peer in self.faces.policy.level(for: peer) == .admin },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
     faces.geoClue = face
     face.start()
@@ -75,7 +76,7 @@ extension Daemon {
       logger.notice("GeoClue: disabled by the configuration; releasing \(GeoClueService.busName)")
       stopGeoClue()
     }
-    faces.geoClue?.limits.maxClients = new.maxClients
+    faces.geoClue?.limits = GeoClueService.Limits(new.geoClue)
   }
 
   /// Hands the face its part of a push (the sessions the registry says it holds); returns

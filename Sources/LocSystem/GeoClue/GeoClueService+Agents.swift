@@ -18,11 +18,11 @@ extension GeoClueService {
         self.counters.agentsRefused += 1
         self.fail(call, BusError.Name.failed, problem.description)
       case .success(let peer):
-        self.readMaxLevel(of: sender, on: bus) { level in
+        self.readMaxLevel(of: sender, uid: peer.uid) { level in
           switch level {
           case .failure(let problem):
             self.counters.agentsRefused += 1
-            self.fail(call, BusError.Name.failed, "\(id) not added as agent: \(problem)")
+            self.fail(call, problem.name, "\(id) not added as agent: \(problem.text)")
           case .success(let max):
             let agent = GeoClueAgent(name: sender, uid: peer.uid, desktopID: id, maxLevel: max)
             self.register(agent, on: bus)
@@ -35,25 +35,47 @@ extension GeoClueService {
     }
   }
 
-  /// Reads the agent's MaxAccuracyLevel (org.freedesktop.DBus.Properties.Get).
+  /// Reads the agent's MaxAccuracyLevel (org.freedesktop.DBus.Properties.Get), a call to the
+  /// agent of `uid` like AuthorizeApp (`callAgent`): refused over that user's share, given up
+  /// after AgentTimeout. `done` is called once, with the level or the error to answer.
   private func readMaxLevel(
-    of name: String, on bus: BusConnection, _ done: @escaping (Result<UInt32, BusProblem>) -> Void
+    of name: String, uid: UInt32, _ done: @escaping (Result<UInt32, AgentProblem>) -> Void
   ) {
-    do {
-      try bus.call(
-        destination: name, path: GeoClueAgent.path, interface: "org.freedesktop.DBus.Properties",
-        member: "Get", arguments: [.string(GeoClueAgent.interface), .string("MaxAccuracyLevel")]
-      ) { reply in
+    let refusal = callAgent(
+      name, uid: uid, interface: "org.freedesktop.DBus.Properties", member: "Get",
+      arguments: [.string(GeoClueAgent.interface), .string("MaxAccuracyLevel")],
+      answered: { reply, late in
+        guard !late else { return }
         if let problem = reply.errorText {
-          done(.failure(BusProblem("cannot read its MaxAccuracyLevel: \(problem)")))
+          done(.failure(AgentProblem("cannot read its MaxAccuracyLevel: \(problem)")))
         } else if let level = try? reply.readVariantUInt32() {
           done(.success(level))
         } else {
-          done(.failure(BusProblem("its MaxAccuracyLevel is not a u")))
+          done(.failure(AgentProblem("its MaxAccuracyLevel is not a u")))
         }
-      }
-    } catch {
-      done(.failure(BusProblem("cannot ask for its MaxAccuracyLevel: \(error)")))
+      },
+      timedOut: { [weak self] in
+        let wait = self.map { TimeFormat.duration($0.limits.agentTimeout) } ?? "the timeout"
+        done(.failure(AgentProblem("it did not answer for its MaxAccuracyLevel within \(wait)")))
+      })
+    if let refusal {
+      done(
+        .failure(
+          AgentProblem(
+            refusal.text, name: refusal.isLimit ? BusError.Name.limitsExceeded : BusError.Name.failed)))
+    }
+  }
+
+  /// Why an agent was not added: the text, and the D-Bus error to answer AddAgent with.
+  struct AgentProblem: Error {
+    /// In words.
+    var text: String
+    /// The D-Bus error name.
+    var name: String
+    /// A problem; `name` is Failed unless a limit refused.
+    init(_ text: String, name: String = BusError.Name.failed) {
+      self.text = text
+      self.name = name
     }
   }
 
@@ -71,7 +93,7 @@ extension GeoClueService {
     agents[agent.uid] = agent
     peers.peers[agent.name]?.isAgent = true
     counters.agentsAdded += 1
-    handlers.log(
+    logRepeatable(
       .info,
       "GeoClue: agent '\(agent.desktopID)' registered for uid \(agent.uid) (MaxAccuracyLevel \(agent.maxLevel))"
     )
@@ -93,7 +115,7 @@ extension GeoClueService {
   /// The agent changed MaxAccuracyLevel: applied to its user's clients at once (`apply`).
   func agentLevelChanged(_ agent: GeoClueAgent, to level: UInt32) {
     agent.maxLevel = level
-    handlers.log(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
+    logRepeatable(.info, "GeoClue: the agent of uid \(agent.uid) set MaxAccuracyLevel \(level)")
     apply(agent)
   }
 

@@ -27,13 +27,10 @@ extension GeoClueService {
         self.answer(call, [.objectPath(client.path)])
         return
       }
-      let owned = self.peers.peers[sender]?.clients ?? 0
-      guard self.clients.count < self.limits.maxClients, owned < self.limits.maxClientsPerConnection else {
+      if let refusal = self.clientRefusal(peer, owned: self.peers.peers[sender]?.clients ?? 0) {
         self.counters.clientsRefused += 1
-        let limit =
-          owned >= self.limits.maxClientsPerConnection
-          ? "\(self.limits.maxClientsPerConnection) per connection" : "\(self.limits.maxClients) in all"
-        self.fail(call, BusError.Name.limitsExceeded, "locd serves at most \(limit) GeoClue clients")
+        self.fail(call, BusError.Name.limitsExceeded, refusal)
+        self.peers.forgetIfIdle(sender)
         return
       }
       let client = GeoClueClient(number: self.nextClient, owner: sender, peer: peer, service: self)
@@ -46,10 +43,33 @@ extension GeoClueService {
       }
       self.nextClient += 1
       self.clients[client.path] = client
+      self.clientSlots.take(uid: peer.uid)
       self.peers.peers[sender]?.clients += 1
       self.counters.clientsCreated += 1
       self.handlers.log(.debug, "GeoClue: \(client.path) for \(sender) (uid \(peer.uid), pid \(peer.pid))")
       self.answer(call, [.objectPath(client.path)])
+    }
+  }
+
+  /// Why `peer`, whose connection owns `owned` clients, gets no other now (nil: it gets one).
+  /// Like the socket's connections (`ClientSlots`): at most MaxClientsPerUser for a uid below
+  /// admin access, and the last ReservedAdminClients of MaxClients for administrators, so no
+  /// user, however many connections it opens, takes the clients root and other users need.
+  private func clientRefusal(_ peer: Peer, owned: Int) -> String? {
+    guard owned < limits.maxClientsPerConnection else {
+      return "locd serves at most \(limits.maxClientsPerConnection) GeoClue clients per connection"
+    }
+    switch clientSlots.decide(uid: peer.uid, admin: handlers.isAdmin(peer)) {
+    case .admit: return nil
+    case .full: return "locd serves at most \(limits.maxClients) GeoClue clients in all"
+    case .reservedForAdmin:
+      counters.clientsRefusedReserved += 1
+      return
+        "locd serves at most \(limits.maxClients) GeoClue clients, the last \(limits.reservedAdminClients) of them to administrators only"
+    case .perUserLimit:
+      counters.clientsRefusedPerUser += 1
+      return
+        "locd serves at most \(limits.maxClientsPerUser) GeoClue clients per user (UID \(peer.uid) has them)"
     }
   }
 
@@ -78,6 +98,7 @@ extension GeoClueService {
       handlers.closed(session)
     }
     clients[client.path] = nil
+    clientSlots.release(uid: client.peer.uid)
     client.removeAll()
     if let peer = peers.peers[client.owner] {
       peer.clients -= 1
@@ -91,7 +112,7 @@ extension GeoClueService {
     for client in clients.values where client.owner == name { remove(client, answering: "\(name) left") }
     for (uid, agent) in agents where agent.name == name {
       agents[uid] = nil
-      handlers.log(.info, "GeoClue: the agent of uid \(uid) (\(agent.desktopID)) left")
+      logRepeatable(.info, "GeoClue: the agent of uid \(uid) (\(agent.desktopID)) left")
     }
     peers.forget(name)
   }

@@ -43,10 +43,14 @@ extension GeoClueService.Counters {
   public var list: [Counter] {
     [
       Counter("clientsCreated", clientsCreated), Counter("clientsRefused", clientsRefused),
+      Counter("clientsRefusedPerUser", clientsRefusedPerUser),
+      Counter("clientsRefusedReserved", clientsRefusedReserved),
       Counter("strangersDenied", strangersDenied), Counter("invalidDesktopIDs", invalidDesktopIDs),
       Counter("startsDenied", startsDenied), Counter("identitiesRefused", identitiesRefused),
       Counter("decidedBefore", decidedBefore), Counter("starts", starts), Counter("agentsAdded", agentsAdded),
       Counter("agentsRefused", agentsRefused), Counter("authorizeCalls", authorizeCalls),
+      Counter("agentCallsRefused", agentCallsRefused), Counter("agentTimeouts", agentTimeouts),
+      Counter("lateAgentAnswers", lateAgentAnswers),
       Counter("locationsSignalled", locationsSignalled),
     ]
   }

@@ -52,7 +52,7 @@ extension GeoClueService {
     func served(_ level: GeoClueAccuracyLevel) -> AccuracyAuthorization {
       level.isReduced ? .reduced : app
     }
-    handlers.log(
+    logRepeatable(
       .info,
       "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) now at level \(new.rawValue) (\(served(new).rawValue) accuracy), its agent's MaxAccuracyLevel"
     )
@@ -74,7 +74,8 @@ extension GeoClueService {
       }
       updateInUse()
       let level = client.grantedLevel.map { " at level \($0.rawValue)" } ?? ""
-      handlers.log(.info, "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) started\(level)")
+      // At debug: a client can Start and Stop in a loop (issue 28: 2,300 lines a second).
+      handlers.log(.debug, "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) started\(level)")
     case .failure(let error):
       endSession(client)
       deny(client, "locd refused: \(error.message)")
@@ -96,7 +97,7 @@ extension GeoClueService {
   /// Answers the pending Start AccessDenied with `why`.
   func deny(_ client: GeoClueClient, _ why: String) {
     counters.startsDenied += 1
-    handlers.log(.info, "GeoClue: Start of '\(client.desktopID)' (uid \(client.peer.uid)) denied: \(why)")
+    logRepeatable(.info, "GeoClue: Start of '\(client.desktopID)' (uid \(client.peer.uid)) denied: \(why)")
     guard let call = client.pendingStart else { return }
     client.pendingStart = nil
     fail(call, BusError.Name.accessDenied, why)

@@ -114,49 +114,81 @@ extension GeoClueService {
     }
   }
 
-  /// AuthorizeApp(desktop id, level capped by MaxAccuracyLevel); the answer is remembered.
+  /// AuthorizeApp(desktop id, level capped by MaxAccuracyLevel), counted against the user
+  /// (`callAgent`): over that user's share the Start is denied at once, and one the agent does
+  /// not answer within AgentTimeout is denied then. The answer is remembered, also when it
+  /// comes later than that or after the client left, unless the app was decided meanwhile.
   private func ask(_ agent: GeoClueAgent, about client: GeoClueClient, level: GeoClueAccuracyLevel) {
-    guard let bus else { return }
-    counters.authorizeCalls += 1
-    do {
-      try bus.call(
-        destination: agent.name, path: GeoClueAgent.path, interface: GeoClueAgent.interface,
-        member: "AuthorizeApp", arguments: [.string(client.desktopID), .uint32(level.rawValue)]
-      ) { [weak self, weak client] reply in
+    guard let key = client.identity?.key else { return }
+    let uid = client.peer.uid
+    let id = client.desktopID
+    let refusal = callAgent(
+      agent.name, uid: uid, interface: GeoClueAgent.interface, member: "AuthorizeApp",
+      arguments: [.string(id), .uint32(level.rawValue)],
+      answered: { [weak self, weak client] reply, late in
+        guard let self else { return }
+        let answer = GeoClueService.answer(in: reply)
+        if case .success(let allowed) = answer {
+          if late { self.counters.lateAgentAnswers += 1 }
+          // Unless the app was decided meanwhile (`locctl apps`, another client's answer).
+          if self.handlers.authorization(key).0.status == .notDetermined {
+            let granted = min(level, allowed)
+            self.handlers.remember(
+              key, granted > .none ? .grant(.whenInUse, granted.isReduced ? .reduced : .full) : .deny)
+          }
+        }
+        guard !late, let client, self.clients[client.path] === client, client.pendingStart != nil else {
+          return
+        }
+        self.authorized(client, level: level, answer)
+      },
+      timedOut: { [weak self, weak client] in
         guard let self, let client, self.clients[client.path] === client, client.pendingStart != nil else {
           return
         }
-        self.authorized(client, level: level, reply: reply)
-      }
-    } catch {
-      deny(client, "cannot ask the agent of UID \(client.peer.uid): \(error)")
+        self.deny(
+          client,
+          "the agent of UID \(uid) did not answer AuthorizeApp for '\(id)' within \(TimeFormat.duration(self.limits.agentTimeout)); its answer, if it comes, is kept for the next Start"
+        )
+      })
+    if let refusal {
+      deny(client, refusal.text)
+    } else {
+      counters.authorizeCalls += 1
     }
   }
 
-  /// The agent's answer: yes at some level is when-in-use, reduced below street; no is denied.
-  /// Both are kept in apps.json; an error (the agent failed, or left) is not an answer.
-  private func authorized(_ client: GeoClueClient, level: GeoClueAccuracyLevel, reply: BusMessage) {
-    let id = client.desktopID
-    if let problem = reply.errorText {
-      deny(client, "the agent of UID \(client.peer.uid) did not authorize '\(id)': \(problem)")
-      return
-    }
+  /// The agent's reply to AuthorizeApp as an answer: the level it allows (`.none` for no), or
+  /// why the reply is not an answer (an error: the agent failed or left).
+  static func answer(in reply: BusMessage) -> Result<GeoClueAccuracyLevel, BusProblem> {
+    if let problem = reply.errorText { return .failure(BusProblem("did not authorize: \(problem)")) }
     guard let yes = try? reply.readBool(), let allowed = try? reply.readUInt32() else {
-      deny(client, "the agent of UID \(client.peer.uid) answered AuthorizeApp with something else than (bu)")
-      return
+      return .failure(BusProblem("answered AuthorizeApp with something else than (bu)"))
     }
-    let granted = min(level, GeoClueAccuracyLevel.atMost(allowed))
-    guard let key = client.identity?.key else { return }
-    client.allowedLevel = min(client.allowedLevel ?? .none, GeoClueAccuracyLevel.atMost(allowed))
-    guard yes, granted > .none else {
-      handlers.remember(key, .deny)
+    return .success(yes ? GeoClueAccuracyLevel.atMost(allowed) : .none)
+  }
+
+  /// The agent's answer (already remembered): yes at some level is when-in-use, reduced below
+  /// street; no is denied; an error (the agent failed, or left) is not an answer.
+  private func authorized(
+    _ client: GeoClueClient, level: GeoClueAccuracyLevel, _ answer: Result<GeoClueAccuracyLevel, BusProblem>
+  ) {
+    let id = client.desktopID
+    let allowed: GeoClueAccuracyLevel
+    switch answer {
+    case .failure(let problem):
+      deny(client, "the agent of UID \(client.peer.uid) \(problem)")
+      return
+    case .success(let level): allowed = level
+    }
+    client.allowedLevel = min(client.allowedLevel ?? .none, allowed)
+    guard min(level, allowed) > .none else {
       deny(
         client,
         "Agent rejected '\(id)' for user '\(client.peer.uid)'. Please ensure that '\(id)' has installed a valid \(id).desktop file."
       )
       return
     }
-    handlers.remember(key, .grant(.whenInUse, granted.isReduced ? .reduced : .full))
     // The user's agent turned geolocation off while the answer was on its way (a change of
     // its MaxAccuracyLevel, or a new agent at 0): the yes is kept, the Start denied as at 0.
     if let agent = agents[client.peer.uid], agent.maxLevel == 0 {

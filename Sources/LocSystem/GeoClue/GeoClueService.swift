@@ -24,6 +24,8 @@ public final class GeoClueService {
     public var authorization: (AppKey) -> (AppAuthorization, decidedBy: String?)
     /// The user's agent answered AuthorizeApp for an app without a decision: remember it.
     public var remember: (AppKey, AppChange) -> Void
+    /// Whether `peer` has admin access (the client objects kept in reserve are its).
+    public var isAdmin: (Peer) -> Bool
     /// Log a line (never with coordinates above debug).
     public var log: (LogLevel, String) -> Void
     /// Handlers.
@@ -32,7 +34,7 @@ public final class GeoClueService {
       request: @escaping (SessionID, RequestID, Request) -> Void, closed: @escaping (SessionID) -> Void,
       identify: @escaping (Peer, String) -> Result<AppIdentity, RequestError>,
       authorization: @escaping (AppKey) -> (AppAuthorization, decidedBy: String?),
-      remember: @escaping (AppKey, AppChange) -> Void,
+      remember: @escaping (AppKey, AppChange) -> Void, isAdmin: @escaping (Peer) -> Bool,
       log: @escaping (LogLevel, String) -> Void
     ) {
       self.opened = opened
@@ -41,21 +43,39 @@ public final class GeoClueService {
       self.identify = identify
       self.authorization = authorization
       self.remember = remember
+      self.isAdmin = isAdmin
       self.log = log
     }
   }
 
-  /// Limits on what bus peers can make the face hold.
+  /// Limits on what bus peers can make the face hold (locd.conf `[GeoClue]`, docs/GEOCLUE.md).
   public struct Limits: Sendable {
-    /// Most client objects at once (locd.conf MaxClients).
+    /// Most client objects at once (MaxClients=).
     public var maxClients: Int
+    /// Of those, the ones only peers with admin access get (ReservedAdminClients=).
+    public var reservedAdminClients: Int
+    /// Most client objects of one uid below admin access (MaxClientsPerUser=).
+    public var maxClientsPerUser: Int
     /// Most client objects of one connection.
     public var maxClientsPerConnection = 64
     /// How long Start waits for the user's agent to register before it is answered without
     /// one (GeoClue waits DEFAULT_AGENT_STARTUP_WAIT_SECS, 5 s, for agents starting with the session).
     public var agentWait: Duration = .seconds(5)
-    /// Limits for `maxClients` client objects.
-    public init(maxClients: Int) { self.maxClients = maxClients }
+    /// How long a Start or AddAgent waits for the agent's answer (AgentTimeout=).
+    public var agentTimeout: Duration
+    /// Most unanswered calls to agents in all (MaxAgentCalls=).
+    public var maxAgentCalls: Int
+    /// Most unanswered calls to one user's agent (MaxAgentCallsPerUser=).
+    public var maxAgentCallsPerUser: Int
+    /// The limits `settings` says.
+    public init(_ settings: GeoClueSettings) {
+      maxClients = settings.maxClients
+      reservedAdminClients = settings.reservedAdminClients
+      maxClientsPerUser = settings.maxClientsPerUser
+      agentTimeout = settings.agentTimeout
+      maxAgentCalls = settings.maxAgentCalls
+      maxAgentCallsPerUser = settings.maxAgentCallsPerUser
+    }
   }
 
   /// Where the face stands.
@@ -78,8 +98,12 @@ public final class GeoClueService {
   public struct Counters: Sendable, Hashable {
     /// Client objects made.
     public var clientsCreated = 0
-    /// GetClient/CreateClient refused by a limit.
+    /// GetClient/CreateClient refused by a limit (any of them).
     public var clientsRefused = 0
+    /// Of those, refused because the caller's uid holds MaxClientsPerUser clients.
+    public var clientsRefusedPerUser = 0
+    /// Of those, refused because only the clients kept for administrators were left.
+    public var clientsRefusedReserved = 0
     /// Calls and property reads from a connection that does not own the object.
     public var strangersDenied = 0
     /// DesktopId values refused.
@@ -98,6 +122,13 @@ public final class GeoClueService {
     public var agentsRefused = 0
     /// AuthorizeApp calls made.
     public var authorizeCalls = 0
+    /// Starts and AddAgents refused because that user's agent (or all agents together) had
+    /// too many calls unanswered (MaxAgentCallsPerUser=, MaxAgentCalls=).
+    public var agentCallsRefused = 0
+    /// Starts and AddAgents answered without the agent's answer after AgentTimeout=.
+    public var agentTimeouts = 0
+    /// AuthorizeApp answers that came after that (kept as decisions all the same).
+    public var lateAgentAnswers = 0
     /// LocationUpdated signals sent.
     public var locationsSignalled = 0
   }
@@ -107,8 +138,24 @@ public final class GeoClueService {
   /// The Manager's path.
   static let managerPath = "/org/freedesktop/GeoClue2/Manager"
   let loop: EventLoop
-  var limits: Limits
+  var limits: Limits {
+    didSet {
+      clientSlots.maxClients = limits.maxClients
+      clientSlots.reservedForAdmin = limits.reservedAdminClients
+      clientSlots.maxPerUser = limits.maxClientsPerUser
+      agentCalls.maxTotal = limits.maxAgentCalls
+      agentCalls.maxPerUser = limits.maxAgentCallsPerUser
+    }
+  }
   let handlers: Handlers
+  /// Client objects by uid, with the reserve for administrators (the socket's bookkeeping).
+  var clientSlots: ClientSlots
+  /// Unanswered calls to agents by uid.
+  var agentCalls: GeoClueAgentCalls
+  /// Counts connections: an answer to a call made on an earlier one is not counted.
+  var generation = 0
+  /// Lines a client can cause again and again (a Start denied, an agent registered).
+  var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
   /// The connection, while there is one.
   private(set) var bus: BusConnection?
   public private(set) var state = State.off
@@ -138,6 +185,10 @@ public final class GeoClueService {
     self.sessionIDs = sessionIDs
     self.limits = limits
     self.handlers = handlers
+    clientSlots = ClientSlots(
+      maxClients: limits.maxClients, reservedForAdmin: limits.reservedAdminClients,
+      maxPerUser: limits.maxClientsPerUser)
+    agentCalls = GeoClueAgentCalls(maxTotal: limits.maxAgentCalls, maxPerUser: limits.maxAgentCallsPerUser)
   }
 
   deinit { teardown() }
@@ -230,7 +281,9 @@ public final class GeoClueService {
 
   /// Drops everything tied to the connection and closes it.
   private func teardown() {
+    generation += 1
     for client in Array(clients.values) { remove(client, answering: "the GeoClue service stopped") }
+    agentCalls = GeoClueAgentCalls(maxTotal: limits.maxAgentCalls, maxPerUser: limits.maxAgentCallsPerUser)
     agents = [:]
     peers.removeAll()
     manager?.unregister()
@@ -239,6 +292,13 @@ public final class GeoClueService {
     bus?.close()
     bus = nil
     inUse = false
+  }
+
+  /// Logs a line a client can cause as often as it likes: at most `logThrottle`'s burst of
+  /// them per window, the next one saying how many were held back.
+  func logRepeatable(_ level: LogLevel, _ message: String) {
+    guard let held = logThrottle.admit(at: loop.monotonicMicroseconds) else { return }
+    handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
   }
 
   /// Builds a message with `make` and sends it to `destination` (nil: broadcast); a failure
@@ -277,7 +337,7 @@ public final class GeoClueService {
     case .authorization(let report) where !report.authorization.allowsInUse:
       for session in sessions {
         guard let client = self.sessions[session] else { continue }
-        handlers.log(
+        logRepeatable(
           .info,
           "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) stopped: its app is \(report.authorization.status.rawValue) now"
         )
