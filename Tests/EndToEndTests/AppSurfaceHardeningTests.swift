@@ -267,6 +267,48 @@ import Testing
     #expect(store.contains("\"launchUnit\":\"app-\(app).service\""), "\(store)")
   }
 
+  /// Partial (a grant binds to the way the identity was known): the agent's answer to the
+  /// app in its systemd app unit (a real cgroup) is that app's; a same-uid process
+  /// that only claims the id has its hello refused (identity-mismatch, counted), also after a
+  /// restart; a reset frees the id again. Before: the claimant got the grant.
+  @Test(.enabled(if: getuid() == 0, "needs root for cgroups"))
+  func aGrantMadeForTheAppInItsUnitIsNotAClaimantsToUse() throws {
+    let directory = LocdProcess.makeDirectory()
+    var daemon = try LocdProcess(directory: directory)
+    let app = "org.example.Bound"
+    let agent = try daemon.policyAgent("\(app) allow-while-using\n")
+    let asked = try VerifiedApp.call(
+      "request-authorization", #"{"level":"when-in-use","purpose":"the test"}"#, app: app,
+      unit: "app-\(app)@1.service", socket: daemon.socketPath, hold: 3)
+    kill(agent.pid, SIGTERM)
+    agent.wait()
+    #expect(asked.status == 0, "\(asked.stdout) \(asked.stderr)")
+    let decided = try daemon.locctl(["apps", "--json"]).stdout
+    #expect(decided.contains("\"status\":\"when-in-use\""), "\(decided)")
+    func claimantRefused() -> Bool {
+      do {
+        _ = try AppSocket(daemon, app: app)
+        return false
+      } catch let e as ErrorReply {
+        return e.code == .known(.identityMismatch)
+      } catch {
+        return false
+      }
+    }
+    #expect(claimantRefused(), "a claimant of a unit-bound grant is refused")
+    #expect(try daemon.status().apps?.counters.first { $0.name == "identityRefused" }?.value == 1)
+    daemon.stop()
+    daemon = try LocdProcess(directory: directory)
+    defer { daemon.stop() }
+    #expect(claimantRefused(), "and after a restart (the binding is stored)")
+    let again = try VerifiedApp.call(
+      "set-activity", #"{"activity":"foreground"}"#, app: app, unit: "app-\(app)@2.service",
+      socket: daemon.socketPath)
+    #expect(again.status == 0 && again.stdout.contains("when-in-use"), "\(again.stdout) \(again.stderr)")
+    #expect(try daemon.locctl(["apps", "reset", app]).status == 0)
+    #expect(!claimantRefused(), "a reset decision binds to nothing")
+  }
+
   @Test func helloStormsLeaveNoLineAtInfo() throws {
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
     let daemon = try LocdProcess(arguments: ["--log-level", "info"])

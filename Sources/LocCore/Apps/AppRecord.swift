@@ -24,6 +24,10 @@ public struct AppRecord: Sendable, Hashable {
   public var decidedBy: Decider? = nil
   /// When the decision was made.
   public var decidedAt: Instant? = nil
+  /// How the app was known when it was decided for, if the kernel vouched for it (a Flatpak
+  /// scope, a systemd app unit): the decision is then that app's, and a process that only
+  /// claims the id may not use it (its hello is refused). nil: decided for the id alone.
+  public var decidedFor: AppIdentity.Verification? = nil
   /// The purpose the app gave last, as it gave it.
   public var purpose: String? = nil
   /// Event kinds the app asked for that it gets while not connected, if always.

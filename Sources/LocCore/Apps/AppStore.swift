@@ -38,6 +38,7 @@ public struct AppStore: Sendable, Hashable {
       ]
       o["decidedBy"] = .optional(r.decidedBy?.rawValue)
       o["decidedAt"] = r.decidedAt.map { .string($0.iso8601(fractionDigits: 0)) } ?? .null
+      if let bound = r.decidedFor { o["decidedFor"] = .string(bound.rawValue) }
       o["purpose"] = .optional(r.purpose)
       o["registrations"] = .array(r.registrations.sorted().map { .string($0.rawValue) })
       o["firstSeen"] = .string(r.firstSeen.iso8601(fractionDigits: 0))
@@ -106,6 +107,13 @@ public struct AppStore: Sendable, Hashable {
       r.decidedBy = d
     }
     r.decidedAt = try instant("decidedAt")
+    if let f = v["decidedFor"], !f.isNull {
+      guard let text = f.string, let bound = AppIdentity.Verification(rawValue: text), bound != .claimed
+      else {
+        throw bad("decidedFor is unknown")
+      }
+      r.decidedFor = bound
+    }
     r.lastUsed = try instant("lastUsed")
     if let p = v["purpose"], !p.isNull {
       guard let s = p.string, s.utf8.count <= AppsMachine.maxPurposeBytes else {

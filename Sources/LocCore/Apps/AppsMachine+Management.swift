@@ -22,8 +22,10 @@ extension AppsMachine {
       r.accuracy = min(accuracy, policy.rule(for: key)?.rule.maxAccuracy ?? .full)
       r.upgradeAsked = r.upgradeAsked || level == .always
       (r.once, r.provisional, r.decidedBy, r.decidedAt) = (false, false, decider, now)
+      r.decidedFor = AppsMachine.binding(r.seenAs)
     case .deny:
       (r.status, r.once, r.provisional, r.decidedBy, r.decidedAt) = (.denied, false, false, decider, now)
+      r.decidedFor = AppsMachine.binding(r.seenAs)
     case .reset:
       var fresh = AppRecord(key: key, firstSeen: r.firstSeen)
       fresh.seenAs = r.seenAs

@@ -119,6 +119,7 @@ extension AppsMachine {
     }
     r.decidedBy = .agent
     r.decidedAt = now
+    r.decidedFor = AppsMachine.binding(p.identity)
     records[key] = r
     storeChanged = true
   }

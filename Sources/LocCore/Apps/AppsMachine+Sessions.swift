@@ -7,6 +7,10 @@ extension AppsMachine {
     -> RequestError?
   {
     let key = identity.key
+    if let refusal = boundElsewhere(identity) {
+      counters.identityRefused += 1
+      return refusal
+    }
     guard ensureRecord(key, at: now) else { return tooMany(key.uid) }
     records[key]?.seenAs = identity
     sessions[id] = AppSession(identity: identity)
@@ -166,5 +170,26 @@ extension AppsMachine {
       keys.insert(key)
     }
     for key in keys.sorted() { reindex(key: key, at: now, into: &outputs) }
+  }
+}
+
+extension AppsMachine {
+  /// What a decision made for `identity` binds to: how the kernel knew the app, or nothing
+  /// (the id alone) when it did not, or nobody was seen.
+  static func binding(_ identity: AppIdentity?) -> AppIdentity.Verification? {
+    guard let identity, identity.isVerified else { return nil }
+    return identity.verification
+  }
+
+  /// The refusal of a session that only claims an id whose decision was made for the app as
+  /// the kernel knows it (issue 28: a Flatpak's grant was used by a same-uid process that
+  /// merely said its id); nil when the session may have the decision.
+  func boundElsewhere(_ identity: AppIdentity) -> RequestError? {
+    guard !identity.isVerified, let bound = records[identity.key]?.decidedFor else { return nil }
+    let how = bound == .flatpak ? "the Flatpak app" : "the app in its systemd app unit"
+    return RequestError(
+      .identityMismatch,
+      "\(identity.key.app)'s decision was made for \(how); a process outside it may not say it is \(identity.key.app)"
+    )
   }
 }
