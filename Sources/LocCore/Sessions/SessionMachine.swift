@@ -36,6 +36,7 @@ struct SessionMachine: EngineMachine {
   /// A client completed the hello.
   mutating func opened(_ id: SessionID, peer: Peer, access: AccessLevel, isApp: Bool) {
     sessions[id] = Session(peer: peer, access: access, isApp: isApp)
+    reindex(id)
   }
 
   /// Whether `id` is an app's session.
@@ -50,7 +51,7 @@ struct SessionMachine: EngineMachine {
   /// A client went away.
   mutating func closed(_ id: SessionID) {
     sessions[id] = nil
-    indexSubscribers()
+    reindex(id)
   }
 
   /// Whether `id` may make `request`; a refusal is counted. An app session may make the
@@ -102,21 +103,21 @@ struct SessionMachine: EngineMachine {
     session.access = level
     session.subscriptions = kept
     sessions[id] = session
-    indexSubscribers()
+    reindex(id)
     return (change, tell)
   }
 
   /// Adds `kinds` to the session's subscriptions; returns them all after the change.
   mutating func subscribe(_ id: SessionID, to kinds: Set<EventKind>) -> Set<EventKind> {
     sessions[id]?.subscriptions.formUnion(kinds)
-    indexSubscribers()
+    reindex(id)
     return sessions[id]?.subscriptions ?? []
   }
 
   /// Removes `kinds` from the session's subscriptions; returns those left.
   mutating func unsubscribe(_ id: SessionID, from kinds: Set<EventKind>) -> Set<EventKind> {
     sessions[id]?.subscriptions.subtract(kinds)
-    indexSubscribers()
+    reindex(id)
     return sessions[id]?.subscriptions ?? []
   }
 
@@ -158,15 +159,32 @@ struct SessionMachine: EngineMachine {
   /// `Engine.beaconRefusal`, decision 0029).
   static let beaconAccess = AccessLevel.read
 
-  /// Recomputes `subscribers` after sessions or subscriptions change (rare; publishing is not).
-  private mutating func indexSubscribers() {
-    var index: [EventKind: [SessionID]] = [:]
-    for (id, s) in sessions where !s.isApp {
-      for kind in s.subscriptions where s.access >= SessionMachine.access(toReceive: kind) {
-        index[kind, default: []].append(id)
-      }
+  /// Brings `subscribers` up to date for session `id` after it, its access or its
+  /// subscriptions changed: in place, a binary search a kind, not a rebuild of every list
+  /// (2,000 subscribers coming and going made the rebuild and its sort most of the loop's time).
+  private mutating func reindex(_ id: SessionID) {
+    var wanted: Set<EventKind> = []
+    if let s = sessions[id], !s.isApp {
+      wanted = s.subscriptions.filter { s.access >= SessionMachine.access(toReceive: $0) }
     }
-    for kind in index.keys { index[kind]!.sort() }
-    subscribers = index
+    for kind in EventKind.allCases {
+      let want = wanted.contains(kind)
+      guard want || subscribers[kind] != nil else { continue }
+      SessionMachine.place(id, want, in: &subscribers[kind, default: []])
+      if subscribers[kind]?.isEmpty == true { subscribers[kind] = nil }
+    }
+  }
+
+  /// Puts `id` into the sorted `list` or takes it out, in place (binary search).
+  static func place(_ id: SessionID, _ present: Bool, in list: inout [SessionID]) {
+    var low = 0
+    var high = list.count
+    while low < high {
+      let mid = (low + high) / 2
+      if list[mid] < id { low = mid + 1 } else { high = mid }
+    }
+    let there = low < list.count && list[low] == id
+    if present && !there { list.insert(id, at: low) }
+    if !present && there { list.remove(at: low) }
   }
 }

@@ -18,6 +18,11 @@ extension ControlServer {
     if client.queuedBytes > limits.maxQueuedBytes, flowControl?.hold(client, adding: 0) != true {
       overflowed(client, "queue over \(limits.maxQueuedBytes) bytes")
     }
+    if !sendingToMany { checkQueuedTotal() }
+  }
+
+  /// Sheds the biggest queues if all of them together are over their limit.
+  func checkQueuedTotal() {
     if queuedTotal > limits.maxQueuedBytesTotal { shedBiggestQueues() }
   }
 

@@ -112,6 +112,8 @@ public final class ControlServer {
   var slots: ClientSlots
   /// Bytes queued for all clients (ControlServer+Queues).
   var queuedTotal = 0
+  /// While one line goes to many sessions: the total is checked once, after.
+  var sendingToMany = false
   /// Where session ids come from (shared with the daemon's other faces).
   let sessionIDs: SessionIDs
   /// Protocol errors, refusals and drops are logged, but only so many per second.
@@ -191,6 +193,16 @@ public final class ControlServer {
   /// the one array is shared by every queue it waits in.
   public func send(bytes: [UInt8], to id: SessionID) {
     clients[id]?.send(bytes: bytes)
+  }
+
+  /// Sends one line to many sessions (a pushed event), checking the total of all queues
+  /// once at the end rather than after each client's: the biggest queues are shed in one
+  /// pass, not one sort of every client per queued copy.
+  public func send(bytes: [UInt8], to ids: [SessionID]) {
+    sendingToMany = true
+    for id in ids { clients[id]?.send(bytes: bytes) }
+    sendingToMany = false
+    checkQueuedTotal()
   }
 
   /// Drops a client: it stops being served at once (its owner hears `closed`). With

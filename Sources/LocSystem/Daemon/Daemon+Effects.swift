@@ -110,7 +110,7 @@ extension Daemon {
     if let geoClue = faces.geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
-    for session in sessions { server.send(bytes: line, to: session) }
+    server.send(bytes: line, to: sessions)
   }
 
   private func cannotWrite(_ what: String, _ error: any Error) {
