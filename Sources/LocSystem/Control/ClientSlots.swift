@@ -23,9 +23,10 @@ struct ClientSlots {
   var reservedForAdmin: Int
   /// Most connections of one uid below admin.
   var maxPerUser: Int
+  /// Connections holding a slot, by uid.
+  private var tally = UIDTally()
   /// Connections holding a slot.
-  private(set) var taken = 0
-  private var byUID: [UInt32: Int] = [:]
+  var taken: Int { tally.total }
 
   /// Slots with these limits, all free.
   init(maxClients: Int, reservedForAdmin: Int, maxPerUser: Int) {
@@ -35,7 +36,7 @@ struct ClientSlots {
   }
 
   /// Connections `uid` holds.
-  func held(by uid: UInt32) -> Int { byUID[uid] ?? 0 }
+  func held(by uid: UInt32) -> Int { tally.held(by: uid) }
 
   /// Whether a peer of `uid` (an administrator or not) gets a slot now.
   func decide(uid: UInt32, admin: Bool) -> Decision {
@@ -48,15 +49,8 @@ struct ClientSlots {
   }
 
   /// A connection of `uid` took a slot.
-  mutating func take(uid: UInt32) {
-    taken += 1
-    byUID[uid, default: 0] += 1
-  }
+  mutating func take(uid: UInt32) { tally.take(uid: uid) }
 
   /// A connection of `uid` gave its slot back.
-  mutating func release(uid: UInt32) {
-    guard let n = byUID[uid] else { return }
-    taken -= 1
-    byUID[uid] = n > 1 ? n - 1 : nil
-  }
+  mutating func release(uid: UInt32) { tally.release(uid: uid) }
 }

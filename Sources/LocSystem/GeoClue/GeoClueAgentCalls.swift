@@ -20,9 +20,10 @@ struct GeoClueAgentCalls {
   var maxTotal: Int
   /// Most unanswered calls to one user's agent.
   var maxPerUser: Int
+  /// Calls without an answer yet, by uid.
+  private var tally = UIDTally()
   /// Calls without an answer yet.
-  private(set) var taken = 0
-  private var byUID: [UInt32: Int] = [:]
+  var taken: Int { tally.total }
 
   /// No call yet.
   init(maxTotal: Int, maxPerUser: Int) {
@@ -31,7 +32,7 @@ struct GeoClueAgentCalls {
   }
 
   /// Unanswered calls to the agent of `uid`.
-  func held(by uid: UInt32) -> Int { byUID[uid] ?? 0 }
+  func held(by uid: UInt32) -> Int { tally.held(by: uid) }
 
   /// Whether a call to the agent of `uid` may go now.
   func decide(uid: UInt32) -> Decision {
@@ -44,15 +45,8 @@ struct GeoClueAgentCalls {
   }
 
   /// A call to the agent of `uid` went out.
-  mutating func take(uid: UInt32) {
-    taken += 1
-    byUID[uid, default: 0] += 1
-  }
+  mutating func take(uid: UInt32) { tally.take(uid: uid) }
 
   /// A call to the agent of `uid` got its answer (or an error: the agent left, the bus gave up).
-  mutating func release(uid: UInt32) {
-    guard let n = byUID[uid] else { return }
-    taken -= 1
-    byUID[uid] = n > 1 ? n - 1 : nil
-  }
+  mutating func release(uid: UInt32) { tally.release(uid: uid) }
 }
