@@ -48,9 +48,9 @@ extension AppsMachine {
     let first = waiting[key] == nil
     wait(notice, for: key, at: now)
     // The unit's name is checked again (apps.json may come from an older locd): never
-    // anything but the app's own service.
+    // anything but the app's own service (its launcher, unknown here, as it was accepted).
     if first, sessions(of: key).isEmpty, let unit = records[key]?.launchUnit,
-      !unit.contains("@"), PeerUnit.appName(unit)?.id == key.app
+      AppsMachine.isOwnLaunchUnit(unit, of: key.app, launcher: PeerUnit.appName(unit)?.launcher)
     {
       outputs.append(.launch(key, unit: unit))
     }
