@@ -228,6 +228,23 @@ import Testing
     #expect(!statuses.contains(where: { $0.contains("59.9") }))  // never coordinates
   }
 
+  /// A list that writes a state file carries the write first: a reply never acknowledges
+  /// what is not on disk yet (issue 28: kill -9 right after a change-app reply).
+  @Test func aChangeIsWrittenBeforeTheReplyThatAcknowledgesIt() throws {
+    var e = started()
+    _ = e.handle(.appsLoaded(nil, problem: nil), at: Self.t0)
+    let s = SessionID(4)
+    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, client: nil), at: Self.t0)
+    let effects = e.handle(
+      .requestReceived(
+        s, .number(1), .changeApp(AppID("org.example.Maps")!, uid: 1000, .grant(.always, .full))),
+      at: Self.t0)
+    let write = try #require(effects.firstIndex { if case .persistApps = $0 { true } else { false } })
+    let reply = try #require(effects.firstIndex { if case .reply = $0 { true } else { false } })
+    #expect(write < reply, "\(effects)")
+    #expect(effects.prefix { $0.writesStateFile }.count == effects.filter(\.writesStateFile).count)
+  }
+
   @Test func reloadAnswersTheRequester() {
     var e = started()
     let s = SessionID(4)

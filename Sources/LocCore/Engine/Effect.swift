@@ -66,3 +66,16 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   /// The next fix regions or visits could need (`RegionsMachine.hint`): acquisition starts.
   case regionsFix
 }
+
+extension Effect {
+  /// Whether the effect writes a state file. An event's list carries these first, so a reply
+  /// that acknowledges a change goes out once the change is on disk (issue 28: kill -9 right
+  /// after a `change-app` reply lost the change in 43 of 100 rounds while apps.json was
+  /// written after the reply).
+  public var writesStateFile: Bool {
+    switch self {
+    case .persist, .persistTimers, .persistApps: return true
+    default: return false
+    }
+  }
+}

@@ -121,7 +121,12 @@ public struct Engine {
       }
     }
     afterEvent(at: now, into: &effects)
-    return effects
+    // What the list writes to disk comes first, the rest in its order: a reply never
+    // acknowledges what is not yet written.
+    guard let other = effects.firstIndex(where: { !$0.writesStateFile }),
+      effects[other...].contains(where: \.writesStateFile)
+    else { return effects }
+    return effects.filter(\.writesStateFile) + effects.filter { !$0.writesStateFile }
   }
 
   /// The daemon started with this state file content (or a problem reading it).

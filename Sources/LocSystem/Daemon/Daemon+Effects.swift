@@ -16,11 +16,10 @@ extension Daemon {
     return .success(.status(completed))
   }
 
-  /// Carries out the engine's effects, in order, the state files first (`writesStateFile`):
-  /// what a reply acknowledges is on disk before the reply is sent.
+  /// Carries out the engine's effects, in order (the engine puts the state files first, so
+  /// what a reply acknowledges is on disk before the reply is sent).
   func execute(_ effects: [Effect]) {
-    for effect in effects where effect.writesStateFile { execute(effect) }
-    for effect in effects where !effect.writesStateFile { execute(effect) }
+    for effect in effects { execute(effect) }
   }
 
   private func execute(_ effect: Effect) {

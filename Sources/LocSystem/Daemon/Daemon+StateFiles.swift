@@ -45,16 +45,3 @@ extension Daemon {
     for problem in written.problems { logger.error(problem) }
   }
 }
-
-extension Effect {
-  /// Whether the effect writes a state file. These are carried out before the rest of an
-  /// event's effects, so a reply that acknowledges a change goes out once the change is on
-  /// disk (issue 28: kill -9 right after a `change-app` reply lost the change in 43 of 100
-  /// rounds while apps.json was written after the reply).
-  var writesStateFile: Bool {
-    switch self {
-    case .persist, .persistTimers, .persistApps: return true
-    default: return false
-    }
-  }
-}

@@ -23,7 +23,4 @@ final class SessionRegistry {
 
   /// The face that holds `session`; nil once it is closed.
   func face(of session: SessionID) -> Face? { faces[session] }
-
-  /// Sessions open now.
-  var count: Int { faces.count }
 }
