@@ -262,7 +262,11 @@ final class ClientConnection {
   private func flush() {
     guard let watch else { return }
     let before = queuedBytes
-    defer { if phase == .open { server.flowControl?.flushed(self, progressed: queuedBytes < before) } }
+    defer {
+      if phase == .open {
+        server.flowControl?.flushed(id, queued: queuedBytes, progressed: queuedBytes < before)
+      }
+    }
     while let oldest = queue.first {
       let sent: Int?
       do { sent = try watch.descriptor.send(oldest.line, from: oldest.offset) } catch {

@@ -7,7 +7,7 @@ import LocProtocol
 /// whose queue goes over, or, when the total does, the clients with the biggest queues
 /// until it is under again, are dropped: the queue is discarded so that `slow-consumer` is
 /// the next and last thing they read (ControlServer.drop).
-extension ControlServer {
+extension ControlServer: FlowControlHost {
   /// Bytes queued for all clients now.
   public var queuedBytes: Int { queuedTotal }
 
@@ -15,7 +15,9 @@ extension ControlServer {
   func queueGrew(_ client: ClientConnection) {
     // Over the limit: dropped, unless flow control (the replay clock) holds it and pauses
     // the replay until it reads.
-    if client.queuedBytes > limits.maxQueuedBytes, flowControl?.hold(client, adding: 0) != true {
+    if client.queuedBytes > limits.maxQueuedBytes,
+      flowControl?.hold(client.id, queued: client.queuedBytes, adding: 0) != true
+    {
       overflowed(client, "queue over \(limits.maxQueuedBytes) bytes")
     }
     if !sendingToMany { checkQueuedTotal() }
@@ -40,7 +42,15 @@ extension ControlServer {
   }
 
   /// Drops a client flow control gave up on (it read nothing for `ReplayStallTimeout=`).
-  func dropSlow(_ client: ClientConnection, why: String) { overflowed(client, why) }
+  func dropSlow(_ id: SessionID, why: String) {
+    if let client = clients[id] { overflowed(client, why) }
+  }
+
+  var maxQueuedBytes: Int { limits.maxQueuedBytes }
+
+  var sessionsWithQueuedBytes: [SessionID] { clients.values.filter { $0.queuedBytes > 0 }.map(\.id) }
+
+  func isConnected(_ id: SessionID) -> Bool { clients[id] != nil }
 
   private func overflowed(_ client: ClientConnection, _ why: String) {
     bump { $0.droppedSlow += 1 }

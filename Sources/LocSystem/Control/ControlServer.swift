@@ -164,7 +164,7 @@ public final class ControlServer {
   /// Holds clients over their queue limit instead of dropping them, telling `congestion`
   /// when the producer should pause and go on (docs/SOURCES.md, "Replays and simulated time").
   public func enableFlowControl(stallLimit: Duration, congestion: @escaping (Bool) -> Void) -> FlowControl {
-    let control = FlowControl(server: self, stallLimit: stallLimit, congestion: congestion)
+    let control = FlowControl(host: self, scheduler: loop, stallLimit: stallLimit, congestion: congestion)
     flowControl = control
     return control
   }

@@ -15,7 +15,8 @@ public final class FlowControl {
   /// How far over its limit a held client's queue may grow.
   public static let ceilingFactor = 4
 
-  unowned let server: ControlServer
+  unowned let host: any FlowControlHost
+  let scheduler: any Scheduler
   /// How long a waited-for client may read nothing before it is dropped.
   public var stallLimit: Duration
   /// Told `true` when the first client is held, `false` when none is held any more.
@@ -26,36 +27,41 @@ public final class FlowControl {
   /// made progress (monotonic microseconds).
   private var lastProgress: [SessionID: UInt64] = [:]
   /// Wakes up when the earliest waited-for client would stall.
-  private var stallTimer: Timer?
+  private var stallTimer: (any LoopTimer)?
   /// Called once every queue is empty, after `drain(then:)`.
   private var drained: (() -> Void)?
 
-  init(server: ControlServer, stallLimit: Duration, congestion: @escaping (Bool) -> Void) {
-    self.server = server
+  init(
+    host: any FlowControlHost, scheduler: any Scheduler, stallLimit: Duration,
+    congestion: @escaping (Bool) -> Void
+  ) {
+    self.host = host
+    self.scheduler = scheduler
     self.stallLimit = stallLimit
     self.congestion = congestion
   }
 
-  /// Whether `client`, over its limit with `adding` more bytes, is held (true: queue them)
-  /// or must be dropped as before (false: it is over the ceiling).
-  func hold(_ client: ClientConnection, adding: Int) -> Bool {
-    guard client.queuedBytes + adding <= server.limits.maxQueuedBytes * FlowControl.ceilingFactor else {
+  /// Whether client `id` with `queued` bytes, over its limit with `adding` more, is held
+  /// (true: queue them) or must be dropped as before (false: it is over the ceiling).
+  func hold(_ id: SessionID, queued: Int, adding: Int) -> Bool {
+    guard queued + adding <= host.maxQueuedBytes * FlowControl.ceilingFactor else {
       return false
     }
-    if held.insert(client.id).inserted {
-      watch(client.id)
+    if held.insert(id).inserted {
+      watch(id)
       if held.count == 1 { congestion(true) }
     }
     return true
   }
 
-  /// `client` wrote to its socket: `progressed` says whether any bytes went out.
-  func flushed(_ client: ClientConnection, progressed: Bool) {
-    guard lastProgress[client.id] != nil else { return }
-    if client.queuedBytes == 0 {
-      forget(client.id)
+  /// Client `id` wrote to its socket and has `queued` bytes left: `progressed` says
+  /// whether any bytes went out.
+  func flushed(_ id: SessionID, queued: Int, progressed: Bool) {
+    guard lastProgress[id] != nil else { return }
+    if queued == 0 {
+      forget(id)
     } else if progressed {
-      lastProgress[client.id] = server.loop.monotonicMicroseconds
+      lastProgress[id] = scheduler.monotonicMicroseconds
     }
   }
 
@@ -71,19 +77,19 @@ public final class FlowControl {
   /// nothing for `stallLimit` meanwhile.
   public func drain(then done: @escaping () -> Void) {
     drained = done
-    for client in server.clients.values where client.queuedBytes > 0 { watch(client.id) }
+    for id in host.sessionsWithQueuedBytes { watch(id) }
     checkDrained()
   }
 
   private func watch(_ id: SessionID) {
-    if lastProgress[id] == nil { lastProgress[id] = server.loop.monotonicMicroseconds }
+    if lastProgress[id] == nil { lastProgress[id] = scheduler.monotonicMicroseconds }
     rearm()
   }
 
   private func checkDrained() {
     guard let done = drained, lastProgress.isEmpty else { return }
     drained = nil
-    server.loop.soon(done)
+    scheduler.soon(done)
   }
 
   private var limitMicroseconds: UInt64 { UInt64(max(0, stallLimit.seconds) * 1_000_000) }
@@ -95,7 +101,7 @@ public final class FlowControl {
       return
     }
     if stallTimer == nil {
-      stallTimer = try? server.loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) {
+      stallTimer = try? scheduler.makeTimer(clock: .monotonic, accuracyMicroseconds: 10_000) {
         [weak self] in self?.stalled()
       }
     }
@@ -104,15 +110,28 @@ public final class FlowControl {
 
   /// Drops every waited-for client that read nothing for the limit.
   private func stalled() {
-    let now = server.loop.monotonicMicroseconds
+    let now = scheduler.monotonicMicroseconds
     for (id, since) in lastProgress where now >= since + limitMicroseconds {
-      guard let client = server.clients[id] else {
+      guard host.isConnected(id) else {
         forget(id)
         continue
       }
-      server.dropSlow(
-        client, why: "read nothing for \(TimeFormat.duration(stallLimit)) while it was waited for")
+      host.dropSlow(id, why: "read nothing for \(TimeFormat.duration(stallLimit)) while it was waited for")
     }
     rearm()
   }
+}
+
+/// What flow control needs of the server whose clients it waits for: their queues' limit,
+/// who has bytes queued, and the drop of a client it gave up on. `ControlServer` is the
+/// real one; tests hold clients of their own on a `ManualLoop`.
+protocol FlowControlHost: AnyObject {
+  /// A client's queue limit (`MaxQueuedBytesPerClient=`).
+  var maxQueuedBytes: Int { get }
+  /// The clients with bytes queued.
+  var sessionsWithQueuedBytes: [SessionID] { get }
+  /// Whether `id` is still connected.
+  func isConnected(_ id: SessionID) -> Bool
+  /// Drops `id` as a slow consumer, saying `why`; the host calls `forget(id)` as it closes.
+  func dropSlow(_ id: SessionID, why: String)
 }

@@ -4,18 +4,18 @@ import LocCore
 /// clock steps and resumes from suspend that make the engine re-plan them. With the replay
 /// clock the driver's simulated clock keeps the timers instead, and nothing is armed here.
 final class EngineTimers {
-  private let loop: EventLoop
-  private var timers: [EngineTimer: Timer] = [:]
+  private let loop: any Scheduler
+  private var timers: [EngineTimer: any LoopTimer] = [:]
   /// Clock steps and resumes (system clock only).
   var watcher: ClockWatcher?
 
-  init(loop: EventLoop) { self.loop = loop }
+  init(loop: any Scheduler) { self.loop = loop }
 
   /// Arms `which` for `at`, creating its loop timer the first time; `fired` runs when it
   /// fires. A timer that cannot be created is reported through the error.
   func arm(_ which: EngineTimer, at: Instant, fired: @escaping () -> Void) throws(Errno) {
     if timers[which] == nil {
-      timers[which] = try loop.timer(clock: .realtime, accuracyMicroseconds: 1000, fired)
+      timers[which] = try loop.makeTimer(clock: .realtime, accuracyMicroseconds: 1000, fired)
     }
     timers[which]?.arm(atMicroseconds: UInt64(max(0, at.microsecondsSinceEpoch)))
   }
