@@ -30,7 +30,7 @@ import Testing
     #expect(Self.hello(&h, SessionID(1), unit: Self.flatpak) == nil)
     h.send(SessionID(1), .requestAuthorization(.whenInUse, purpose: "the map"))
     try agent.answer(&h, .allowWhileUsing)
-    #expect(h.engine.apps.records[Self.key]?.decidedFor == .flatpak)
+    #expect(h.engine.appAuthorization.record(Self.key)?.decidedFor == .flatpak)
     // The same uid, outside the sandbox, saying it is the app: refused, counted.
     let before = Self.refusedCount(h) ?? 0
     let refusal = try #require(Self.hello(&h, SessionID(2), unit: .none))
@@ -39,7 +39,7 @@ import Testing
     // The Flatpak app itself, again: served.
     #expect(Self.hello(&h, SessionID(3), unit: Self.flatpak) == nil)
     // Kept across a restart (apps.json), and gone with a reset.
-    let stored = try AppStore(decoding: AppStore(Array(h.engine.apps.records.values)).encoded())
+    let stored = try AppStore(decoding: AppStore(h.engine.appAuthorization.allRecords()).encoded())
     #expect(stored.records.first { $0.key == Self.key }?.decidedFor == .flatpak)
     h.plain(SessionID(9), uid: 0, access: .admin)
     h.send(SessionID(9), .changeApp(Self.app, uid: 1000, .reset))
@@ -51,14 +51,14 @@ import Testing
     h.plain(SessionID(9), uid: 0, access: .admin)
     // Nobody verified seen: `locctl apps grant` decides for the id, for anyone saying it.
     h.send(SessionID(9), .changeApp(Self.app, uid: 1000, .grant(.whenInUse, .full)))
-    #expect(h.engine.apps.records[Self.key]?.decidedFor == nil)
+    #expect(h.engine.appAuthorization.record(Self.key)?.decidedFor == nil)
     #expect(Self.hello(&h, SessionID(1), unit: .none) == nil)
     h.handle(.sessionClosed(SessionID(1)))
     // Once the app in its systemd unit was seen, a grant is that app's.
     let unit = PeerUnit.app(Self.app, unit: "app-gnome-org.example.Maps@3.service")
     #expect(Self.hello(&h, SessionID(2), unit: unit) == nil)
     h.send(SessionID(9), .changeApp(Self.app, uid: 1000, .grant(.always, .full)))
-    #expect(h.engine.apps.records[Self.key]?.decidedFor == .systemd)
+    #expect(h.engine.appAuthorization.record(Self.key)?.decidedFor == .systemd)
     #expect(Self.hello(&h, SessionID(3), unit: .none)?.code == .identityMismatch)
   }
 }

@@ -178,11 +178,10 @@ import Testing
   @Test func onceIsNotStored() {
     var r = AppRecord(key: AppKey(uid: 1, app: AppID("a")!), firstSeen: AppsDeliveryTests.t0)
     (r.status, r.once, r.registrations) = (.whenInUse, true, [.significantChange])
-    #expect(AppsMachine.stored(r).status == .notDetermined)
-    var m = AppsMachine(settings: AppsSettings())
-    m.loaded = true
-    m.records[r.key] = r
-    #expect(m.store.records.first?.status == .notDetermined)
+    #expect(AppAuthorizationMachine.stored(r).status == .notDetermined)
+    var m = AppAuthorizationMachine(settings: AppsSettings())
+    m.load(AppStore([r]), problem: nil)
+    #expect(m.store().records.first?.status == .notDetermined)
   }
 
   @Test func policyFilesAreReadThroughTheKeyTable() throws {

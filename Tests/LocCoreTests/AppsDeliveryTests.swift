@@ -78,7 +78,7 @@ import Testing
     h.send(Self.app, .setActivity(.foreground))
     h.send(Self.app, .requestAuthorization(.always, purpose: "forecasts"))
     try agent.answer(&h, .allowWhileUsing)
-    let status = try #require(h.engine.apps.report(Self.app, at: h.now))
+    let status = try #require(h.engine.appReport(Self.app, at: h.now))
     #expect(status.authorization.status == .always && status.authorization.provisional)
     #expect(Self.getsFix(&h))
     h.send(Self.app, .setActivity(.background))

@@ -148,7 +148,7 @@ import Testing
     var agent = AgentFlow(&h)
     h.send(Self.app, .requestAuthorization(.whenInUse, purpose: "p"))
     try agent.answer(&h, .allowWhileUsing)
-    let a = h.engine.apps.authorization(AppsDeliveryTests.key)
+    let a = h.engine.appAuthorization.authorization(AppsDeliveryTests.key)
     #expect(a.status == .whenInUse && !a.provisional)
   }
 
@@ -188,7 +188,7 @@ import Testing
     // The user changes it with locctl apps grant (a plain session of the same uid).
     h.plain(SessionID(70))
     h.send(SessionID(70), .changeApp(AppID(AppsDeliveryTests.id)!, uid: nil, .grant(.whenInUse, .full)))
-    #expect(h.engine.apps.authorization(AppsDeliveryTests.key).status == .whenInUse)
+    #expect(h.engine.appAuthorization.authorization(AppsDeliveryTests.key).status == .whenInUse)
   }
 
   /// Restricted by policy: the app is told so at hello, asking prompts nobody, and no grant
@@ -257,7 +257,7 @@ import Testing
       Issue.record("answer refused")
       return
     }
-    #expect(h.engine.apps.authorization(AppsDeliveryTests.key).status == .whenInUse)
+    #expect(h.engine.appAuthorization.authorization(AppsDeliveryTests.key).status == .whenInUse)
   }
 
   /// Without an agent the request stays not-determined and says so.

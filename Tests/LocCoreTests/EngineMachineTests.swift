@@ -16,8 +16,8 @@ import Testing
     // A new concern adds one machine here, never loose fields.
     #expect(
       machines == [
-        "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions", "apps",
-        "statusLine", "beacons", "regions",
+        "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions",
+        "appAuthorization", "appPrompts", "appDelivery", "statusLine", "beacons", "regions",
         "armed",
       ])
   }

@@ -10,7 +10,7 @@ import Testing
 
   /// The bytes of user `uid`'s apps file for the engine's store now.
   static func fileBytes(_ h: EngineHarness, uid: UInt32) -> Int {
-    let store = h.engine.withRegions(h.engine.apps.store)
+    let store = h.engine.withRegions(h.engine.appAuthorization.store())
     return AppStore(store.records.filter { $0.key.uid == uid }).encoded().count
   }
 

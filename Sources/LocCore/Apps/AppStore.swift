@@ -116,7 +116,7 @@ public struct AppStore: Sendable, Hashable {
     }
     r.lastUsed = try instant("lastUsed")
     if let p = v["purpose"], !p.isNull {
-      guard let s = p.string, s.utf8.count <= AppsMachine.maxPurposeBytes else {
+      guard let s = p.string, s.utf8.count <= AppAuthorizationMachine.maxPurposeBytes else {
         throw bad("purpose is too long")
       }
       r.purpose = s

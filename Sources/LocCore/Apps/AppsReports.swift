@@ -71,36 +71,7 @@ public struct AppListing: Sendable, Hashable {
   public var registrations: Set<EventKind>
 }
 
-/// Counters of the apps machine.
-struct AppCounters: Sendable, Hashable {
-  /// Held or queued events dropped because they were older than `MaxEventAge=`.
-  var staleDropped = 0
-  /// Held or queued events dropped because `MaxQueuedEvents=` was reached.
-  var overflowDropped = 0
-  /// Held events dropped because the person kept the app to when-in-use (or it lost its grant).
-  var heldDiscarded = 0
-  /// Prompts an agent did not answer in time.
-  var promptsTimedOut = 0
-  /// Hellos refused because the claim contradicted the kernel.
-  var identityRefused = 0
-  /// Hellos and grants refused because of `MaxAppsPerUser=`.
-  var tooManyApps = 0
-  /// Problems reading apps.json (the file was set aside).
-  var storeProblems = 0
-  /// `set-launch-unit` refused: an unverified app, or a unit that is not the app's own.
-  var launchUnitRefused = 0
-
-  var all: [Counter] {
-    [
-      Counter("staleDropped", staleDropped), Counter("overflowDropped", overflowDropped),
-      Counter("heldDiscarded", heldDiscarded), Counter("promptsTimedOut", promptsTimedOut),
-      Counter("identityRefused", identityRefused), Counter("tooManyApps", tooManyApps),
-      Counter("storeProblems", storeProblems), Counter("launchUnitRefused", launchUnitRefused),
-    ]
-  }
-}
-
-/// What the apps machine asks of the engine after an input.
+/// What the apps machines ask of the engine after an input.
 enum AppsOutput: Sendable, Hashable {
   /// Tell an app session its authorization (it changed, or its request's state did).
   case authorization(SessionID, AppStatusReport)

@@ -56,7 +56,7 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case acquisitionRefresh
   /// The earliest `locate` request is due to be answered with what there is.
   case locateDeadline
-  /// The apps machine's earliest deadline: a grace window, a prompt, a waiting event.
+  /// The apps machines' earliest deadline: a grace window, a prompt, a waiting event.
   case apps
   /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
   case beacons

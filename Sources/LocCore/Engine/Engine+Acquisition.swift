@@ -17,7 +17,7 @@ extension Engine {
   /// timers armed for the state as it is, the shell told when receivers change.
   mutating func syncAcquisition(at now: Instant, into effects: inout [Effect]) {
     // Apps count while they may receive positions: a denied or background app holds nothing.
-    let appHolders = apps.index.lists(.location).full.count + apps.index.lists(.location).reduced.count
+    let appHolders = appDelivery.locationHolders()
     let transitions = acquisition.holders(sessions.recipients(of: .location).count + appHolders, at: now)
     announce(transitions, into: &effects)
     answerLocates(at: now, into: &effects)
@@ -41,16 +41,16 @@ extension Engine {
   /// answering (it may have left the foreground while waiting), snapped if reduced.
   func located(_ answer: LocateAnswer, for ref: RequestRef, at now: Instant) -> Result<Response, RequestError>
   {
-    guard let verdict = apps.locateVerdict(ref.session, at: now) else { return .success(.located(answer)) }
+    guard let verdict = appVerdict(ref.session, .location, at: now) else { return .success(.located(answer)) }
     switch verdict {
     case .deliver(.full): return .success(.located(answer))
     case .deliver(.reduced):
       var reduced = answer
-      reduced.position.position = answer.position.position.map { apps.grid.snapped($0) }
+      reduced.position.position = answer.position.position.map { appDelivery.snapped($0) }
       return .success(.located(reduced))
     case .hold, .refuse:
-      let a = apps.authorization(apps.sessions[ref.session]!.key)
-      return .failure(AppsMachine.refusal(apps.sessions[ref.session]!.key, a, inUse: false))
+      let key = appDelivery.key(of: ref.session)!
+      return .failure(AppAuthorizationMachine.refusal(key, appAuthorization.authorization(key), inUse: false))
     }
   }
 

@@ -21,8 +21,8 @@ extension Engine {
     arm(.timers, at: earliestDeadline, into: &effects)
     syncAcquisition(at: now, into: &effects)
     syncRegions(at: now, into: &effects)
-    arm(.apps, at: apps.nextDeadline, into: &effects)
-    if let store = apps.takeStore() { effects.append(.persistApps(withRegions(store))) }
+    arm(.apps, at: appsDeadline, into: &effects)
+    if let store = appAuthorization.takeStore() { effects.append(.persistApps(withRegions(store))) }
     if let was = positions.tierChange(resolved) {
       effects.append(
         .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(was.rawValue)')"))

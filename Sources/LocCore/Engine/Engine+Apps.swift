@@ -1,5 +1,5 @@
 /// Apps in the engine: hellos turned into plain or app sessions, the requests of apps and
-/// agents, and the apps machine's outputs turned into effects.
+/// agents, and the apps machines' outputs turned into effects.
 extension Engine {
   /// A client said hello: it becomes a plain session or an app's, or is refused.
   mutating func open(
@@ -13,13 +13,13 @@ extension Engine {
     switch AppIdentity.resolve(claim: hello.app, uid: hello.peer.uid, unit: hello.unit) {
     case .failure(let refusal):
       if case .mismatch = refusal {
-        apps.counters.identityRefused += 1
+        appAuthorization.identityRefused()
         effects.append(.log(.notice, "hello of pid \(hello.peer.pid) refused: \(refusal.error.message)"))
       }
       return answer(.failure(refusal.error))
     case .success(let resolved): identity = resolved
     }
-    if let identity, let refused = apps.open(id, identity, at: now, into: &outputs) {
+    if let identity, let refused = openApp(id, identity, at: now, into: &outputs) {
       effects.append(.log(.notice, "hello of \(identity.key) refused: \(refused.message)"))
       return answer(.failure(refused))
     }
@@ -36,13 +36,13 @@ extension Engine {
       .success(
         .hello(
           HelloAnswer(
-            session: id, access: hello.access, app: apps.report(id, at: now), unit: hello.unit.unitName))))
+            session: id, access: hello.access, app: appReport(id, at: now), unit: hello.unit.unitName))))
   }
 
   /// The authorization in effect for `key` (policy, else the decision), and who decided
   /// it: what another face (GeoClue) answers before it asks its own agent.
   public func appAuthorization(_ key: AppKey) -> (AppAuthorization, decidedBy: String?) {
-    (apps.authorization(key), apps.decider(key))
+    (appAuthorization.authorization(key), appAuthorization.decider(key))
   }
 
   /// apps.json as read at start (nil: none yet, or unusable because of `problem`).
@@ -53,7 +53,8 @@ extension Engine {
       effects.append(.log(.warning, "\(what): \(problem)"))
     }
     var outputs: [AppsOutput] = []
-    apps.load(store, problem: problem, at: now, into: &outputs)
+    appAuthorization.load(store, problem: problem)
+    for key in appAuthorization.keys() { reindexApp(key, at: now, into: &outputs) }
     restoreRegions(at: now, into: &effects)
     carryOut(outputs, at: now, into: &effects)
   }
@@ -63,7 +64,7 @@ extension Engine {
     _ key: AppKey, _ change: AppChange, at now: Instant, into effects: inout [Effect]
   ) {
     var outputs: [AppsOutput] = []
-    if case .failure(let why) = apps.change(key, change, by: .agent, at: now, into: &outputs) {
+    if case .failure(let why) = changeApp(key, change, by: .agent, at: now, into: &outputs) {
       effects.append(.log(.notice, "\(key): the agent's answer is not kept: \(why.message)"))
     }
     carryOut(outputs, at: now, into: &effects)
@@ -72,8 +73,8 @@ extension Engine {
   /// A session went away.
   mutating func close(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
     var outputs: [AppsOutput] = []
-    apps.close(id, at: now, into: &outputs)
-    apps.agentGone(.session(id), at: now, into: &outputs)
+    closeApp(id, at: now, into: &outputs)
+    agentGone(.session(id), at: now, into: &outputs)
     sessions.closed(id)
     carryOut(outputs, at: now, into: &effects)
   }
@@ -88,40 +89,40 @@ extension Engine {
     switch request {
     case .requestAuthorization(let level, let purpose):
       result =
-        apps.request(level, purpose: purpose, from: id, at: now, into: &outputs).map {
+        requestAuthorization(level, purpose: purpose, from: id, at: now, into: &outputs).map {
           .success(.appStatus($0))
         } ?? .failure(gone)
     case .setActivity(let activity):
       result =
-        apps.setActivity(activity, of: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
+        setAppActivity(activity, of: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
         ?? .failure(gone)
     case .startUpdates(let updates):
       result =
-        apps.startUpdates(updates, for: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
+        startAppUpdates(updates, for: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
         ?? .failure(gone)
     case .stopUpdates:
-      apps.stopUpdates(for: id, at: now, into: &outputs)
+      stopAppUpdates(for: id, at: now, into: &outputs)
       result = .success(.done)
     case .subscribe(let kinds):
       if kinds != Set(EventKind.allCases), kinds.contains(where: \.needsPrecise),
-        let key = apps.sessions[id]?.key,
+        let key = appDelivery.key(of: id),
         let refusal = preciseRefusal(key, "region and visit events")
       {
         result = .failure(refusal)
       } else {
-        result = apps.subscribe(id, to: kinds, at: now, into: &outputs).map { .subscriptions($0) }
-        if let key = apps.sessions[id]?.key { syncVisits(key) }
+        result = subscribeApp(id, to: kinds, at: now, into: &outputs).map { .subscriptions($0) }
+        if let key = appDelivery.key(of: id) { syncVisits(key) }
       }
     case .unsubscribe(let kinds):
-      result = .success(.subscriptions(apps.unsubscribe(id, from: kinds, at: now, into: &outputs)))
-      if let key = apps.sessions[id]?.key { syncVisits(key) }
+      result = .success(.subscriptions(unsubscribeApp(id, from: kinds, at: now, into: &outputs)))
+      if let key = appDelivery.key(of: id) { syncVisits(key) }
     case .registerAgent:
-      result = apps.register(.session(id), uid: peer.uid, at: now, into: &outputs).map {
+      result = registerAgent(.session(id), uid: peer.uid, at: now, into: &outputs).map {
         .agent(uid: peer.uid, pending: $0)
       }
       if case .success = result { effects.append(.log(.info, "\(id) is the agent of uid \(peer.uid)")) }
     case .answerPrompt(let prompt, let answer, let precise):
-      result = apps.answer(prompt, answer, precise: precise, from: .session(id), at: now, into: &outputs).map
+      result = answerPrompt(prompt, answer, precise: precise, from: .session(id), at: now, into: &outputs).map
       { .done }
     case .listApps(let uid):
       let admin = sessions.access(of: id) == .admin
@@ -129,7 +130,7 @@ extension Engine {
         result = .failure(RequestError(.permissionDenied, "only the administrator sees other users' apps"))
       } else {
         // Without a uid: an administrator sees every user's apps, anyone else their own.
-        result = .success(.apps(apps.listing(uid: uid ?? (admin ? nil : peer.uid), at: now)))
+        result = .success(.apps(appListings(uid: uid ?? (admin ? nil : peer.uid), at: now)))
       }
     case .changeApp(let app, let uid, let change):
       let who = uid ?? peer.uid
@@ -137,7 +138,7 @@ extension Engine {
         result = .failure(RequestError(.permissionDenied, "only the administrator changes other users' apps"))
       } else {
         let key = AppKey(uid: who, app: app)
-        result = apps.change(key, change, at: now, into: &outputs).map { .app($0) }
+        result = changeApp(key, change, at: now, into: &outputs).map { .app($0) }
         if case .reset = change, case .success = result { forgetRegions(of: key, at: now, into: &effects) }
       }
     default:
@@ -150,12 +151,13 @@ extension Engine {
   /// An app that starts updates and may have them now gets the current answer at once, as a
   /// plain subscriber does, instead of waiting for the next fix.
   private mutating func greet(_ id: SessionID, at now: Instant, into effects: inout [Effect]) {
-    let lists = apps.index.lists(.location)
+    let accuracy = appDelivery.locationAccuracy(of: id)
     let current = Notice.location(resolve(at: now), fix: positions.latest?.fix)
     // The greeting counts as delivered for the distance filter, as any location event does.
-    if lists.full.contains(id), apps.passesFilter(id, current) {
+    if accuracy == .full, appDelivery.passesFilter(id, current) {
       effects.append(.push([id], current, at: now))
-    } else if lists.reduced.contains(id), let reduced = apps.reducedNotice(current), apps.isNews(id, reduced)
+    } else if accuracy == .reduced, let reduced = appDelivery.reducedNotice(current),
+      appDelivery.isNews(id, reduced)
     {
       effects.append(.push([id], reduced, at: now))
     }
@@ -163,7 +165,7 @@ extension Engine {
 
   private var gone: RequestError { RequestError(.internalError, "the app session is not known") }
 
-  /// Turns the apps machine's outputs into effects.
+  /// Turns the apps machines' outputs into effects.
   mutating func carryOut(_ outputs: [AppsOutput], at now: Instant, into effects: inout [Effect]) {
     for output in outputs {
       switch output {
@@ -193,7 +195,7 @@ extension Engine {
         effects.append(.launchApp(unit, app: key))
       }
     }
-    for id in apps.takeGreetings() { greet(id, at: now, into: &effects) }
+    for id in appDelivery.takeGreetings() { greet(id, at: now, into: &effects) }
     dropBeaconsNoLongerAllowed(at: now, into: &effects)
   }
 }

@@ -42,9 +42,9 @@ extension Engine {
   private mutating func beaconRefusal(
     _ id: SessionID, _ what: String, at now: Instant, into effects: inout [Effect]
   ) -> RequestError? {
-    guard sessions.isApp(id), let refusal = apps.beaconRefusal(id, what, at: now) else { return nil }
+    guard sessions.isApp(id), let refusal = appBeaconRefusal(id, what, at: now) else { return nil }
     beacons.refusedApps += 1
-    let key = apps.sessions[id].map { "\($0.key)" } ?? "\(id)"
+    let key = appDelivery.key(of: id).map { "\($0)" } ?? "\(id)"
     effects.append(.log(.info, "\(key): \(what) refused: \(refusal.code.rawValue)"))
     return refusal
   }
@@ -59,7 +59,7 @@ extension Engine {
     for delivery in deliveries {
       switch delivery {
       case .notice(let session, let notice):
-        if sessions.isApp(session), apps.handBeacon(notice, to: session, at: now, into: &handed) != .delivered
+        if sessions.isApp(session), handBeaconToApp(notice, to: session, at: now, into: &handed) != .delivered
         {
           beacons.notDeliveredToApps += 1
           continue
@@ -74,14 +74,14 @@ extension Engine {
     if !handed.isEmpty { carryOut(handed, at: now, into: &effects) }
   }
 
-  /// After the apps machine moved: the beacon requests of app sessions whose app may no
+  /// After the apps machines moved: the beacon requests of app sessions whose app may no
   /// longer have the location (denied, restricted, reset, Allow Once ended, reduced) end,
   /// so that they keep no scanning going; the app hears of its authorization as usual.
   mutating func dropBeaconsNoLongerAllowed(at now: Instant, into effects: inout [Effect]) {
     guard !beacons.isEmpty else { return }
-    for id in beacons.sessionsWithRequests where sessions.isApp(id) && !apps.mayKeepBeacons(id) {
-      // A session that is closing (no longer in the apps machine) ends its requests itself.
-      guard let key = apps.sessions[id]?.key else { continue }
+    for id in beacons.sessionsWithRequests where sessions.isApp(id) && !appMayKeepBeacons(id) {
+      // A session that is closing (no longer in the delivery machine) ends its requests itself.
+      guard let key = appDelivery.key(of: id) else { continue }
       let n = beacons.requests(of: id).count
       effects.append(.log(.info, "\(key): its authorization changed; its \(n) beacon request(s) ended"))
       deliver(beacons.closed(id, at: now), at: now, into: &effects)

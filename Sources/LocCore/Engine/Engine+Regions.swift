@@ -1,5 +1,5 @@
 /// Regions and visits in the engine: the app requests, fixes and dwell ticks through the
-/// regions machine, its events handed to apps through the apps machine's gate, the hint as
+/// regions machine, its events handed to apps through the apps gate (Engine+AppGate), the hint as
 /// an acquisition trigger, and the regions stored with the apps' decisions.
 extension Engine {
   /// `register-region`, `unregister-region`, `region-state`, `monitor-visits`,
@@ -7,7 +7,7 @@ extension Engine {
   mutating func handleRegionRequest(
     _ request: Request, ref: RequestRef, at now: Instant, into effects: inout [Effect]
   ) {
-    guard let key = apps.sessions[ref.session]?.key else {
+    guard let key = appDelivery.key(of: ref.session) else {
       let error = RequestError(.internalError, "the app session is not known")
       return effects.append(.reply(ref.session, ref.id, .failure(error)))
     }
@@ -22,8 +22,8 @@ extension Engine {
       } else if let error = regions.register(region, for: key, room: storeRoom(for: key.uid), at: now) {
         result = .failure(Engine.requestError(error))
       } else {
-        apps.listen(ref.session, to: .region, at: now, into: &outputs)
-        apps.setRegistered(.region, true, for: key, at: now, into: &outputs)
+        listenApp(ref.session, to: .region, at: now, into: &outputs)
+        setAppRegistered(.region, true, for: key, at: now, into: &outputs)
         regions.registrationsChanged(at: now)
         result = .success(.regions([RegionMonitor.Monitored(region: region, state: .unknown)]))
       }
@@ -32,7 +32,7 @@ extension Engine {
         result = .failure(Engine.requestError(error))
       } else {
         if regions.count(for: key) == 0 {
-          apps.setRegistered(.region, false, for: key, at: now, into: &outputs)
+          setAppRegistered(.region, false, for: key, at: now, into: &outputs)
         }
         regions.registrationsChanged(at: now)
         result = .success(.done)
@@ -50,16 +50,16 @@ extension Engine {
         result = .failure(refusal)
       } else {
         if on {
-          apps.listen(ref.session, to: .visit, at: now, into: &outputs)
-          apps.setRegistered(.visit, true, for: key, at: now, into: &outputs)
+          listenApp(ref.session, to: .visit, at: now, into: &outputs)
+          setAppRegistered(.visit, true, for: key, at: now, into: &outputs)
         } else {
-          _ = apps.unsubscribe(ref.session, from: [.visit], at: now, into: &outputs)
+          _ = unsubscribeApp(ref.session, from: [.visit], at: now, into: &outputs)
         }
         syncVisits(key)
         result = .success(.done)
       }
     case .setLaunchUnit(let unit):
-      result = apps.setLaunchUnit(unit, for: ref.session).map { _ in .done }
+      result = setAppLaunchUnit(unit, for: ref.session).map { _ in .done }
     default:
       result = .failure(RequestError(.internalError, "not a regions request"))
     }
@@ -74,7 +74,7 @@ extension Engine {
   mutating func regionStates(
     _ list: [RegionMonitor.Monitored], for session: SessionID, at now: Instant
   ) -> [RegionMonitor.Monitored] {
-    guard !list.isEmpty, !apps.mayHavePrecisely(.region, session: session, at: now) else { return list }
+    guard !list.isEmpty, !appMayHavePrecisely(.region, session: session, at: now) else { return list }
     regions.counters.statesWithheld += 1
     return list.map { RegionMonitor.Monitored(region: $0.region, state: .unknown) }
   }
@@ -82,7 +82,7 @@ extension Engine {
   /// Visits are monitored for `key` while it is registered for them (`monitor-visits`, or
   /// a subscription to `visit`).
   mutating func syncVisits(_ key: AppKey) {
-    regions.monitorVisits(apps.records[key]?.registrations.contains(.visit) == true, for: key)
+    regions.monitorVisits(appAuthorization.registrations(key).contains(.visit), for: key)
   }
 
   /// The app was reset (its record forgotten): its regions and visit monitoring go too.
@@ -97,10 +97,10 @@ extension Engine {
   /// denied, restricted; counted): a region is kept in apps.json and evaluated on every
   /// fix, so an app gets it only once its user allowed the location (issue 28, finding 4).
   mutating func undecidedRefusal(_ key: AppKey, _ what: String) -> RequestError? {
-    let a = apps.authorization(key)
+    let a = appAuthorization.authorization(key)
     guard !a.allowsInUse else { return nil }
     regions.counters.refusedUnauthorized += 1
-    var error = AppsMachine.refusal(key, a, inUse: false)
+    var error = AppAuthorizationMachine.refusal(key, a, inUse: false)
     error.message += " (needed to \(what))"
     return error
   }
@@ -108,7 +108,7 @@ extension Engine {
   /// The refusal for an app with reduced accuracy (counted): monitoring needs precise
   /// positions, as in Core Location.
   mutating func preciseRefusal(_ key: AppKey, _ what: String) -> RequestError? {
-    guard apps.authorization(key).accuracy == .reduced else { return nil }
+    guard appAuthorization.authorization(key).accuracy == .reduced else { return nil }
     regions.counters.refusedReduced += 1
     return RequestError(
       .preciseLocationRequired, "\(key.app) has reduced accuracy; \(what) needs precise location")
@@ -137,7 +137,7 @@ extension Engine {
   /// user's app records (`AppStore.recordBytesBound` each, and one more app).
   func storeRoom(for uid: UInt32) -> Int {
     config.apps.maxStoreBytesPerUser - AppStore.frameBytes
-      - (apps.appCount(forUser: uid) + 1) * AppStore.recordBytesBound
+      - (appAuthorization.appCount(forUser: uid) + 1) * AppStore.recordBytesBound
   }
 
   /// The regions machine's events, handed to apps: a region event to its app through the
@@ -151,7 +151,7 @@ extension Engine {
       case .region(let key, let notice):
         var handed: [AppsOutput] = []
         let what = "\(key): region \"\(notice.id)\" \(notice.event.rawValue)"
-        switch apps.hand(.region(notice), to: key, at: now, into: &handed) {
+        switch handToApp(.region(notice), to: key, at: now, into: &handed) {
         // Debug: an app makes as many of these as it registers regions, and each names the
         // app's own region id (issue 28).
         case .delivered: effects.append(.log(.debug, what))
@@ -179,7 +179,7 @@ extension Engine {
   /// apps.json was read: its regions are registered again (states unknown until the first
   /// fix), and its apps that monitor visits monitor them again.
   mutating func restoreRegions(at now: Instant, into effects: inout [Effect]) {
-    for (key, list) in apps.takeStoredRegions() {
+    for (key, list) in appAuthorization.takeStoredRegions() {
       for region in list {
         if let error = regions.register(region, for: key, at: now) {
           effects.append(
@@ -187,14 +187,14 @@ extension Engine {
         }
       }
     }
-    for key in apps.visitRegistrations { regions.monitorVisits(true, for: key) }
+    for key in appAuthorization.visitRegistrations() { regions.monitorVisits(true, for: key) }
   }
 
   /// The `regions` timer: dwell deadlines, and gathered registration changes written.
   mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
     let events = regions.tick(at: now)
     deliverRegions(events, at: now, into: &effects)
-    if regions.takeStoreDue(at: now) { apps.regionsChanged() }
+    if regions.takeStoreDue(at: now) { appAuthorization.regionsChanged() }
   }
 
   /// After every event: the dwell timer, and the hint as a fix trigger while acquisition is

@@ -46,9 +46,10 @@ extension Engine {
     case .listTimers, .showTimer, .addTimer, .removeTimer:
       handleTimerRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .locate(let timeout, let accuracy):
-      if isApp, case .refuse(let a, let inUse)? = apps.locateVerdict(ref.session, at: now) {
-        let key = apps.sessions[ref.session]!.key
-        effects.append(.reply(ref.session, ref.id, .failure(AppsMachine.refusal(key, a, inUse: inUse))))
+      if isApp, case .refuse(let a, let inUse)? = appVerdict(ref.session, .location, at: now) {
+        let key = appDelivery.key(of: ref.session)!
+        effects.append(
+          .reply(ref.session, ref.id, .failure(AppAuthorizationMachine.refusal(key, a, inUse: inUse))))
         return
       }
       locate(ref, timeout: timeout, accuracy: accuracy, at: now, into: &effects)

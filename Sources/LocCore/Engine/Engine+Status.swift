@@ -30,7 +30,7 @@ extension Engine {
       sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
       summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
       timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),
-      rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: apps.report(at: now),
+      rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: appsReport(at: now),
       beacons: beacons.report)
     report.sourceFixes = positions.reports
     report.manual = positions.manualLocation

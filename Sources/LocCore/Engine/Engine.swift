@@ -23,8 +23,12 @@ public struct Engine {
   var waits = WaitMachine()
   /// Connected clients, their access and subscriptions.
   var sessions = SessionMachine()
-  /// Apps: identity, authorization, agents and prompts, in use, the delivery gate.
-  var apps: AppsMachine
+  /// Apps' authorization: policy, decisions and records, the bound per user, apps.json.
+  var appAuthorization: AppAuthorizationMachine
+  /// The users' agents and the prompts put to them.
+  var appPrompts: AppPromptMachine
+  /// App sessions, the delivery gate's index, the reduced grid, events waiting for apps.
+  var appDelivery: AppDeliveryMachine
   /// The systemd STATUS= line and its throttle.
   var statusLine = StatusLineMachine()
   /// Beacon monitors and ranging requests of the sessions.
@@ -40,7 +44,9 @@ public struct Engine {
     acquisition = AcquisitionMachine(policy: config.acquisition)
     zones = ZoneMachine(environment: environment, settings: config.zoneSwitch)
     timers = TimerMachine(missedAfter: config.missedAfter)
-    apps = AppsMachine(settings: config.apps)
+    appAuthorization = AppAuthorizationMachine(settings: config.apps)
+    appPrompts = AppPromptMachine(settings: config.apps)
+    appDelivery = AppDeliveryMachine(settings: config.apps)
     regions = RegionsMachine(settings: config.regions)
   }
 
@@ -93,7 +99,7 @@ public struct Engine {
     case .appPolicyLoaded(let policy, let problems):
       for p in problems { effects.append(.log(.warning, "app policy file ignored: \(p)")) }
       var outputs: [AppsOutput] = []
-      apps.configure(config.apps, policy: policy, problems: problems, at: now, into: &outputs)
+      configureApps(config.apps, policy: (policy, problems), at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
     case .appDecided(let key, let change):
       agentDecided(key, change, at: now, into: &effects)
@@ -113,8 +119,8 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if apps.loaded, !apps.store.records.isEmpty || regions.storeDue != nil {
-        effects.append(.persistApps(withRegions(apps.store)))
+      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.storeDue != nil {
+        effects.append(.persistApps(withRegions(appAuthorization.store())))
       }
       if timers.ready, !timers.scheduler.names.isEmpty {
         effects.append(.persistTimers(timers.store(at: now)))
@@ -165,7 +171,7 @@ public struct Engine {
     case .locateDeadline: break  // after every event, what is due is answered
     case .apps:
       var outputs: [AppsOutput] = []
-      apps.timerFired(at: now, into: &outputs)
+      appsTimerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
     case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
     case .regions: regionsTimerFired(at: now, into: &effects)
@@ -185,8 +191,7 @@ public struct Engine {
       timers.configure(missedAfter: newConfig.missedAfter)
       regions.configure(newConfig.regions)
       var outputs: [AppsOutput] = []
-      apps.configure(
-        newConfig.apps, policy: apps.policy, problems: apps.policyProblems, at: now, into: &outputs)
+      configureApps(newConfig.apps, policy: nil, at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
       effects.append(.log(.notice, "configuration reloaded"))
       let transitions = acquisition.update(newConfig.acquisition, at: now)
@@ -214,7 +219,7 @@ public struct Engine {
       return
     }
     var outputs: [AppsOutput] = []
-    let routing = apps.route(notice, at: now, into: &outputs)
+    let routing = routeToApps(notice, at: now, into: &outputs)
     recipients += routing.full
     if !recipients.isEmpty { effects.append(.push(recipients, notice, at: now)) }
     if let reduced = routing.reduced { effects.append(.push(reduced.sessions, reduced.notice, at: now)) }

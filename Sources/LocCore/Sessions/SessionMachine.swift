@@ -1,7 +1,7 @@
 /// The sessions: who is connected with what access, what each subscribed to, and which
 /// plain sessions get each kind of event. It decides whether a request is allowed and counts
 /// the refusals. App sessions are here for admission only: their subscriptions and delivery
-/// are the apps machine's.
+/// are the apps delivery machine's (`AppDeliveryMachine`).
 struct SessionMachine: EngineMachine {
   /// One connected client.
   struct Session: Sendable {
