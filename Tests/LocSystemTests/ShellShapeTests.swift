@@ -80,4 +80,17 @@ import Testing
         properties.count <= 12, "\(type) holds \(properties.count): \(properties.joined(separator: ", "))")
     }
   }
+
+  /// Issue 22: the GeoClue face's rules are a machine (`GeoClueFace`, in GeoClue/Face/) and
+  /// the bus adapter around it is thin; no type of either holds more than 12.
+  @Test func noTypeOfTheGeoClueFaceHoldsMoreThanTwelveStoredProperties() throws {
+    var types = try Self.types(under: "Sources/LocSystem/GeoClue")
+    types.merge(try Self.types(under: "Sources/LocSystem/GeoClue/Face")) { $0 + $1 }
+    let service = try #require(types["GeoClueService"])
+    #expect(service.contains("face") && types["GeoClueFace"] != nil && types["GeoClueClient"] != nil)
+    for (type, properties) in types.sorted(by: { $0.key < $1.key }) {
+      #expect(
+        properties.count <= 12, "\(type) holds \(properties.count): \(properties.joined(separator: ", "))")
+    }
+  }
 }

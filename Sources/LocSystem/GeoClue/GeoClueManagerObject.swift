@@ -29,7 +29,7 @@ final class GeoClueManagerObject: GeoClueBusObject {
   ) -> Int32 {
     let value: BusMessage.Value
     switch property {
-    case "InUse": value = .bool(service.inUse)
+    case "InUse": value = .bool(service.face.inUse)
     // GPS is what locd has; what a given client gets is its own business (RequestedAccuracyLevel).
     case "AvailableAccuracyLevel": value = .uint32(GeoClueAccuracyLevel.exact.rawValue)
     default: return error.set(BusError.Name.failed, "no such property")
@@ -39,29 +39,12 @@ final class GeoClueManagerObject: GeoClueBusObject {
   }
 }
 
-/// The agent of one user (org.freedesktop.GeoClue2.Agent at /org/freedesktop/GeoClue2/Agent
-/// on its connection), registered with AddAgent: asked with AuthorizeApp, and its
-/// MaxAccuracyLevel caps what that user's clients get (0 turns geolocation off for them).
-final class GeoClueAgent {
-  /// The agent's connection.
-  let name: String
-  /// The user it answers for (its own uid).
-  let uid: UInt32
-  /// The desktop id it gave to AddAgent.
-  let desktopID: String
-  /// MaxAccuracyLevel as the agent last said.
-  var maxLevel: UInt32
-  /// The watch on its PropertiesChanged.
-  var match: BusMatch?
-
-  /// The object path and interface agents serve (GeoClue 2.6's Agent interface XML).
+/// The agent interface each user's agent serves (org.freedesktop.GeoClue2.Agent at
+/// /org/freedesktop/GeoClue2/Agent on its connection, GeoClue 2.6's Agent interface XML),
+/// registered with AddAgent; what the face keeps of an agent is `GeoClueFace.Agent`.
+enum GeoClueAgent {
+  /// The object path agents serve.
   static let path = "/org/freedesktop/GeoClue2/Agent"
+  /// The interface.
   static let interface = "org.freedesktop.GeoClue2.Agent"
-
-  init(name: String, uid: UInt32, desktopID: String, maxLevel: UInt32) {
-    self.name = name
-    self.uid = uid
-    self.desktopID = desktopID
-    self.maxLevel = maxLevel
-  }
 }

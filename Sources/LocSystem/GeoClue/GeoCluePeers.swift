@@ -11,10 +11,6 @@ final class GeoCluePeer {
   var waiting: [(Result<Peer, BusProblem>) -> Void] = []
   /// The watch on the connection (it fires when the connection ends).
   var track: BusPeerTrack?
-  /// Client objects this connection owns.
-  var clients = 0
-  /// Whether this connection is the agent of its user.
-  var isAgent = false
   /// Called once when the connection has left the bus.
   let vanished: (String) -> Void
 
@@ -23,8 +19,8 @@ final class GeoCluePeer {
     self.vanished = vanished
   }
 
-  /// Whether nothing is kept for this connection any more (it may be forgotten).
-  var isIdle: Bool { clients == 0 && !isAgent && waiting.isEmpty }
+  /// Whether nobody waits for its credentials (the face keeps nothing for it: it may go).
+  var isIdle: Bool { waiting.isEmpty }
 }
 
 /// The peers of the GeoClue face by unique name. Credentials are asked once per connection

@@ -5,8 +5,8 @@ extension GeoClueService {
   /// The report as of now.
   public var report: GeoClueReport {
     GeoClueReport(
-      state: state.reportState, reason: state.reason, clients: clients.count,
-      activeClients: clients.values.filter(\.active).count, agents: agents.keys.sorted(),
+      state: state.reportState, reason: state.reason, clients: face.clientCounts.all,
+      activeClients: face.clientCounts.active, agents: face.agentUIDs,
       counters: counters.list)
   }
 }
@@ -38,7 +38,7 @@ extension GeoClueService.State {
   }
 }
 
-extension GeoClueService.Counters {
+extension GeoClueFace.Counters {
   /// The counters by name, in the order docs/PROTOCOL.md lists them.
   public var list: [Counter] {
     [

@@ -48,36 +48,6 @@ public final class GeoClueService {
     }
   }
 
-  /// Limits on what bus peers can make the face hold (locd.conf `[GeoClue]`, docs/GEOCLUE.md).
-  public struct Limits: Sendable {
-    /// Most client objects at once (MaxClients=).
-    public var maxClients: Int
-    /// Of those, the ones only peers with admin access get (ReservedAdminClients=).
-    public var reservedAdminClients: Int
-    /// Most client objects of one uid below admin access (MaxClientsPerUser=).
-    public var maxClientsPerUser: Int
-    /// Most client objects of one connection.
-    public var maxClientsPerConnection = 64
-    /// How long Start waits for the user's agent to register before it is answered without
-    /// one (GeoClue waits DEFAULT_AGENT_STARTUP_WAIT_SECS, 5 s, for agents starting with the session).
-    public var agentWait: Duration = .seconds(5)
-    /// How long a Start or AddAgent waits for the agent's answer (AgentTimeout=).
-    public var agentTimeout: Duration
-    /// Most unanswered calls to agents in all (MaxAgentCalls=).
-    public var maxAgentCalls: Int
-    /// Most unanswered calls to one user's agent (MaxAgentCallsPerUser=).
-    public var maxAgentCallsPerUser: Int
-    /// The limits `settings` says.
-    public init(_ settings: GeoClueSettings) {
-      maxClients = settings.maxClients
-      reservedAdminClients = settings.reservedAdminClients
-      maxClientsPerUser = settings.maxClientsPerUser
-      agentTimeout = settings.agentTimeout
-      maxAgentCalls = settings.maxAgentCalls
-      maxAgentCallsPerUser = settings.maxAgentCallsPerUser
-    }
-  }
-
   /// Where the face stands.
   public enum State: Sendable, Hashable {
     /// Not started, or stopped.
@@ -94,101 +64,46 @@ public final class GeoClueService {
     case disconnected(String)
   }
 
-  /// What happened, counted (in `status`, as `geoclue.counters`).
-  public struct Counters: Sendable, Hashable {
-    /// Client objects made.
-    public var clientsCreated = 0
-    /// GetClient/CreateClient refused by a limit (any of them).
-    public var clientsRefused = 0
-    /// Of those, refused because the caller's uid holds MaxClientsPerUser clients.
-    public var clientsRefusedPerUser = 0
-    /// Of those, refused because only the clients kept for administrators were left.
-    public var clientsRefusedReserved = 0
-    /// Calls and property reads from a connection that does not own the object.
-    public var strangersDenied = 0
-    /// DesktopId values refused.
-    public var invalidDesktopIDs = 0
-    /// Start calls answered AccessDenied.
-    public var startsDenied = 0
-    /// Start calls refused because the DesktopId contradicts the app the peer's cgroup names.
-    public var identitiesRefused = 0
-    /// Start calls answered from a decision already made, without asking the agent.
-    public var decidedBefore = 0
-    /// Start calls that succeeded.
-    public var starts = 0
-    /// Agents registered.
-    public var agentsAdded = 0
-    /// AddAgent calls refused.
-    public var agentsRefused = 0
-    /// AuthorizeApp calls made.
-    public var authorizeCalls = 0
-    /// Starts and AddAgents refused because that user's agent (or all agents together) had
-    /// too many calls unanswered (MaxAgentCallsPerUser=, MaxAgentCalls=).
-    public var agentCallsRefused = 0
-    /// Starts and AddAgents answered without the agent's answer after AgentTimeout=.
-    public var agentTimeouts = 0
-    /// AuthorizeApp answers that came after that (kept as decisions all the same).
-    public var lateAgentAnswers = 0
-    /// LocationUpdated signals sent.
-    public var locationsSignalled = 0
-  }
-
   /// The well-known name.
   public static let busName = "org.freedesktop.GeoClue2"
   /// The Manager's path.
-  static let managerPath = "/org/freedesktop/GeoClue2/Manager"
+  static let managerPath = GeoClueFace.managerPath
+  /// The face's limits.
+  public typealias Limits = GeoClueFace.Limits
+  /// What happened, counted (in `status`, as `geoclue.counters`).
+  public typealias Counters = GeoClueFace.Counters
   let loop: EventLoop
-  var limits: Limits {
-    didSet {
-      clientSlots.maxClients = limits.maxClients
-      clientSlots.reservedForAdmin = limits.reservedAdminClients
-      clientSlots.maxPerUser = limits.maxClientsPerUser
-      agentCalls.maxTotal = limits.maxAgentCalls
-      agentCalls.maxPerUser = limits.maxAgentCallsPerUser
-    }
-  }
   let handlers: Handlers
-  /// Client objects by uid, with the reserve for administrators (the socket's bookkeeping).
-  var clientSlots: ClientSlots
-  /// Unanswered calls to agents by uid.
-  var agentCalls: GeoClueAgentCalls
-  /// Counts connections: an answer to a call made on an earlier one is not counted.
-  var generation = 0
-  /// Lines a client can cause again and again (a Start denied, an agent registered).
-  var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+  /// The rules: every decision of the face (`GeoClueFace`); this class carries out its actions.
+  var face: GeoClueFace
+  /// What the face's numbers stand for on the bus: objects, held calls, timers, watches.
+  var handles = GeoClueHandles()
   /// The connection, while there is one.
   private(set) var bus: BusConnection?
   public private(set) var state = State.off
-  public internal(set) var counters = Counters()
-
   private var manager: GeoClueManagerObject?
   private var nameRequest: BusNameRequest?
   private var reconnectTimer: Timer?
   private var reconnectDelay: Duration = .seconds(1)
-  /// Client objects by path.
-  var clients: [String: GeoClueClient] = [:]
-  /// Active clients by their engine session.
-  var sessions: [SessionID: GeoClueClient] = [:]
-  /// One agent per uid.
-  var agents: [UInt32: GeoClueAgent] = [:]
-  lazy var peers = GeoCluePeerDirectory(vanished: { [unowned self] name in self.peerVanished(name) })
-  var nextClient: UInt64 = 1
+  lazy var peers = GeoCluePeerDirectory(vanished: { [unowned self] name in self.feed(.peerVanished(name)) })
   /// Where engine session ids come from (shared with the socket: the daemon's registry says
   /// which face holds a session, not its id).
   let sessionIDs: SessionIDs
-  /// InUse as last published.
-  var inUse = false
+
+  /// The limits (a reload may change them).
+  var limits: Limits {
+    get { face.limits }
+    set { face.limits = newValue }
+  }
+  /// What happened, counted.
+  public var counters: Counters { face.counters }
 
   /// A face on `loop`; nothing is opened until `start()`.
   public init(loop: EventLoop, limits: Limits, sessionIDs: SessionIDs = SessionIDs(), handlers: Handlers) {
     self.loop = loop
     self.sessionIDs = sessionIDs
-    self.limits = limits
     self.handlers = handlers
-    clientSlots = ClientSlots(
-      maxClients: limits.maxClients, reservedForAdmin: limits.reservedAdminClients,
-      maxPerUser: limits.maxClientsPerUser)
-    agentCalls = GeoClueAgentCalls(maxTotal: limits.maxAgentCalls, maxPerUser: limits.maxAgentCallsPerUser)
+    face = GeoClueFace(limits: limits, apps: handlers.authorization)
   }
 
   deinit { teardown() }
@@ -281,24 +196,16 @@ public final class GeoClueService {
 
   /// Drops everything tied to the connection and closes it.
   private func teardown() {
-    generation += 1
-    for client in Array(clients.values) { remove(client, answering: "the GeoClue service stopped") }
-    agentCalls = GeoClueAgentCalls(maxTotal: limits.maxAgentCalls, maxPerUser: limits.maxAgentCallsPerUser)
-    agents = [:]
+    if bus != nil { feed(.stopped("the GeoClue service stopped")) }
+    for client in handles.clients.values { client.removeAll() }
+    for timer in handles.timers.values { timer.cancel() }
+    handles = GeoClueHandles()
     peers.removeAll()
     manager?.unregister()
     manager = nil
     nameRequest = nil
     bus?.close()
     bus = nil
-    inUse = false
-  }
-
-  /// Logs a line a client can cause as often as it likes: at most `logThrottle`'s burst of
-  /// them per window, the next one saying how many were held back.
-  func logRepeatable(_ level: LogLevel, _ message: String) {
-    guard let held = logThrottle.admit(at: loop.monotonicMicroseconds) else { return }
-    handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
   }
 
   /// Builds a message with `make` and sends it to `destination` (nil: broadcast); a failure
@@ -318,11 +225,11 @@ public final class GeoClueService {
   /// The engine answered a request of one of this face's sessions: 0 the hello (refused if
   /// the user has too many apps), 1 the start of the updates.
   public func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
-    guard let client = sessions[session] else { return }
+    guard let number = handles.sessions[session] else { return }
     switch id {
     case GeoClueService.helloRequest:
-      if case .failure = result { startAnswered(client, result) }
-    case GeoClueService.updatesRequest: startAnswered(client, result)
+      if case .failure = result { feed(.engineAnswered(number, result)) }
+    case GeoClueService.updatesRequest: feed(.engineAnswered(number, result))
     default: break
     }
   }
@@ -330,19 +237,13 @@ public final class GeoClueService {
   /// The engine pushed `notice` to these sessions (this face's): a location, or a change of
   /// the app's authorization (a client whose app may no longer have the location stops).
   public func deliver(_ notice: Notice, to sessions: [SessionID]) {
+    let numbers = sessions.compactMap { handles.sessions[$0] }
     switch notice {
     case .location(let resolved, let fix):
       guard let values = GeoClueLocationValues(resolved, fix: fix) else { return }
-      for session in sessions { self.sessions[session]?.update(values) }
+      feed(.location(values, numbers))
     case .authorization(let report) where !report.authorization.allowsInUse:
-      for session in sessions {
-        guard let client = self.sessions[session] else { continue }
-        logRepeatable(
-          .info,
-          "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) stopped: its app is \(report.authorization.status.rawValue) now"
-        )
-        endSession(client)
-      }
+      feed(.appLost(numbers, report.authorization.status))
     default: break
     }
   }
