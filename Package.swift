@@ -24,12 +24,19 @@ let package = Package(
   targets: [
     .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
     .target(name: "CLocShim"),
+    // The GeoClue2 face's sd-bus vtables: C, because sd-bus's vtable macros are; apart from
+    // CLocShim so that what links CLocShim without the daemon (locctl) needs no libsystemd.
+    .target(name: "CLocBusShim", dependencies: ["CSystemd"]),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
     // The client of locd's socket and the syscall wrappers it needs; no C library but libc.
     .target(name: "LocClient", dependencies: ["LocCore", "LocProtocol"]),
+    // What the daemon and its offline tools share of the host: files, accounts, clocks, the
+    // process, the zone data; libc only, no libsystemd (locctl links this, not LocSystem).
+    .target(name: "LocHost", dependencies: ["LocCore", "LocProtocol", "LocClient", "CLocShim"]),
     .target(
-      name: "LocSystem", dependencies: ["LocCore", "LocProtocol", "LocClient", "CSystemd", "CLocShim"]),
+      name: "LocSystem",
+      dependencies: ["LocCore", "LocProtocol", "LocClient", "LocHost", "CSystemd", "CLocShim", "CLocBusShim"]),
     .executableTarget(
       name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"],
       // The Swift standard library linked statically (make release) exports every symbol of
@@ -38,7 +45,7 @@ let package = Package(
       // no Foundation); crash reports use .symtab, which stays (docs/GEOCLUE.md, figures).
       linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"]), staticLibstdcxx]),
     .executableTarget(
-      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocClient", "LocSystem"],
+      name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocClient", "LocHost"],
       linkerSettings: [staticLibstdcxx]
     ),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),

@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// Runs what the command line asks for; returns the exit status.
 func main(_ arguments: [String]) -> Int32 {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// What a program built on the LocationManager library links: the library stands on
+/// What a program built on the LocationManager library, and locctl, link: the library stands on
 /// LocClient (the socket's client and the few syscall wrappers it needs), not on the daemon's
 /// shell, so an app loads no libsystemd (issue 22, item 7; decision 0038). ldd(1) lists every
 /// shared library the dynamic linker loads for a program, needed directly or through
@@ -33,5 +33,14 @@ import Testing
     let libraries = try ClientLinkTests.sharedLibraries(of: binary)
     #expect(libraries.contains { $0.hasPrefix("libc.so") }, "ldd \(example): \(libraries)")
     #expect(!libraries.contains { $0.hasPrefix("libsystemd") }, "ldd \(example): \(libraries)")
+  }
+
+  /// locctl stands on LocClient and LocHost (files, accounts, clocks, zone data), not on the
+  /// daemon's shell: it loads no libsystemd either (issue 22, item 7), so the tool works,
+  /// and its offline commands run, where the library is not installed.
+  @Test func locctlLinksNoLibsystemd() throws {
+    let libraries = try ClientLinkTests.sharedLibraries(of: Binaries.locctl)
+    #expect(libraries.contains { $0.hasPrefix("libc.so") }, "ldd locctl: \(libraries)")
+    #expect(!libraries.contains { $0.hasPrefix("libsystemd") }, "ldd locctl: \(libraries)")
   }
 }

@@ -5,7 +5,7 @@ import LocProtocol
 /// effects. Thin on purpose; decisions live in `Engine`.
 public final class Daemon {
   /// The version printed by `locd --version` and in the protocol greeting.
-  public static let version = "0.1.0"
+  public static let version = VersionReport.release
 
   let loop: EventLoop
   let logger: Logger

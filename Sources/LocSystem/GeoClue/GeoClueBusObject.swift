@@ -1,3 +1,4 @@
+import CLocBusShim
 import CLocShim
 
 /// An object the GeoClue face serves: its vtable (CLocShim/geoclue.c) forwards every method

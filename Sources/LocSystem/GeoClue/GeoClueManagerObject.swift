@@ -1,3 +1,4 @@
+import CLocBusShim
 import CLocShim
 
 /// The org.freedesktop.GeoClue2.Manager object at /org/freedesktop/GeoClue2/Manager: anyone

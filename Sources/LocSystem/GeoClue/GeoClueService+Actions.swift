@@ -1,3 +1,4 @@
+import CLocBusShim
 import CLocShim
 import LocCore
 

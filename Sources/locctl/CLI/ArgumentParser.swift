@@ -1,4 +1,5 @@
-import LocSystem
+import LocCore
+import LocHost
 
 /// Reads locctl's command line against the command table. Global options may come before
 /// or after the command; the command's own options come after it. `-h`/`--help` anywhere

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// Exit statuses of locctl (docs/man/locctl.1, EXIT STATUS). The same mistake gets the same
 /// status whether locctl or locd catches it: a bad value is 2 also when locd is the one that

@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// A command line after parsing: the command, its positional words and the options given
 /// (its own and the global ones), with typed readers for values that carry units.

@@ -1,4 +1,4 @@
-import LocSystem
+import LocHost
 
 /// locctl's standard output: one buffer written with write(2) when it holds 64 KiB, when a
 /// command asks (a live stream shows each line at once) and at exit. Everything locctl prints

@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// Timer rules and solar event names as the command line takes them: `sunset-30m Mon-Fri`,
 /// `civil-dusk`, `civil_dusk`, `07:30`; a mistyped event name gets a suggestion.

@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// The one zone every time on a screen is shown in (the zone in effect in locd for `status`,
 /// `timers` and `watch`; the place's zone for `sun`), each time with the zone's abbreviation

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl agent [--policy FILE]`: answers the location prompts of the calling user's apps,
 /// the stand-in for the system prompt (docs/APPS.md). Interactive: each prompt is shown in

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl app APP [--request when-in-use|always] [--purpose TEXT] [--background]
 /// [--updates N] [--timeout DURATION] [--json]`: talks to locd as app APP, for trying the

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl apps [--user U] [--json]` lists apps with their authorization;
 /// `locctl apps grant|deny|reset APP [--user U] [--always] [--reduced]` changes one (anyone

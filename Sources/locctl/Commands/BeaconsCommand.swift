@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// `locctl beacons decode FILE|- [--json]`: prints every beacon advertisement (iBeacon,
 /// AltBeacon) in a btsnoop capture without a daemon, then a summary of the counters on stderr.

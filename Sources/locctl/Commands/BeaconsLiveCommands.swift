@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl beacons range CONSTRAINT` and `locctl beacons monitor CONSTRAINT`: ask locd to
 /// range or monitor and print what it pushes until interrupted (or `--count N` events).

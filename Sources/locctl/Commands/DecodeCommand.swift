@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl decode [--json] FILE|-`: decodes an NMEA log or stream (or gpsd JSON) without a
 /// daemon and prints one line per fix, then a summary of the counters on stderr.

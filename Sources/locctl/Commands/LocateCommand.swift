@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl locate [--timeout DURATION] [--accuracy DISTANCE] [--json]`: one position, fresh if
 /// one comes in time, else the best locd has, with where it came from.

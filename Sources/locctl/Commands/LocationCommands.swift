@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl set-location LAT,LON [--name TEXT] [--accuracy DISTANCE]`.
 enum SetLocationCommand {

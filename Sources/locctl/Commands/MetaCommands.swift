@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// `locctl help [COMMAND]`.
 enum HelpCommand {

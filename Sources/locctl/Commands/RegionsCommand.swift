@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl regions APP add|remove|state|watch|visits ...`: acts as app APP to try region
 /// monitoring and visits from a shell (docs/REGIONS.md). Regions stay registered after

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl status [--verbose] [--json]`: what locd knows, on one screen, every time in the
 /// zone in effect with its abbreviation.

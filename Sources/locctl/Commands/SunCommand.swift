@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl sun [--at LAT,LON] [--date D] [--days N] [--tz ZONE] [--height H] [--event E]...
 /// [--json]` and `locctl sun --now`: solar events of local days, or where the Sun is now,

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl timers [--json]`, `locctl timers show NAME`, `locctl timers add NAME RULE [DAYS]
 /// [--unit UNIT] [--missed skip|once|all]`, `locctl timers remove NAME`.

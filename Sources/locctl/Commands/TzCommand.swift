@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// `locctl tz LAT,LON [--time ISO] [--json]`, `locctl tz -`, `locctl tz --version`,
 /// `locctl tz --check`: the time zone at a coordinate, from the boundary file (offline, no

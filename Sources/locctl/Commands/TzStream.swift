@@ -1,5 +1,5 @@
 import LocCore
-import LocSystem
+import LocHost
 
 /// `locctl tz -`: one zone per input line, read and written in bulk. Standard input is read in
 /// 64 KiB chunks cut into lines in place (`LineSplitter`), each line's two numbers are parsed

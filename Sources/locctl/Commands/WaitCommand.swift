@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl wait RULE|timezone-changed [--timeout DURATION] [--json]`: blocks until a solar
 /// event (or a rule such as `sunset-30m Mon-Fri` or `07:30`) or a change of time zone, for

@@ -1,6 +1,6 @@
 import LocCore
+import LocHost
 import LocProtocol
-import LocSystem
 
 /// `locctl watch [--events KIND,...] [--json]`: streams events until interrupted.
 enum WatchCommand {

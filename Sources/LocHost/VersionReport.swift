@@ -7,8 +7,10 @@ import LocProtocol
 /// the system's tzdata release (the `# version` line of tzdata.zi, which Debian's tzdata and
 /// the IANA `make install` put in the zoneinfo directory).
 public struct VersionReport: Sendable {
+  /// This release of locd (debian/changelog names the same); `Daemon.version` is this.
+  public static let release = "0.1.0"
   /// locd's version.
-  public var version = Daemon.version
+  public var version = VersionReport.release
   /// The protocol version this build speaks.
   public var protocolVersion = ProtocolVersion.current
   /// The boundary file: its path and releases, or why it is not there.

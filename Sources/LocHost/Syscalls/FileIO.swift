@@ -65,7 +65,7 @@ public enum FileIO {
   }
 
   /// The status of `path` itself, a symbolic link not followed (lstat(2)).
-  static func linkStatus(path: String) throws(Errno) -> FileStatus {
+  public static func linkStatus(path: String) throws(Errno) -> FileStatus {
     var info = stat()
     _ = try Syscall.retrying("lstat \(path)") { lstat(path, &info) }
     return FileStatus(info)
@@ -81,7 +81,7 @@ public enum FileIO {
   }
 
   /// The names in directory `path`, without "." and ".." (opendir(3), readdir(3)).
-  static func directoryEntries(path: String) throws(Errno) -> [String] {
+  public static func directoryEntries(path: String) throws(Errno) -> [String] {
     guard let directory = opendir(path) else {
       let code = errno
       throw Errno(call: "opendir", code: code)

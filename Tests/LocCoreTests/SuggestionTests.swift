@@ -1,4 +1,4 @@
-import LocSystem
+import LocCore
 import Testing
 
 /// "Did you mean ...?" for mistyped commands and options.
