@@ -1,13 +1,12 @@
 import LocCore
 
 /// Retrying to bind a listening or datagram socket (`nmea+tcp-listen://`, `nmea+udp://`):
-/// capped exponential backoff (ReconnectBackoff), a warning once per outage and debug lines
-/// for the attempts after it.
+/// capped exponential backoff and a warning once per outage (`ReconnectSchedule`, as the TCP
+/// clients' `StreamConnection`), and debug lines for the attempts after it.
 final class BindRetry {
   private let loop: EventLoop
   private var timer: Timer?
-  private var backoff = ReconnectBackoff()
-  private var failing = false
+  private var schedule = ReconnectSchedule()
 
   /// Arms nothing yet; `retry` runs when a retry is due.
   init(loop: EventLoop, retry: @escaping () -> Void) throws(Errno) {
@@ -18,9 +17,8 @@ final class BindRetry {
   /// Records a failure: logs it, arms the next attempt, and returns when that will be.
   func failed(_ reason: String, source uri: String, log: (LogLevel, String) -> Void) -> Instant {
     let now = loop.monotonicMicroseconds
-    let delay = backoff.delayAfterFailure(at: now)
-    if !failing {
-      failing = true
+    let (delay, began) = schedule.failed(at: now)
+    if began {
       log(.warning, "source \(uri): \(reason); trying again (backoff from 1 s doubling to 60 s)")
     } else {
       log(.debug, "source \(uri): \(reason)")
@@ -31,7 +29,7 @@ final class BindRetry {
 
   /// The socket is bound: the next failure is a new outage.
   func succeeded() {
-    failing = false
+    schedule.forgetOutage()
   }
 
   /// No more retries.
