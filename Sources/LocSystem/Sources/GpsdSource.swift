@@ -50,7 +50,7 @@ public final class GpsdSource: FixSource {
     self.sink = sink
     self.uri = SourceURI.gpsd(host: host, port: port, nmea: nmea).description
     self.trust = SourceURI.gpsd(host: host, port: port, nmea: nmea).trust
-    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
+    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
     self.live = LiveDecoder(loop: loop, gpsdJSON: true, coalescingSameTime: !nmea) { [unowned self] fix in
       self.sink.fix(fix, self.id)
     }
@@ -60,7 +60,8 @@ public final class GpsdSource: FixSource {
       connected: { [unowned self] in self.connected() },
       bytes: { [unowned self] bytes in self.live.feed(bytes) },
       disconnected: { [unowned self] in self.disconnected() },
-      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) })
+      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) },
+      log: sink.log)
   }
 
   public var snapshot: SourceSnapshot {

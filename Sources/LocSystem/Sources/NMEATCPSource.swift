@@ -21,7 +21,7 @@ public final class NMEATCPSource: FixSource {
     self.sink = sink
     self.uri = SourceURI.nmeaTCP(host: host, port: port).description
     self.trust = SourceURI.nmeaTCP(host: host, port: port).trust
-    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop, log: sink.log)
+    self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
     connection.handlers = StreamConnection.Handlers(
@@ -31,7 +31,8 @@ public final class NMEATCPSource: FixSource {
       },
       bytes: { [unowned self] bytes in self.live.feed(bytes) },
       disconnected: { [unowned self] in self.live.end() },
-      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) })
+      stateChanged: { [unowned self] in self.sink.update(self.snapshot, false) },
+      log: sink.log)
   }
 
   public var snapshot: SourceSnapshot {

@@ -2,9 +2,9 @@ import CLocShim
 import LocCore
 
 /// An outgoing TCP connection that keeps itself up, shared by the gpsd and NMEA-over-TCP
-/// clients: it resolves the host (`HostResolver`), connects without blocking to each
-/// address in turn (IPv4 or IPv6, `connectTimeoutMicroseconds` each), reads whatever comes
-/// into its owner, and after a failure or a loss tries again with `ReconnectBackoff`
+/// clients: it resolves the host (`AddressDialer`), connects without blocking to each
+/// address in turn (IPv4 or IPv6, `connectTimeoutMicroseconds` each; a `StreamSocket` for
+/// each attempt), reads whatever comes into its owner, and after a failure or a loss tries again on a `ReconnectSchedule`
 /// (1 s doubling to 60 s, reset after a healthy connection), forever. An outage is logged
 /// once when it begins, attempts only at debug level, and the recovery once.
 final class StreamConnection {
@@ -18,6 +18,8 @@ final class StreamConnection {
     var disconnected: () -> Void
     /// `state` or `lastError` changed without a connection coming up.
     var stateChanged: () -> Void
+    /// A line for the log.
+    var log: (LogLevel, String) -> Void
   }
 
   /// One address gets this long to accept a connection.
@@ -40,58 +42,39 @@ final class StreamConnection {
     case dormant
   }
 
-  let host: String
-  let port: Int
   /// The source's URI, for log lines.
   let name: String
   let loop: EventLoop
-  let log: (LogLevel, String) -> Void
   /// Set by the owner before `start`.
-  var handlers = Handlers(connected: {}, bytes: { _ in }, disconnected: {}, stateChanged: {})
+  var handlers = Handlers(
+    connected: {}, bytes: { _ in }, disconnected: {}, stateChanged: {}, log: { _, _ in })
 
   /// Connection state for the snapshot.
   private(set) var state: SourceState = .starting
   /// The last failure, cleared on connect.
   private(set) var lastError: String?
-  /// Connections established.
-  private(set) var connects = 0
-  /// Established connections that ended.
-  private(set) var disconnects = 0
-  /// Attempts made after a failure (the first attempt of all is not a reconnect).
-  private(set) var reconnectAttempts = 0
-  /// Bytes read.
-  private(set) var bytesRead = 0
-  /// The address connected to, while connected.
-  private(set) var peer: SocketAddress?
+  /// Connections, losses, retries and bytes, for the snapshot.
+  private(set) var tally = ConnectionCounters()
   /// Whether no new connection is wanted (acquisition idle): one that is up stays up, but
   /// nothing is attempted or retried until `resume`.
   private(set) var paused = false
 
   private var phase = Phase.idle
-  /// The socket of the attempt or connection, owned by its watch.
-  private var watch: IOWatch?
+  /// The host, its addresses and the one to try next.
+  private let dialer: AddressDialer
+  /// The socket of the attempt or connection; replaced for each attempt, so deferred work
+  /// for an old one sees it is gone.
+  private var socket: StreamSocket?
+  /// The connect timeout, and the wait before the next attempt.
   private var timer: Timer?
-  private let resolver: HostResolver
-  private var addresses: [SocketAddress] = []
-  private var nextAddress = 0
-  private var attemptError = ""
-  private var backoff = ReconnectBackoff()
-  /// When the current outage began (monotonic) and the attempts since.
-  private var outage: (since: UInt64, attempts: Int)?
-  private var output: [UInt8] = []
-  /// Bumped whenever a connection ends, so deferred work for an old one is dropped.
-  private var generation = 0
-  private let reader = ReadBuffer(
-    chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
+  /// The backoff and the outage in progress.
+  private var retry = ReconnectSchedule()
 
   /// A connection to `host`:`port`, not started.
-  init(host: String, port: Int, name: String, loop: EventLoop, log: @escaping (LogLevel, String) -> Void) {
-    self.host = host
-    self.port = port
+  init(host: String, port: Int, name: String, loop: EventLoop) {
     self.name = name
     self.loop = loop
-    self.log = log
-    self.resolver = HostResolver(loop: loop)
+    self.dialer = AddressDialer(host: host, port: port, loop: loop)
   }
 
   deinit { stop() }
@@ -100,12 +83,7 @@ final class StreamConnection {
   var isConnected: Bool { phase == .connected }
 
   /// Connection counters, named as `locctl status` shows them.
-  var counters: [Counter] {
-    [
-      Counter("connects", connects), Counter("disconnects", disconnects),
-      Counter("reconnectAttempts", reconnectAttempts), Counter("bytes", bytesRead),
-    ]
-  }
+  var counters: [Counter] { tally.counters }
 
   /// Starts connecting (or, paused, waits for `resume`).
   func start() {
@@ -134,7 +112,7 @@ final class StreamConnection {
     paused = true
     switch phase {
     case .resolving, .connecting, .waiting:
-      resolver.cancel()
+      dialer.cancel()
       timer?.disarm()
       closeSocket()
       goDormant()
@@ -158,7 +136,7 @@ final class StreamConnection {
 
   /// Closes everything; nothing is reported any more.
   func stop() {
-    resolver.cancel()
+    dialer.cancel()
     timer?.cancel()
     timer = nil
     closeSocket()
@@ -167,23 +145,11 @@ final class StreamConnection {
 
   /// Queues `bytes` for the peer; false when not connected. Too much queued drops the connection.
   @discardableResult func send(_ bytes: [UInt8]) -> Bool {
-    guard phase == .connected else { return false }
-    if output.isEmpty, let watch {
-      let sent: Int
-      do { sent = try watch.descriptor.send(bytes) ?? 0 } catch {
-        drop("write: \(error)")
-        return false
-      }
-      if sent == bytes.count { return true }
-      output.append(contentsOf: bytes[sent...])
-    } else {
-      output.append(contentsOf: bytes)
-    }
-    if output.count > StreamConnection.outputLimit {
-      drop("peer does not read (\(output.count) bytes queued)")
+    guard phase == .connected, let socket else { return false }
+    if let reason = socket.send(bytes) {
+      drop(reason)
       return false
     }
-    watch?.setEvents(Epoll.input | Epoll.output)
     return true
   }
 
@@ -191,9 +157,8 @@ final class StreamConnection {
   /// handler (the loss is handled on the next iteration). A retry follows, with backoff.
   func drop(_ reason: String) {
     guard phase == .connected else { return }
-    let current = generation
-    loop.soon { [weak self] in
-      guard let self, self.generation == current, self.phase == .connected else { return }
+    loop.soon { [weak self, weak current = socket] in
+      guard let self, let current, self.socket === current, self.phase == .connected else { return }
       self.lost(reason)
     }
   }
@@ -201,48 +166,34 @@ final class StreamConnection {
   // MARK: Connecting
 
   private func attempt() {
-    if var o = outage {
-      o.attempts += 1
-      outage = o
-      reconnectAttempts += 1
-    }
+    if retry.attempting() { tally.reconnecting() }
     phase = .resolving
-    resolver.resolve(host: host, port: port, socketType: SocketAddress.streamSocket, passive: false) {
-      [weak self] outcome in
+    dialer.resolve { [weak self] failure in
       guard let self else { return }
-      switch outcome {
-      case .success(let list):
-        self.addresses = list
-        self.nextAddress = 0
-        self.attemptError = "no address"
-        self.tryNextAddress()
-      case .failure(let error):
-        self.failed(error.description)
-      }
+      if let failure { self.failed(failure) } else { self.tryNextAddress() }
     }
   }
 
   private func tryNextAddress() {
-    guard nextAddress < addresses.count else {
-      failed(attemptError)
+    guard let address = dialer.next() else {
+      failed(dialer.lastFailure)
       return
     }
-    let address = addresses[nextAddress]
-    nextAddress += 1
-    log(.debug, "source \(name): connecting to \(address)")
+    handlers.log(.debug, "source \(name): connecting to \(address)")
     let started: InetSocket.ConnectStart
     do throws(Errno) {
       let attempt = try InetSocket.connect(to: address)
       started = attempt.start
-      watch = try loop.watch(attempt.socket, events: Epoll.output) { [weak self] events in self?.ready(events)
+      let watch = try loop.watch(attempt.socket, events: Epoll.output) { [weak self] events in
+        self?.ready(events)
       }
+      socket = StreamSocket(peer: address, watch: watch)
     } catch {
-      attemptError = error.description
+      dialer.failed(error.description)
       closeSocket()
       tryNextAddress()
       return
     }
-    peer = address
     phase = .connecting
     if case .connected = started {
       established()
@@ -254,9 +205,9 @@ final class StreamConnection {
   private func ready(_ events: UInt32) {
     switch phase {
     case .connecting:
-      guard let watch else { return }
-      if let error = watch.descriptor.connectResult("connect \(peer.map { $0.description } ?? host)") {
-        attemptError = error.description
+      guard let socket else { return }
+      if let error = socket.watch.descriptor.connectResult("connect \(peerName)") {
+        dialer.failed(error.description)
         closeSocket()
         phase = .resolving
         tryNextAddress()
@@ -274,22 +225,17 @@ final class StreamConnection {
   private func established() {
     timer?.disarm()
     phase = .connected
-    connects += 1
-    output.removeAll()
-    if let watch {
-      InetSocket.enableKeepAlive(watch.descriptor)
-      watch.setEvents(Epoll.input)
-    }
+    tally.connected()
+    socket?.established()
     let now = loop.monotonicMicroseconds
-    backoff.connected(at: now)
-    let address = peer.map { $0.description } ?? host
-    if let o = outage {
+    let address = peerName
+    if let o = retry.connected(at: now) {
       let seconds = Double((now - o.since) / 100_000) / 10
-      log(.info, "source \(name) connected to \(address) again after \(seconds) s (\(o.attempts) attempts)")
+      handlers.log(
+        .info, "source \(name) connected to \(address) again after \(seconds) s (\(o.attempts) attempts)")
     } else {
-      log(.info, "source \(name) connected to \(address)")
+      handlers.log(.info, "source \(name) connected to \(address)")
     }
-    outage = nil
     lastError = nil
     state = .connected
     handlers.connected()
@@ -299,46 +245,35 @@ final class StreamConnection {
 
   private func readAvailable() {
     // The local reference keeps the socket open while its bytes are handed on, even if a
-    // handler closes the connection meanwhile; the generation check then stops the round.
-    guard let watch else { return }
-    let current = generation
-    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
-      bytesRead += chunk.count
+    // handler closes the connection meanwhile; the identity check then stops the round.
+    guard let current = socket else { return }
+    let outcome = current.read { chunk in
+      tally.read(chunk.count)
       handlers.bytes(chunk)
-      return generation == current && phase == .connected
+      return socket === current && phase == .connected
     }
     switch outcome {
-    case .endOfFile: lost("closed by \(peer.map { $0.description } ?? host)")
+    case .endOfFile: lost("closed by \(current.peer)")
     case .failed(let error): lost(error.description)
     case .wouldBlock, .shortRead, .budgetSpent, .stopped: break
     }
   }
 
   private func flushOutput() {
-    guard let watch else { return }
-    while !output.isEmpty {
-      let sent: Int?
-      do { sent = try watch.descriptor.send(output) } catch {
-        lost("write: \(error)")
-        return
-      }
-      guard let sent else { return }  // the socket buffer is full: wait for EPOLLOUT
-      output.removeFirst(sent)
-    }
-    watch.setEvents(Epoll.input)
+    if let reason = socket?.flush() { lost(reason) }
   }
 
   private func lost(_ reason: String) {
     closeSocket()
-    disconnects += 1
+    tally.disconnected()
     phase = .waiting
     handlers.disconnected()
     if paused {
       // Expected while idle (gpsd ends connections that send no command for 15 min):
       // connect again when fixes are wanted, not now.
-      log(.info, "source \(name): \(reason) while idle; connecting again when fixes are wanted")
+      handlers.log(.info, "source \(name): \(reason) while idle; connecting again when fixes are wanted")
       lastError = nil
-      outage = nil
+      retry.forgetOutage()
       goDormant()
       return
     }
@@ -351,20 +286,19 @@ final class StreamConnection {
     closeSocket()
     lastError = reason
     if paused {
-      log(.debug, "source \(name): \(reason); trying again when fixes are wanted")
+      handlers.log(.debug, "source \(name): \(reason); trying again when fixes are wanted")
       goDormant()
       return
     }
     phase = .waiting
     let now = loop.monotonicMicroseconds
-    let delay = backoff.delayAfterFailure(at: now)
-    if outage == nil {
-      outage = (now, 0)
-      log(
+    let (delay, began) = retry.failed(at: now)
+    if began {
+      handlers.log(
         .warning,
         "source \(name): \(reason); reconnecting (backoff from 1 s doubling to 60 s, logged again when back)")
     } else {
-      log(.debug, "source \(name): \(reason); next attempt in \(delay / 1_000_000) s")
+      handlers.log(.debug, "source \(name): \(reason); next attempt in \(delay / 1_000_000) s")
     }
     state = .reconnecting(retryAt: loop.now.adding(microseconds: Int64(delay)))
     timer?.arm(atMicroseconds: now + delay)
@@ -374,7 +308,7 @@ final class StreamConnection {
   private func timerFired() {
     switch phase {
     case .connecting:
-      attemptError = "connect \(peer.map { $0.description } ?? host): timed out"
+      dialer.failed("connect \(peerName): timed out")
       closeSocket()
       phase = .resolving
       tryNextAddress()
@@ -385,11 +319,11 @@ final class StreamConnection {
     }
   }
 
+  /// The address of the attempt or connection, else the host, for messages.
+  private var peerName: String { socket.map { $0.peer.description } ?? dialer.host }
+
   private func closeSocket() {
-    generation += 1
-    watch?.cancel()
-    watch = nil  // closes the socket (unless a read round still holds it: then after it)
-    peer = nil
-    output.removeAll()
+    socket?.close()
+    socket = nil  // closes the socket (unless a read round still holds it: then after it)
   }
 }
