@@ -24,23 +24,18 @@ public final class GpsdSource: FixSource {
 
   /// Whether locd wants reports (see `setWatching`).
   public private(set) var wantsWatch = true
-  /// Whether gpsd confirmed that reports are on (its last `WATCH` reply on this connection).
-  public private(set) var watching = false
-  /// gpsd's `WATCH` replies with reports on, and with reports off: its own word that it
-  /// sends to locd, or that locd no longer needs the receiver.
-  public private(set) var watchEnables = 0
-  public private(set) var watchDisables = 0
-  /// gpsd's release from its greeting, e.g. "3.22".
-  public private(set) var release: String?
-  private var greeted = false
-  /// Receivers gpsd has, by path (DEVICES lists them, DEVICE announces one coming or going).
-  private var devices = Set<String>()
-  private var gpsdErrors = 0
-  /// JSON lines nested deeper than `maxNesting`: dropped by the decoder (one of its
-  /// `errors`), counted here by cause.
-  private var tooDeep = 0
-  private var protocolError: String?
+  /// What gpsd has said on this connection, and its counters.
+  private var session = GpsdSession()
   private var greetingTimer: Timer?
+
+  /// Whether gpsd confirmed that reports are on (its last `WATCH` reply on this connection).
+  public var watching: Bool { session.watching }
+  /// gpsd's `WATCH` replies with reports on.
+  public var watchEnables: Int { session.watchEnables }
+  /// gpsd's `WATCH` replies with reports off.
+  public var watchDisables: Int { session.watchDisables }
+  /// gpsd's release from its greeting, e.g. "3.22".
+  public var release: String? { session.release }
 
   /// A gpsd client for `host`:`port`; `nmea`: ask for raw NMEA instead of JSON reports.
   public init(id: SourceID, host: String, port: Int, nmea: Bool, loop: EventLoop, sink: SourceSink) {
@@ -68,15 +63,10 @@ public final class GpsdSource: FixSource {
     let c = live.counters
     let counters =
       c.sourceCounters + [Counter("gpsdReports", c.gpsdReports), Counter("silences", live.silences)]
-      + connection.counters
-      + [
-        Counter("watching", watching ? 1 : 0), Counter("watchEnables", watchEnables),
-        Counter("watchDisables", watchDisables), Counter("devices", devices.count),
-        Counter("gpsdErrors", gpsdErrors), Counter("tooDeep", tooDeep),
-      ]
+      + connection.counters + session.counters
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
-      lastError: connection.lastError ?? protocolError, trust: trust)
+      lastError: connection.lastError ?? session.protocolError, trust: trust)
   }
 
   public func setActive(_ active: Bool) {
@@ -104,7 +94,7 @@ public final class GpsdSource: FixSource {
   public func setWatching(_ on: Bool) {
     guard on != wantsWatch else { return }
     wantsWatch = on
-    if connection.isConnected && greeted { sendWatch() }
+    if connection.isConnected && session.greeted { sendWatch() }
   }
 
   private func sendWatch() {
@@ -121,10 +111,7 @@ public final class GpsdSource: FixSource {
   }
 
   private func connected() {
-    greeted = false
-    watching = false
-    devices = []
-    protocolError = nil
+    session.connected()
     live.begin()
     live.watchesSilence = false
     greetingTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + GpsdSource.greetingTimeoutMicroseconds)
@@ -134,44 +121,24 @@ public final class GpsdSource: FixSource {
   private func disconnected() {
     greetingTimer?.disarm()
     live.end()
-    greeted = false
-    watching = false
+    session.disconnected()
   }
 
-  /// gpsd's own messages: the greeting, the watch state, errors. Reports (TPV, SKY) are
-  /// left to the decoder without a second parse.
+  /// Acts on gpsd's own messages (`GpsdSession` reads them): the greeting asks for
+  /// reports, a watch reply turns the silence watch on or off, an error is logged.
   private func inspect(_ line: UnsafeRawBufferPointer) {
-    guard line.first == 0x7B else { return }  // {
-    if GpsdSource.nesting(of: line, over: GpsdSource.maxNesting) {
-      tooDeep += 1
-      return
-    }
-    if GpsdSource.hasClass(line, "TPV") || GpsdSource.hasClass(line, "SKY") { return }
-    guard let message = try? GpsdMessage.parse(line) else { return }
-    switch message {
-    case .version(let v):
-      greeted = true
+    switch session.inspect(line) {
+    case .greeting(let v):
       greetingTimer?.disarm()
-      release = v.release
       sink.log(
         .debug,
         "source \(uri): gpsd \(v.release ?? "?") protocol \(v.protocolMajor ?? 0).\(v.protocolMinor ?? 0)")
       if wantsWatch { sendWatch() }
-    case .watch(let w):
-      watching = w.enable ?? false
-      if watching { watchEnables += 1 } else { watchDisables += 1 }
-      live.watchesSilence = watching
-    case .devices(let list):
-      devices = Set(list.map { $0.path ?? "" })
-    case .other("DEVICE"):
-      // `"activated":0` (a number, not a time) says the device went away (gpsd_json(5)).
-      guard let object = try? JSON.parse(line).object, let path = object["path"]?.string else { break }
-      if object["activated"]?.number == 0 { devices.remove(path) } else { devices.insert(path) }
+    case .watch(let on):
+      live.watchesSilence = on
     case .error(let text):
-      gpsdErrors += 1
-      protocolError = "gpsd: \(text ?? "error")"
-      sink.log(.warning, "source \(uri): gpsd says: \(text ?? "error")")
-    default:
+      sink.log(.warning, "source \(uri): gpsd says: \(text)")
+    case nil:
       break
     }
   }
