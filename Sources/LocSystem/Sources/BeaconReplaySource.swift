@@ -8,7 +8,8 @@ import LocCore
 public final class BeaconReplaySource: FixSource, PacedPlayback {
   public let id: SourceID
   let path: String
-  let speed: SourceURI.Speed
+  /// The speed and the round's start (`ReplayPace`, as the NMEA replay's).
+  var pace: ReplayPace
   let loops: Bool
   let loop: EventLoop
   let sink: SourceSink
@@ -26,7 +27,6 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
   var next = 0
   var played = 0
   var rounds = 0
-  var startedAt: UInt64 = 0
   var state: SourceState = .starting
   var lastError: String?
   var timer: Timer?
@@ -37,7 +37,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
   ) {
     self.id = id
     self.path = path
-    self.speed = speed
+    self.pace = ReplayPace(speed: speed)
     self.loops = loops
     self.loop = loop
     self.sink = sink
@@ -94,7 +94,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
 
   func beginRound() {
     next = 0
-    startedAt = loop.monotonicMicroseconds
+    pace.start(at: loop.monotonicMicroseconds)
     state = .connected
     rounds += 1
     sink.log(.info, "source \(uri) replaying \(advertisements.count) beacon advertisements (round \(rounds))")
@@ -107,11 +107,10 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
       finishRound()
       return
     }
-    switch speed {
-    case .max:
+    if let due = pace.due(offset: offset(next)) {
+      timer?.arm(atMicroseconds: due)
+    } else {
       loop.soon { [weak self] in self?.tick() }
-    case .factor(let f):
-      timer?.arm(atMicroseconds: startedAt + UInt64(Double(offset(next)) / f))
     }
   }
 
@@ -128,11 +127,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
       next += 1
       played += 1
       fed += 1
-      if case .factor(let f) = speed, next < advertisements.count,
-        startedAt + UInt64(Double(offset(next)) / f) > now
-      {
-        break
-      }
+      if next < advertisements.count, let due = pace.due(offset: offset(next)), due > now { break }
     } while next < advertisements.count && fed < BeaconReplaySource.maxBatch
     schedule()
   }
