@@ -57,15 +57,15 @@ extension NMEAListenSource {
       newcomer.groups ?? newcomer.uid.map(PeerAdmission.groups(ofUID:)) ?? []
     }
     if let why = newcomer.unknownBecause {
-      unknownUIDs += 1
+      tally.unknownUIDs += 1
       sink.log(
-        unknownUIDs == 1 ? .notice : .debug,
+        tally.unknownUIDs == 1 ? .notice : .debug,
         "source \(uri): cannot learn the uid of \(newcomer.label): \(why); treated as untrusted")
     }
     guard admission.admits(standing) else {
-      refusedUsers += 1
+      tally.refusedUsers += 1
       let why = standing == .unknown ? "its uid is unknown" : "not in AllowUsers= or AllowGroups="
-      sink.log(refusedUsers == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(why)")
+      sink.log(tally.refusedUsers == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(why)")
       sink.update(snapshot, false)
       return nil
     }
@@ -75,11 +75,11 @@ extension NMEAListenSource {
     switch decision {
     case .admit: return .some(nil)
     case .evict(let index, let reason):
-      evicted += 1
+      tally.evicted += 1
       return (peers[index], reason)
     case .refuse(let reason):
-      refused += 1
-      sink.log(refused == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(reason)")
+      tally.refused += 1
+      sink.log(tally.refused == 1 ? .notice : .debug, "source \(uri): refused \(newcomer.label): \(reason)")
       sink.update(snapshot, false)
       return nil
     }
@@ -102,7 +102,7 @@ extension NMEAListenSource {
       return
     }
     peers.append(peer)
-    accepted += 1
+    tally.accepted += 1
     live.begin()
     if !active { live.pause() }
     sink.log(.info, "source \(uri): peer \(newcomer.label) connected")

@@ -67,22 +67,11 @@ public final class NMEAListenSource: FixSource {
   /// The listening socket and its retries (set once in init).
   var binding: ListenerBinding!
   var peers: [Peer] = []
-  /// Counts of peers that left.
-  private var ended = NMEACounters()
-  private var endedSilences = 0
-  private var endedIgnored = (bytes: 0, lines: 0)
+  /// The decoders' counts of peers that left.
+  private var ended = DecoderTotals()
   var active = true
-  var accepted = 0
-  /// Peers refused for want of a slot (`PeerSlotRule`).
-  var refused = 0
-  /// Peers refused by `AllowUsers=`/`AllowGroups=` (or for an unknown uid while either is set).
-  var refusedUsers = 0
-  /// Peers whose uid could not be learned.
-  var unknownUIDs = 0
-  /// Peers closed to make room for a newcomer (`PeerSlotRule`).
-  var evicted = 0
-  private var disconnects = 0
-  private var bytes = 0
+  /// Peers accepted, refused, evicted and gone, and their bytes.
+  var tally = ListenCounters()
   /// One buffer for every peer: they are read one at a time.
   private let reader = ReadBuffer(
     chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
@@ -150,23 +139,11 @@ public final class NMEAListenSource: FixSource {
 
   public var snapshot: SourceSnapshot {
     var total = ended
-    var silences = endedSilences
-    var ignored = endedIgnored
-    for peer in peers {
-      total.add(peer.live.counters)
-      silences += peer.live.silences
-      ignored.bytes += peer.live.ignoredBytes
-      ignored.lines += peer.live.ignoredLines
-    }
+    for peer in peers { total.add(peer.live) }
     let counters =
-      total.sourceCounters + [Counter("silences", silences)]
-      + [
-        Counter("peers", peers.count), Counter("accepted", accepted), Counter("refusedPeers", refused),
-        Counter("refusedUsers", refusedUsers), Counter("unknownUIDs", unknownUIDs),
-        Counter("evictedPeers", evicted),
-        Counter("disconnects", disconnects), Counter("bytes", bytes),
-        Counter("idleBytes", ignored.bytes), Counter("idleLines", ignored.lines),
-      ]
+      total.decoding.sourceCounters + [Counter("silences", total.silences)]
+      + tally.counters(peers: peers.count)
+      + [Counter("idleBytes", total.ignoredBytes), Counter("idleLines", total.ignoredLines)]
     return SourceSnapshot(
       id: id, uri: uri, state: binding.state, counters: counters, lastError: binding.lastError, trust: trust)
   }
@@ -188,7 +165,7 @@ public final class NMEAListenSource: FixSource {
   func read(_ peer: Peer) {
     guard let watch = peer.watch else { return }
     let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
-      bytes += chunk.count
+      tally.bytes += chunk.count
       peer.live.feed(chunk)
       return peer.watch != nil
     }
@@ -210,13 +187,10 @@ public final class NMEAListenSource: FixSource {
     peer.watch = nil  // closes the socket
     peer.live.end()
     peer.live.stop()
-    ended.add(peer.live.counters)
-    endedSilences += peer.live.silences
-    endedIgnored.bytes += peer.live.ignoredBytes
-    endedIgnored.lines += peer.live.ignoredLines
+    ended.add(peer.live)
     peers.removeAll { $0 === peer }
     guard let reason else { return }
-    disconnects += 1
+    tally.disconnects += 1
     sink.log(.info, "source \(uri): peer \(peer.label) \(reason)")
     sink.update(snapshot, false)
   }
