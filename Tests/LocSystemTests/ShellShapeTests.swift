@@ -5,7 +5,8 @@ import Testing
 /// job each (the driver, the faces, the state files, the source set, the replay, the
 /// engine's timers, the system actions), and no type in Daemon/ keeps more than 12 stored
 /// properties (issue 22). A field added to `Daemon` for a new feature fails here: it belongs
-/// in a part, or in a new one.
+/// in a part, or in a new one. The same bound holds every type of LocSystem and LocClient,
+/// but for the explicit `allowance`.
 @Suite struct ShellShapeTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
@@ -38,15 +39,26 @@ import Testing
     return out
   }
 
+  /// The stored properties of every type declared in the Swift files under `folder` and
+  /// its subfolders.
   static func types(under folder: String) throws -> [String: [String]] {
     let dir = root.appendingPathComponent(folder)
     var all: [String: [String]] = [:]
-    for name in try FileManager.default.contentsOfDirectory(atPath: dir.path) where name.hasSuffix(".swift") {
+    let files = try #require(FileManager.default.enumerator(atPath: dir.path), "\(folder) is a folder")
+    for case let name as String in files where name.hasSuffix(".swift") {
       let text = try String(contentsOf: dir.appendingPathComponent(name), encoding: .utf8)
       all.merge(storedProperties(text)) { $0 + $1 }
     }
     return all
   }
+
+  /// Types of the shell allowed more than 12 for now, each with its ceiling (today's
+  /// count), so that they cannot grow: the ones still to reshape (issue 22, item 2). Each
+  /// entry goes with its type's reshaping (`theAllowanceNamesOnlyTypesThatStillNeedIt`).
+  static let allowance: [String: Int] = [
+    "BlueZSource": 22, "SerialSource": 19, "ControlServer": 19, "BeaconReplaySource": 15,
+    "UnixBinding": 13, "SocketBinding": 13, "ClientConnection": 13,
+  ]
 
   @Test func theCounterSeesStoredAndSkipsComputedProperties() {
     let source = """
@@ -84,13 +96,36 @@ import Testing
   /// Issue 22: the GeoClue face's rules are a machine (`GeoClueFace`, in GeoClue/Face/) and
   /// the bus adapter around it is thin; no type of either holds more than 12.
   @Test func noTypeOfTheGeoClueFaceHoldsMoreThanTwelveStoredProperties() throws {
-    var types = try Self.types(under: "Sources/LocSystem/GeoClue")
-    types.merge(try Self.types(under: "Sources/LocSystem/GeoClue/Face")) { $0 + $1 }
+    // The walk is recursive: GeoClue/ with Face/.
+    let types = try Self.types(under: "Sources/LocSystem/GeoClue")
     let service = try #require(types["GeoClueService"])
     #expect(service.contains("face") && types["GeoClueFace"] != nil && types["GeoClueClient"] != nil)
     for (type, properties) in types.sorted(by: { $0.key < $1.key }) {
       #expect(
         properties.count <= 12, "\(type) holds \(properties.count): \(properties.joined(separator: ", "))")
+    }
+  }
+
+  @Test func noTypeOfTheShellOrTheClientHoldsMoreThanTwelveStoredProperties() throws {
+    let shell = try Self.types(under: "Sources/LocSystem")
+    let client = try Self.types(under: "Sources/LocClient")
+    // The walk reaches the subfolders: a source, a Bluetooth type, a client type.
+    #expect(shell["StreamConnection"] != nil && shell["BlueZSource"] != nil)
+    #expect(client["ControlClient"] != nil)
+    for (type, properties) in shell.merging(client, uniquingKeysWith: +).sorted(by: { $0.key < $1.key }) {
+      let limit = Self.allowance[type] ?? 12
+      #expect(
+        properties.count <= limit,
+        "\(type) holds \(properties.count) (at most \(limit)): \(properties.joined(separator: ", "))")
+    }
+  }
+
+  @Test func theAllowanceNamesOnlyTypesThatStillNeedIt() throws {
+    let shell = try Self.types(under: "Sources/LocSystem")
+    for (type, ceiling) in Self.allowance.sorted(by: { $0.key < $1.key }) {
+      let count = try #require(shell[type], "\(type) is a type of the shell").count
+      // An entry is the type's count today: a type reshaped to 12 or fewer leaves the list.
+      #expect(count > 12 && count <= ceiling, "\(type) holds \(count); its allowance is \(ceiling)")
     }
   }
 }
