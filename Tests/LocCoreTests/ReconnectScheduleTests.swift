@@ -6,8 +6,8 @@ import Testing
 @Suite struct ReconnectScheduleTests {
   @Test func theFirstAttemptOfAllIsNotARetry() {
     var s = ReconnectSchedule()
-    let r1 = s.attempting()
-    #expect(!r1)
+    let retry = s.attempting()
+    #expect(!retry)
     #expect(s.outage == nil)
   }
 
@@ -17,25 +17,25 @@ import Testing
     let first = s.failed(at: 5_000_000)
     // ReconnectBackoff: 1 s first, doubling.
     #expect(first.delay == 1_000_000 && first.began)
-    let r2 = s.attempting()
-    #expect(r2)
+    let firstRetry = s.attempting()
+    #expect(firstRetry)
     let second = s.failed(at: 6_000_000)
     #expect(second.delay == 2_000_000 && !second.began)
-    let r3 = s.attempting()
-    #expect(r3)
-    let r4 = s.connected(at: 9_000_000)
-    let outage = try #require(r4)
+    let secondRetry = s.attempting()
+    #expect(secondRetry)
+    let ended = s.connected(at: 9_000_000)
+    let outage = try #require(ended)
     // Began at the first failure; two retries since.
     #expect(outage.since == 5_000_000 && outage.attempts == 2)
     #expect(s.outage == nil)
-    let r5 = s.attempting()
-    #expect(!r5)
+    let retryAfter = s.attempting()
+    #expect(!retryAfter)
   }
 
   @Test func aConnectionWithoutAnOutageEndsNone() {
     var s = ReconnectSchedule()
-    let r6 = s.connected(at: 1_000)
-    #expect(r6 == nil)
+    let ended = s.connected(at: 1_000)
+    #expect(ended == nil)
   }
 
   @Test func forgettingTheOutageKeepsTheBackoffStep() {
@@ -43,8 +43,8 @@ import Testing
     _ = s.failed(at: 0)
     _ = s.failed(at: 1_000_000)
     s.forgetOutage()
-    let r7 = s.attempting()
-    #expect(s.outage == nil && !r7)
+    let retryAfter = s.attempting()
+    #expect(s.outage == nil && !retryAfter)
     let next = s.failed(at: 3_000_000)
     // A new outage begins, but the wait goes on doubling (1 s, 2 s, then 4 s).
     #expect(next.began && next.delay == 4_000_000)

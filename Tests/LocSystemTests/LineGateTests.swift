@@ -16,53 +16,53 @@ import Testing
 
   @Test func everythingIsDecodedWhileNotPaused() {
     var gate = LineGate()
-    let r1 = Self.pass("$A*00\r\n$B", &gate)
-    #expect(r1 == "$A*00\r\n$B")
+    let decoded = Self.pass("$A*00\r\n$B", &gate)
+    #expect(decoded == "$A*00\r\n$B")
     #expect(gate.ignoredBytes == 0 && gate.ignoredLines == 0)
   }
 
   @Test func aPauseFinishesTheLineInProgressThenCountsWhatFollows() {
     var gate = LineGate()
     _ = Self.pass("$A*00\r\n$B,1", &gate)
-    let r2 = gate.pause()
-    #expect(r2)
-    let r3 = gate.pause()
-    #expect(!r3)
+    let paused = gate.pause()
+    #expect(paused)
+    let pausedAgain = gate.pause()
+    #expect(!pausedAgain)
     #expect(gate.finishingLine)
     // The rest of $B's line is decoded; the next line, 7 bytes with one line end, is not.
-    let r4 = Self.pass(",2*00\r\n$C*00\r\n", &gate)
-    #expect(r4 == ",2*00\r\n")
+    let decoded = Self.pass(",2*00\r\n$C*00\r\n", &gate)
+    #expect(decoded == ",2*00\r\n")
     #expect(!gate.finishingLine)
     #expect(gate.ignoredBytes == 7 && gate.ignoredLines == 1)
-    let r5 = Self.pass("$D", &gate)
-    #expect(r5 == nil)
+    let decodedAfter = Self.pass("$D", &gate)
+    #expect(decodedAfter == nil)
     #expect(gate.ignoredBytes == 9 && gate.ignoredLines == 1)
   }
 
   @Test func aPauseAtALineStartDecodesNothingMore() {
     var gate = LineGate()
     _ = Self.pass("$A*00\r\n", &gate)
-    let r6 = gate.pause()
-    #expect(r6)
+    let paused = gate.pause()
+    #expect(paused)
     #expect(!gate.finishingLine)
-    let r7 = Self.pass("$B*00\r\n", &gate)
-    #expect(r7 == nil)
+    let decoded = Self.pass("$B*00\r\n", &gate)
+    #expect(decoded == nil)
     #expect(gate.ignoredBytes == 7 && gate.ignoredLines == 1)
   }
 
   @Test func aResumeInTheMiddleOfALineWaitsForTheNextLine() {
     var gate = LineGate()
-    let r8 = gate.resume()
-    #expect(!r8)
+    let resumedUnpaused = gate.resume()
+    #expect(!resumedUnpaused)
     _ = gate.pause()
     _ = Self.pass("$A,1", &gate)
-    let r9 = gate.resume()
-    #expect(r9)
+    let resumed = gate.resume()
+    #expect(resumed)
     // ",2*00\r\n" ends the ignored line (7 more bytes, its line end); "$B" is decoded.
-    let r10 = Self.pass(",2", &gate)
-    #expect(r10 == nil)
-    let r11 = Self.pass("*00\r\n$B", &gate)
-    #expect(r11 == "$B")
+    let decoded = Self.pass(",2", &gate)
+    #expect(decoded == nil)
+    let decodedAfter = Self.pass("*00\r\n$B", &gate)
+    #expect(decodedAfter == "$B")
     #expect(gate.ignoredBytes == 11 && gate.ignoredLines == 1)
   }
 
@@ -70,11 +70,11 @@ import Testing
     var gate = LineGate()
     _ = Self.pass("$A,1", &gate)
     gate.begin()
-    let r12 = gate.pause()
-    #expect(r12)
+    let paused = gate.pause()
+    #expect(paused)
     // The old stream's half line is not finished on the new one.
     #expect(!gate.finishingLine)
-    let r13 = Self.pass("$B*00\r\n", &gate)
-    #expect(r13 == nil)
+    let decoded = Self.pass("$B*00\r\n", &gate)
+    #expect(decoded == nil)
   }
 }
