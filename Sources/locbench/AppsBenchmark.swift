@@ -1,8 +1,5 @@
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import LocSystem
 
 /// `locbench apps [--apps N] [--in-use N] [--fixes N]`: the engine's time per 10 Hz fix with
 /// N app sessions authorized when-in-use, of which some are in use (issue 11: 1,000 apps, 200
@@ -95,9 +92,7 @@ enum AppsBenchmark: Benchmark {
   }
 
   static func wall() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.nanoseconds(.monotonic)) / 1e9
   }
 
   static func format(_ value: Double) -> String { String((value * 10).rounded() / 10) }

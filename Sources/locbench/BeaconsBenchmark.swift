@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench beacons FILE... [--rounds N] [--advertisements N]`: the CPU cost of beacon
 /// advertisements through the decoder and the ranging machine.
 ///
@@ -209,9 +205,7 @@ enum BeaconsBenchmark: Benchmark {
   }
 
   private static func cpuSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.processCPUNanoseconds()) / 1e9
   }
 
   private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }

@@ -1,16 +1,12 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// Wakeups of a daemon whose receiver sleeps: locd against a real gpsd (gpsfake, from
 /// gpsd-clients) with the on-demand policy, measured once acquisition has settled, against
 /// the same with `Policy=continuous`.
 extension DaemonBenchmark {
   static func idleOnDemand(_ locd: String, seconds: Int, fixture: String) {
-    guard access("/usr/bin/gpsfake", X_OK) == 0 else {
+    guard FileIO.isExecutable(path: "/usr/bin/gpsfake") else {
       print("idle with an on-demand gpsd source: skipped (gpsfake not installed; scripts/deps.sh bench)")
       return
     }
@@ -22,9 +18,13 @@ extension DaemonBenchmark {
       // gpsd without -n: it opens the receiver only while someone watches.
       let fake = spawn("/usr/bin/gpsfake", ["-q", "-c", "0.02", "-P", "\(port)", fixture], environment: [])
       defer { stopGpsFake(fake) }
+      guard let config = writeConfig(policy: policy) else {
+        print("idle with a \(policy) gpsd source: cannot write a configuration in /tmp")
+        return
+      }
       let run = DaemonRun(
         locd: locd,
-        extraArguments: ["--source", "gpsd://127.0.0.1:\(port)", "--config", writeConfig(policy: policy)],
+        extraArguments: ["--source", "gpsd://127.0.0.1:\(port)", "--config", config],
         watchdogUSec: nil)
       run.start()
       defer { run.stop() }
@@ -33,9 +33,11 @@ extension DaemonBenchmark {
         return
       }
       // The last fix stops being fresh 10 s (FreshFor) after it came: one wakeup, then quiet.
-      if policy == "on-demand" { usleep(UInt32(max(0, 12 - (monotonicSeconds() - settledAt)) * 1_000_000)) }
+      if policy == "on-demand" {
+        Clocks.sleep(microseconds: Int64(max(0, 12 - (monotonicSeconds() - settledAt)) * 1_000_000))
+      }
       let before = contextSwitches(run.pid)
-      sleep(UInt32(window))
+      Clocks.sleep(microseconds: Int64(window) * 1_000_000)
       let wakeups = contextSwitches(run.pid) - before
       let watching = (try? ControlClient(path: run.socket, client: "locbench"))
         .flatMap { try? $0.call(.status) }?.sources.first?.counter("watching")
@@ -52,12 +54,11 @@ extension DaemonBenchmark {
     }
   }
 
-  /// A locd.conf with the acquisition policy (RefreshInterval 15 min, the default).
-  static func writeConfig(policy: String) -> String {
-    var template = Array("/tmp/locbench-conf-XXXXXX".utf8CString)
-    let file = FileDescriptor(owning: mkstemp(&template))
-    try? file.writeAll(Array("[Acquisition]\nPolicy=\(policy)\n".utf8))
-    return template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+  /// A locd.conf with the acquisition policy (RefreshInterval 15 min, the default): its path,
+  /// or nil when it cannot be written.
+  static func writeConfig(policy: String) -> String? {
+    try? FileIO.writeTemporaryFile(
+      prefix: "/tmp/locbench-conf-", Array("[Acquisition]\nPolicy=\(policy)\n".utf8))
   }
 
   /// Waits for acquisition to settle (on-demand) or for the first fix (continuous);
@@ -73,35 +74,31 @@ extension DaemonBenchmark {
         }
         if policy == "continuous", s.position.tier == .fix { return monotonicSeconds() }
       }
-      usleep(100_000)
+      Clocks.sleep(microseconds: 100_000)
     }
     return nil
   }
 
   /// Stops gpsfake and the gpsd it started (its child).
-  static func stopGpsFake(_ pid: pid_t) {
-    for child in children(of: pid) { kill(child, SIGTERM) }
-    kill(pid, SIGTERM)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
+  static func stopGpsFake(_ pid: Int32) {
+    guard pid > 0 else { return }
+    for child in children(of: pid) { try? Signals.send(Signals.terminate, to: child) }
+    try? Signals.send(Signals.terminate, to: pid)
+    _ = try? ChildProcess.wait(pid)
   }
 
   /// Processes whose parent is `pid` (from /proc/N/stat).
-  static func children(of pid: pid_t) -> [pid_t] {
-    guard let dir = opendir("/proc") else { return [] }
-    defer { closedir(dir) }
-    var out: [pid_t] = []
-    while let entry = readdir(dir) {
-      let name = withUnsafeBytes(of: entry.pointee.d_name) {
-        String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
-      }
-      guard let child = pid_t(name), let bytes = try? FileIO.read(path: "/proc/\(child)/stat") else {
+  static func children(of pid: Int32) -> [Int32] {
+    guard let names = try? FileIO.directoryEntries(path: "/proc") else { return [] }
+    var out: [Int32] = []
+    for name in names {
+      guard let child = Int32(name), let bytes = try? FileIO.read(path: "/proc/\(child)/stat") else {
         continue
       }
       let stat = String(decoding: bytes, as: UTF8.self)
       guard let close = stat.lastIndex(of: ")") else { continue }
       let fields = stat[stat.index(after: close)...].split(separator: " ")
-      if fields.count > 1, pid_t(fields[1]) == pid { out.append(child) }
+      if fields.count > 1, Int32(fields[1]) == pid { out.append(child) }
     }
     return out
   }

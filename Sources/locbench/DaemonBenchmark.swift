@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench daemon [--idle-seconds N] [--locd PATH]`: the built daemon, measured from
 /// outside: exec to READY=1, idle RSS, wakeups while idle (no source traffic; an on-demand
 /// gpsd source once it has a good fix), status round trips, and fix-to-subscriber latency
@@ -23,7 +19,7 @@ enum DaemonBenchmark: Benchmark {
     let locd = options.value("locd") ?? ".build/release/locd"
     let idleSeconds = Int(options.value("idle-seconds") ?? "60") ?? 60
     let fixture = options.value("fixture") ?? "Tests/Fixtures/nmea/nmea-rtk.log"
-    guard access(locd, X_OK) == 0 else {
+    guard FileIO.isExecutable(path: locd) else {
       print("daemon: \(locd) not built (swift build -c release)")
       return 1
     }
@@ -50,7 +46,7 @@ enum DaemonBenchmark: Benchmark {
         return
       }
       samples.append((monotonicSeconds() - t0) * 1000)
-      usleep(200_000)
+      Clocks.sleep(microseconds: 200_000)
       rss.append(residentKiB(run.pid))
       run.stop()
     }
@@ -67,10 +63,10 @@ enum DaemonBenchmark: Benchmark {
       locd: locd, extraArguments: ["--source", "replay:/dev/null"], watchdogUSec: 20_000_000)
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
-    usleep(500_000)
+    Clocks.sleep(microseconds: 500_000)
     let before = contextSwitches(run.pid)
     let pingsBefore = run.count("WATCHDOG=1")
-    sleep(UInt32(seconds))
+    Clocks.sleep(microseconds: Int64(seconds) * 1_000_000)
     let wakeups = contextSwitches(run.pid) - before
     let pings = run.count("WATCHDOG=1") - pingsBefore
     print(
@@ -105,8 +101,7 @@ enum DaemonBenchmark: Benchmark {
     for _ in 0..<20 {
       let t0 = monotonicSeconds()
       let pid = spawn(locctl, ["--socket", run.socket, "status", "--json"], environment: [])
-      var status: Int32 = 0
-      waitpid(pid, &status, 0)
+      if pid > 0 { _ = try? ChildProcess.wait(pid) }
       execs.append((monotonicSeconds() - t0) * 1000)
     }
     print("`locctl status --json` (exec, connect, hello, status): median \(fmt(median(execs))) ms")
@@ -136,9 +131,9 @@ enum DaemonBenchmark: Benchmark {
     let end = monotonicSeconds() + 8
     var chunk = [UInt8](repeating: 0, count: 65536)
     while monotonicSeconds() < end {
-      var fds = subscribers.map { pollfd(fd: $0.socket.rawValue, events: Int16(POLLIN), revents: 0) }
-      guard poll(&fds, nfds_t(fds.count), 200) > 0 else { continue }
-      for (i, p) in fds.enumerated() where p.revents != 0 {
+      let ready =
+        (try? FileDescriptor.waitReadable(subscribers.map { $0.socket.rawValue }, milliseconds: 200)) ?? []
+      for i in ready {
         let n = chunk.withUnsafeMutableBytes { raw in (try? subscribers[i].socket.read(into: raw)) ?? 0 }
         let arrival = wallMicroseconds()
         guard n > 0 else { continue }
@@ -180,57 +175,40 @@ enum DaemonBenchmark: Benchmark {
   }
 
   static func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.nanoseconds(.monotonic)) / 1e9
   }
 
   static func wallMicroseconds() -> Int64 {
-    var ts = timespec()
-    clock_gettime(CLOCK_REALTIME, &ts)
-    return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec / 1000)
+    Clocks.microseconds(.realtime)
   }
 
-  static func procStatus(_ pid: pid_t) -> [Substring] {
+  static func procStatus(_ pid: Int32) -> [Substring] {
     guard let bytes = try? FileIO.read(path: "/proc/\(pid)/status") else { return [] }
     return String(decoding: bytes, as: UTF8.self).split(separator: "\n")
   }
 
-  static func residentKiB(_ pid: pid_t) -> Int {
+  static func residentKiB(_ pid: Int32) -> Int {
     procStatus(pid).first { $0.hasPrefix("VmRSS:") }.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
   }
 
   /// Voluntary plus involuntary context switches: each wakeup of a sleeping daemon is one.
-  static func contextSwitches(_ pid: pid_t) -> Int {
+  static func contextSwitches(_ pid: Int32) -> Int {
     procStatus(pid).filter {
       $0.hasPrefix("voluntary_ctxt_switches:") || $0.hasPrefix("nonvoluntary_ctxt_switches:")
     }
     .compactMap { $0.split(separator: "\t").last.flatMap { Int($0.trimmingSpaces()) } }.reduce(0, +)
   }
 
-  static func spawn(_ path: String, _ arguments: [String], environment: [String]) -> pid_t {
-    var pid: pid_t = 0
-    let argv = ([path] + arguments).map { strdup($0) } + [nil]
-    var env: [UnsafeMutablePointer<CChar>?] = []
-    var p = environ
-    while let entry = p.pointee {
-      let s = String(cString: entry)
-      if !s.hasPrefix("NOTIFY_SOCKET=") && !s.hasPrefix("WATCHDOG_") && !s.hasPrefix("LISTEN_") {
-        env.append(strdup(s))
-      }
-      p += 1
+  /// Starts `path` with this process's environment less systemd's (NOTIFY_SOCKET,
+  /// WATCHDOG_*, LISTEN_*), plus `environment`; output and errors to /dev/null. The pid, or 0
+  /// when it could not be started.
+  static func spawn(_ path: String, _ arguments: [String], environment: [String]) -> Int32 {
+    let inherited = CurrentProcess.environmentEntries().filter {
+      !$0.hasPrefix("NOTIFY_SOCKET=") && !$0.hasPrefix("WATCHDOG_") && !$0.hasPrefix("LISTEN_")
     }
-    env += environment.map { strdup($0) }
-    env.append(nil)
-    var actions = posix_spawn_file_actions_t()
-    posix_spawn_file_actions_init(&actions)
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-    posix_spawn(&pid, path, &actions, nil, argv, env)
-    posix_spawn_file_actions_destroy(&actions)
-    argv.forEach { free($0) }
-    env.forEach { free($0) }
-    return pid
+    return
+      (try? ChildProcess.spawnQuietly(
+        path: path, arguments: [path] + arguments, environment: inherited + environment)) ?? 0
   }
 }
 
@@ -252,21 +230,20 @@ final class DaemonRun {
   let notify: FileDescriptor?
   let extraArguments: [String]
   let watchdogUSec: Int?
-  var pid: pid_t = 0
+  var pid: Int32 = 0
   var messages: [String] = []
 
   init(locd: String, extraArguments: [String], watchdogUSec: Int?) {
     self.locd = locd
-    var template = Array("/tmp/locbench-XXXXXX".utf8CString)
-    mkdtemp(&template)
-    directory = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+    // Without a directory of its own the run fails at start, as it did with mkdtemp's template.
+    directory = (try? FileIO.makeTemporaryDirectory(prefix: "/tmp/locbench-")) ?? "/tmp/locbench-XXXXXX"
     socket = directory + "/locd.sock"
     notifyPath = directory + "/notify.sock"
     self.extraArguments = extraArguments
     self.watchdogUSec = watchdogUSec
     notify = try? UnixSocket.bindDatagram(path: notifyPath)
     // A big receive buffer, so pings never block the daemon between our reads.
-    try? notify?.setOption(level: SOL_SOCKET, SO_RCVBUF, 1 << 20)
+    try? notify?.setReceiveBufferSize(1 << 20)
   }
 
   func start() {
@@ -297,9 +274,8 @@ final class DaemonRun {
     case .some(let socket): number = socket.rawValue
     case .none: return
     }
-    var p = pollfd(fd: number, events: Int16(POLLIN), revents: 0)
     var first = true
-    while poll(&p, 1, first ? wait : 0) > 0 {
+    while (try? FileDescriptor.waitReadable([number], milliseconds: first ? wait : 0))?.isEmpty == false {
       first = false
       var buffer = [UInt8](repeating: 0, count: 4096)
       let n = buffer.withUnsafeMutableBytes { raw in (try? notify?.receive(into: raw)) ?? nil } ?? 0
@@ -315,9 +291,10 @@ final class DaemonRun {
   }
 
   func stop() {
-    kill(pid, SIGTERM)
-    var status: Int32 = 0
-    waitpid(pid, &status, 0)
-    unlink(notifyPath)
+    if pid > 0 {
+      try? Signals.send(Signals.terminate, to: pid)
+      _ = try? ChildProcess.wait(pid)
+    }
+    try? FileIO.remove(path: notifyPath)
   }
 }

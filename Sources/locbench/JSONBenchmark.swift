@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench json [--rounds N]`: what one JSON line costs the parser as its objects grow. The
 /// work per member must stay flat (a parser that looks each key up in the members so far is
 /// quadratic: issue 10 measured 131 ms for one 59 KB line of 6,000 keys), and a line past the

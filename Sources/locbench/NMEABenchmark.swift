@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench nmea FILE [--rss-sentences N]`: decode throughput of `NMEADecoder` over FILE (held
 /// in memory, fed in 64 KiB chunks as a source would), then RSS before and after decoding at
 /// least N sentences (default 10 million) by feeding FILE repeatedly to one decoder.
@@ -81,9 +77,7 @@ enum NMEABenchmark: Benchmark {
   }
 
   private static func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.nanoseconds(.monotonic)) / 1e9
   }
 
   /// VmRSS from /proc/self/status, in KiB.

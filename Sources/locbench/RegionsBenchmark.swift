@@ -1,8 +1,5 @@
 import LocCore
-
-#if canImport(Glibc)
-  import Glibc
-#endif
+import LocSystem
 
 /// `locbench regions [--regions N] [--fixes N] [--brute-fixes N]`: circular-region monitoring
 /// with N regions (default 100,000) in three layouts — spread over the world, crowded in one
@@ -151,7 +148,7 @@ enum RegionsBenchmark: Benchmark {
 
   static func place(_ layout: Layout, _ rng: inout Generator) -> Coordinate {
     guard let crowd = layout.crowd else {
-      return Coordinate(lat: asin(rng.uniform(-1, 1)) * 180 / .pi, lon: rng.uniform(-180, 180))!
+      return Coordinate(lat: Maths.asin(rng.uniform(-1, 1)) * 180 / .pi, lon: rng.uniform(-180, 180))!
     }
     let (centre, spread) = crowd[Int(rng.next() % UInt64(crowd.count))]
     let distance = spread * rng.uniform(0, 1).squareRoot()
@@ -180,18 +177,7 @@ enum RegionsBenchmark: Benchmark {
   /// Bytes in use on glibc's heap (malloc_info(3): arena bytes minus free chunks, plus
   /// mmapped chunks); nil when it cannot be read.
   static func heapInUse() -> Int? {
-    // RTLD_DEFAULT (a null handle): malloc_info is not in the Glibc module.
-    typealias MallocInfo = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
-    guard let symbol = dlsym(nil, "malloc_info") else { return nil }
-    let mallocInfo = unsafeBitCast(symbol, to: MallocInfo.self)
-    var buffer: UnsafeMutablePointer<CChar>?
-    var length = 0
-    guard let stream = open_memstream(&buffer, &length) else { return nil }
-    _ = mallocInfo(0, stream)
-    fclose(stream)
-    guard let buffer else { return nil }
-    defer { free(buffer) }
-    let xml = String(cString: buffer)
+    guard let xml = HeapReport.mallocInfo() else { return nil }
     // The totals after the last </heap>: free chunks (fast, rest), mmapped chunks, and the
     // arenas' current size.
     let bytes = Array(xml.utf8)
@@ -231,15 +217,11 @@ enum RegionsBenchmark: Benchmark {
   static func fmt(_ v: Double) -> String { String((v * 100).rounded() / 100) }
 
   static func cpuSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.processCPUNanoseconds()) / 1e9
   }
 
   static func monotonicSeconds() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.nanoseconds(.monotonic)) / 1e9
   }
 
   /// SplitMix64 (Steele et al. 2014): the same regions and fixes every run.
@@ -256,6 +238,10 @@ enum RegionsBenchmark: Benchmark {
     mutating func uniform(_ lo: Double, _ hi: Double) -> Double {
       lo + (hi - lo) * Double(next() >> 11) / Double(1 << 53)
     }
-    mutating func logUniform(_ lo: Double, _ hi: Double) -> Double { exp(uniform(log(lo), log(hi))) }
+    /// Uniform in the logarithm: 10^uniform(log10 lo, log10 hi) (Maths has no exp or log; the
+    /// same draw of the generator as e^uniform(ln lo, ln hi), equal but for rounding).
+    mutating func logUniform(_ lo: Double, _ hi: Double) -> Double {
+      Maths.pow(10, uniform(Maths.log10(lo), Maths.log10(hi)))
+    }
   }
 }

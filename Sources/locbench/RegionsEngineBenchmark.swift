@@ -1,9 +1,5 @@
 import LocCore
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench regions-engine [--regions N] [--apps N] [--fixes N]`: regions through the
 /// engine, as the daemon serves them: N regions (default 100,000) registered by `register-
 /// region` requests of K app sessions (default 10, always), then a 1 Hz drive at 25 m/s

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench solar [CSV] [--rounds N]`: the nine standard events for every location-day of the
 /// reference fixture (Tests/Fixtures/solar/reference.csv), timed; bench/20-solar.sh runs astral
 /// on the same location-days.
@@ -88,9 +84,7 @@ enum SolarBenchmark: Benchmark {
 
   /// CPU time of this process: the machines are shared, and waiting for a core is not work.
   static func now() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.processCPUNanoseconds()) / 1e9
   }
 
   static func format(_ value: Double) -> String {

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench timers [--timers N] [--changes N] [--fixes N]`: the engine's cost of a significant
 /// change with N timers (regeneration: zone, two solar days, every deadline), and of an
 /// ordinary 10 Hz fix that changes nothing (acceptance, zone hysteresis, significance, due
@@ -115,9 +111,7 @@ enum TimersBenchmark: Benchmark {
   static func two(_ n: Int) -> String { n < 10 ? "0\(n)" : "\(n)" }
 
   static func cpu() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.processCPUNanoseconds()) / 1e9
   }
 
   static func format(_ value: Double) -> String { String((value * 100).rounded() / 100) }

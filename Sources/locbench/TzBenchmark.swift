@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench tz [CSV] [--rounds N]`: time to the first lookup (open, map, validate, look up),
 /// then lookups per second over the random points of Tests/Fixtures/tz/points.csv, single
 /// thread; bench/30-tz.sh runs tzfpy and timezonefinder on the same points.
@@ -87,15 +83,11 @@ enum TzBenchmark: Benchmark {
   }
 
   static func cpuClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.processCPUNanoseconds()) / 1e9
   }
 
   static func wallClock() -> Double {
-    var ts = timespec()
-    clock_gettime(CLOCK_MONOTONIC, &ts)
-    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    Double(Clocks.nanoseconds(.monotonic)) / 1e9
   }
 
   /// Resident file-backed and anonymous memory from /proc/self/status (proc(5)), in KiB.

@@ -1,10 +1,6 @@
 import LocCore
 import LocSystem
 
-#if canImport(Glibc)
-  import Glibc
-#endif
-
 /// `locbench tzparse FILE [--rounds N]`: the parsing half of `locctl tz -` alone, in lines per
 /// second. The file's `LAT,LON` lines are held in memory and fed in 64 KiB chunks, as the
 /// command reads standard input, through the same `LineSplitter` and `CoordinateScanner`; no

@@ -1,6 +1,4 @@
-#if canImport(Glibc)
-  import Glibc
-#endif
+import LocSystem
 
 /// One benchmark group, run as `locbench NAME [ARGS]`.
 protocol Benchmark {
@@ -45,6 +43,6 @@ let allBenchmarks: [any Benchmark.Type] = [
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let name = arguments.first, let bench = allBenchmarks.first(where: { $0.name == name }) else {
   print("usage: locbench GROUP [ARGS]; groups: \(allBenchmarks.map { $0.name }.joined(separator: " "))")
-  exit(2)
+  CurrentProcess.exit(2)
 }
-exit(bench.run(Array(arguments.dropFirst())))
+CurrentProcess.exit(bench.run(Array(arguments.dropFirst())))

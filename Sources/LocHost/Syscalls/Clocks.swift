@@ -31,6 +31,36 @@ public enum Clocks {
     return Int64(ts.tv_sec) * 1_000_000 + Int64(ts.tv_nsec) / 1000
   }
 
+  /// Nanoseconds on `clock` (clock_gettime(2), which cannot fail for these clocks), for
+  /// measuring spans shorter than a microsecond.
+  public static func nanoseconds(_ clock: Kind) -> Int64 {
+    var ts = timespec()
+    clock_gettime(clock.id, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+
+  /// The CPU time this process has used, all its threads, in nanoseconds (clock_gettime(2)
+  /// CLOCK_PROCESS_CPUTIME_ID): time spent waiting for a core is not counted.
+  public static func processCPUNanoseconds() -> Int64 {
+    var ts = timespec()
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts)
+    return Int64(ts.tv_sec) * 1_000_000_000 + Int64(ts.tv_nsec)
+  }
+
+  /// Sleeps the calling thread for `microseconds` (nanosleep(2) on CLOCK_MONOTONIC); a signal
+  /// that interrupts it (EINTR) does not cut it short: the sleep goes on for what was left.
+  /// Zero or less returns at once.
+  public static func sleep(microseconds: Int64) {
+    guard microseconds > 0 else { return }
+    var request = timespec(
+      tv_sec: Int(microseconds / 1_000_000), tv_nsec: Int(microseconds % 1_000_000) * 1000)
+    var remaining = timespec()
+    while nanosleep(&request, &remaining) == -1 {
+      guard errno == EINTR else { return }
+      request = remaining
+    }
+  }
+
   /// CLOCK_BOOTTIME - CLOCK_MONOTONIC: the total time spent suspended since boot, in
   /// microseconds.
   public static func suspendedMicroseconds() -> Int64 {

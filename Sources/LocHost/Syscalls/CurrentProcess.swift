@@ -19,6 +19,17 @@ public enum CurrentProcess {
     return String(cString: value)
   }
 
+  /// The whole environment (environ(7)), each entry `NAME=value` as it stands, in order.
+  public static func environmentEntries() -> [String] {
+    var entries: [String] = []
+    var p = environ
+    while let entry = p.pointee {
+      entries.append(String(cString: entry))
+      p += 1
+    }
+    return entries
+  }
+
   /// The running executable's absolute path (readlink(2) of /proc/self/exe), if known.
   public static func executablePath() -> String? { FileIO.linkTarget(path: "/proc/self/exe") }
 

@@ -8,6 +8,9 @@ extension FileIO {
   /// Whether something exists at `path` (access(2) F_OK; a dangling symbolic link does not).
   public static func exists(path: String) -> Bool { access(path, F_OK) == 0 }
 
+  /// Whether this process may execute `path` (access(2) X_OK, with the real ids).
+  public static func isExecutable(path: String) -> Bool { access(path, X_OK) == 0 }
+
   /// The target of the symbolic link at `path` (readlink(2), up to 4095 bytes), or nil.
   public static func linkTarget(path: String) -> String? {
     var buffer = [CChar](repeating: 0, count: 4096)

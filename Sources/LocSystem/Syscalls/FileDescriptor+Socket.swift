@@ -70,6 +70,12 @@ extension FileDescriptor {
     }
   }
 
+  /// Asks for a receive buffer of `bytes` (setsockopt(2) SOL_SOCKET, SO_RCVBUF; the kernel
+  /// doubles it and caps it at net.core.rmem_max).
+  public func setReceiveBufferSize(_ bytes: Int32) throws(Errno) {
+    try setOption(level: SOL_SOCKET, SO_RCVBUF, bytes)
+  }
+
   /// How a non-blocking connect(2) ended (getsockopt(2) SO_ERROR): nil when connected.
   func connectResult(_ call: @autoclosure () -> String) -> Errno? {
     var value: Int32 = 0

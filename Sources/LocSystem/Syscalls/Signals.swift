@@ -25,6 +25,13 @@ public enum Signals {
     sigprocmask(SIG_BLOCK, &set, nil)
   }
 
+  /// Sends `signo` to process `pid` (kill(2)). `pid` must be a process's own id: 0 and
+  /// negative ids, which kill(2) takes for process groups, are refused (EINVAL) without a call.
+  public static func send(_ signo: Int32, to pid: Int32) throws(Errno) {
+    guard pid > 0 else { throw Errno(call: "kill \(pid)", code: EINVAL) }
+    _ = try Syscall.retrying("kill \(pid)") { kill(pid, signo) }
+  }
+
   /// Makes a write to a closed pipe or socket fail with EPIPE instead of killing the
   /// process (signal(2) SIGPIPE to SIG_IGN).
   public static func ignoreBrokenPipe() { signal(SIGPIPE, SIG_IGN) }
