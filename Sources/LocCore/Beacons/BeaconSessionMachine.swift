@@ -26,17 +26,23 @@ struct BeaconSessionMachine: EngineMachine {
   /// Monitors plus ranging requests one session may have.
   static let perSessionLimit = 32
 
-  private(set) var machine = BeaconMachine()
+  private var machine = BeaconMachine()
   private var owners: [BeaconSubscriptionID: Key] = [:]
   private var ids: [Key: BeaconSubscriptionID] = [:]
   private var exitAfters: [BeaconSubscriptionID: Duration] = [:]
   private var nextID: UInt64 = 1
   /// Requests refused because the session had `perSessionLimit` already.
-  private(set) var refusedPerSession = 0
+  private var refusedPerSession = 0
   /// Requests of app sessions refused by their authorization (not authorized, reduced).
-  var refusedApps = 0
+  private var refusedApps = 0
   /// Lists and region changes an app session could not have then (the apps gate).
-  var notDeliveredToApps = 0
+  private var notDeliveredToApps = 0
+
+  /// Counts a request of an app session refused by its authorization.
+  mutating func countRefusedApp() { refusedApps += 1 }
+
+  /// Counts a list or region change an app session could not have then.
+  mutating func countNotDeliveredToApp() { notDeliveredToApps += 1 }
 
   /// When the machine next needs a tick.
   var nextDeadline: Instant? { machine.nextDeadline }

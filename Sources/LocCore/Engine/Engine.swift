@@ -119,10 +119,10 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.storeDue != nil {
+      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.hasStoreDue {
         effects.append(.persistApps(withRegions(appAuthorization.store())))
       }
-      if timers.ready, !timers.scheduler.names.isEmpty {
+      if timers.hasReadyTimers {
         effects.append(.persistTimers(timers.store(at: now)))
       }
     }

@@ -32,11 +32,11 @@ struct RegionsMachine: EngineMachine {
   }
 
   /// The region monitor (every app's regions).
-  private(set) var monitor: RegionMonitor
+  private var monitor: RegionMonitor
   /// The visit monitor (the device's current place).
-  private(set) var visits = VisitMonitor()
+  private var visits = VisitMonitor()
   /// The settings in effect.
-  private(set) var settings: RegionsSettings
+  private var settings: RegionsSettings
   /// The owner number of each app that registered regions.
   private var owners: [AppKey: RegionOwner] = [:]
   /// The app of each owner number.
@@ -44,15 +44,15 @@ struct RegionsMachine: EngineMachine {
   /// The next owner number.
   private var nextOwner: UInt32 = 1
   /// Apps that monitor visits (connected or not).
-  private(set) var visitApps: Set<AppKey> = []
+  private var visitApps: Set<AppKey> = []
   /// When the hint last asked acquisition for a fix.
-  private(set) var lastTrigger: Instant?
+  private var lastTrigger: Instant?
   /// When changed registrations are to be written (apps.json): changes are gathered for
   /// `storeDelay`, so an app registering thousands of regions costs one write, not one
   /// per region (a write holds every app's regions).
-  private(set) var storeDue: Instant?
+  private var storeDue: Instant?
   /// Counters.
-  var counters = Counters()
+  private var counters = Counters()
   /// The bytes each user's regions take in the user's apps file (`AppStore.storedBytes`).
   private var storedBytes: [UInt32: Int] = [:]
 
@@ -211,6 +211,38 @@ struct RegionsMachine: EngineMachine {
       h.bound = .floor
     }
     return h
+  }
+
+  /// Counts one more of `counter` (the engine's refusals and withheld answers).
+  mutating func count(_ counter: WritableKeyPath<Counters, Int>) { counters[keyPath: counter] += 1 }
+
+  /// Whether changed registrations wait to be written (apps.json).
+  var hasStoreDue: Bool { storeDue != nil }
+
+  /// Whether status shows regions: something is monitored, or was (counters say so).
+  var hasReport: Bool {
+    isMonitoring || counters != Counters() || monitor.counters != RegionMonitor.Counters()
+      || visits.counters != VisitMonitor.Counters()
+  }
+
+  /// The report at `now` (the hint with the periodic refresh as its ceiling).
+  func report(at now: Instant, refresh: Duration) -> RegionsReport {
+    let hint = hint(at: now, refresh: refresh)
+    let m = monitor.counters
+    let v = visits.counters
+    return RegionsReport(
+      regions: monitor.count, apps: appsWithRegions, visitApps: visitApps.count,
+      visiting: visits.current != nil,
+      nextFixDue: hint?.due, because: hint?.because,
+      counters: [
+        Counter("fixes", m.fixes), Counter("ignoredFixes", m.ignoredFixes), Counter("refused", m.refused),
+        Counter("refusedReduced", counters.refusedReduced),
+        Counter("refusedUnauthorized", counters.refusedUnauthorized), Counter("transitions", m.transitions),
+        Counter("dwells", m.dwells), Counter("notDelivered", counters.notDelivered),
+        Counter("hintTriggers", counters.hintTriggers), Counter("statesWithheld", counters.statesWithheld),
+        Counter("visitFixes", v.fixes),
+        Counter("arrivals", v.arrivals), Counter("departures", v.departures),
+      ])
   }
 
   /// The hint asked acquisition for a fix at `now`.
