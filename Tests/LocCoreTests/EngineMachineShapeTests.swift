@@ -34,6 +34,11 @@ import Testing
     "StatusLineMachine", "BeaconSessionMachine", "RegionsMachine", "ArmedTimers",
   ]
 
+  /// The machines with one entry shaped like the engine's, `mutating func handle(_ input:
+  /// Input, at now: Instant) -> [Output]`, for what happens to them; the others answer each
+  /// call with its own type (decision 0042).
+  static let handleEntries: Set<String> = ["RegionsMachine", "BeaconSessionMachine"]
+
   /// The Swift files of `folder`, by name.
   static func sources(_ folder: String) throws -> [(name: String, text: String)] {
     let dir = root.appendingPathComponent(folder)
@@ -173,6 +178,15 @@ import Testing
       let kept = Set(stored.filter { $0.access == "private(set) " }.map(\.name))
       #expect(allowed.isSubset(of: kept), "\(machine): readOnly lists \(allowed.subtracting(kept).sorted())")
     }
+  }
+
+  @Test func theMachinesWithAHandleEntryAreTheListedOnes() throws {
+    var found: Set<String> = []
+    for file in try Self.allSources("Sources/LocCore") {
+      let entry = file.text.contains(/\n  mutating func handle\(_ input: Input, at now: Instant\) -> \[\w+\]/)
+      for machine in Self.storedProperties(file.text).keys where entry { found.insert(machine) }
+    }
+    #expect(found == Self.handleEntries)
   }
 
   @Test func theEngineReachesNoMachinesStoredField() throws {

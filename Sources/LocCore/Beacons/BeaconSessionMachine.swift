@@ -15,6 +15,17 @@ struct BeaconSessionMachine: EngineMachine {
     var constraint: BeaconConstraint
   }
 
+  /// What happens to the requests besides starting and stopping them (which answer each with
+  /// their own result): a beacon heard, time passing, a session going away.
+  enum Input: Sendable, Hashable {
+    /// A beacon was heard.
+    case heard(BeaconSighting)
+    /// The machine's deadline came.
+    case tick
+    /// A session went away: its requests end.
+    case closed(SessionID)
+  }
+
   /// What the engine delivers for one input.
   enum Delivery: Hashable, Sendable {
     /// Push `notice` to `session`.
@@ -92,8 +103,17 @@ struct BeaconSessionMachine: EngineMachine {
     return remove(id, at: now)
   }
 
+  /// Takes `input` at `now` and returns what to deliver, in order.
+  mutating func handle(_ input: Input, at now: Instant) -> [Delivery] {
+    switch input {
+    case .heard(let sighting): heard(sighting, at: now)
+    case .tick: tick(at: now)
+    case .closed(let session): closed(session, at: now)
+    }
+  }
+
   /// A session went away: its requests end.
-  mutating func closed(_ session: SessionID, at now: Instant) -> [Delivery] {
+  private mutating func closed(_ session: SessionID, at now: Instant) -> [Delivery] {
     var out: [Delivery] = []
     for (id, key) in owners.sorted(by: { $0.key < $1.key }) where key.session == session {
       out += remove(id, at: now)
@@ -102,14 +122,14 @@ struct BeaconSessionMachine: EngineMachine {
   }
 
   /// A beacon was heard.
-  mutating func heard(_ sighting: BeaconSighting, at now: Instant) -> [Delivery] {
+  private mutating func heard(_ sighting: BeaconSighting, at now: Instant) -> [Delivery] {
     // The outputs first, then read them against the state they left (not the state before).
     let outputs = machine.handle(.heard(sighting), at: now)
     return deliveries(outputs)
   }
 
   /// The machine's deadline came.
-  mutating func tick(at now: Instant) -> [Delivery] {
+  private mutating func tick(at now: Instant) -> [Delivery] {
     let outputs = machine.handle(.tick, at: now)
     return deliveries(outputs)
   }

@@ -84,7 +84,7 @@ extension Engine {
       guard let key = appDelivery.key(of: id) else { continue }
       let n = beacons.requests(of: id).count
       effects.append(.log(.info, "\(key): its authorization changed; its \(n) beacon request(s) ended"))
-      deliver(beacons.closed(id, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
     }
   }
 }

@@ -192,7 +192,7 @@ extension Engine {
 
   /// The `regions` timer: dwell deadlines, and gathered registration changes written.
   mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
-    let events = regions.tick(at: now)
+    let events = regions.handle(.tick, at: now)
     deliverRegions(events, at: now, into: &effects)
     if regions.takeStoreDue(at: now) { appAuthorization.regionsChanged() }
   }

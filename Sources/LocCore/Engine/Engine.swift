@@ -69,10 +69,10 @@ public struct Engine {
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
     case .beaconHeard(let sighting, _):
-      deliver(beacons.heard(sighting, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
-      deliver(beacons.closed(id, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
       waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
@@ -173,7 +173,7 @@ public struct Engine {
       var outputs: [AppsOutput] = []
       appsTimerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
-    case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
+    case .beacons: deliver(beacons.handle(.tick, at: now), at: now, into: &effects)
     case .regions: regionsTimerFired(at: now, into: &effects)
     case .regionsFix: regionsFixDue(at: now, into: &effects)
     }

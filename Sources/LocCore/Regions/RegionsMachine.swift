@@ -6,6 +6,15 @@
 /// machine's gate. Visits are evaluated only while some app monitors them; when the last
 /// one stops, the current visit is forgotten (it never reaches the disk).
 struct RegionsMachine: EngineMachine {
+  /// What happens to the regions and visits: fixes and time. Registrations and queries are
+  /// methods of their own, each with its own answer.
+  enum Input: Sendable, Hashable {
+    /// An accepted fix.
+    case fix(Fix)
+    /// Time passed: dwell deadlines.
+    case tick
+  }
+
   /// An event for apps.
   enum Output: Sendable, Hashable {
     /// For the app that owns the region.
@@ -156,9 +165,17 @@ struct RegionsMachine: EngineMachine {
     if visitApps.isEmpty { visits.reset() }
   }
 
+  /// Takes `input` at `now` and returns the events for apps, in order.
+  mutating func handle(_ input: Input, at now: Instant) -> [Output] {
+    switch input {
+    case .fix(let accepted): fix(accepted, at: now)
+    case .tick: tick(at: now)
+    }
+  }
+
   /// An accepted fix: the monitors evaluate it at its own time. A fix without an accuracy
   /// figure is not evaluated (the rule needs one).
-  mutating func fix(_ fix: Fix, at now: Instant) -> [Output] {
+  private mutating func fix(_ fix: Fix, at now: Instant) -> [Output] {
     guard isMonitoring, let c = fix.coordinate, let accuracy = fix.horizontalAccuracy else { return [] }
     let at = min(fix.time, now)
     var outputs: [Output] = []
@@ -174,7 +191,7 @@ struct RegionsMachine: EngineMachine {
   }
 
   /// Time passed: dwell deadlines.
-  mutating func tick(at now: Instant) -> [Output] {
+  private mutating func tick(at now: Instant) -> [Output] {
     let out = monitor.handle(.tick, at: now)
     return notices(out, at: now)
   }
