@@ -29,9 +29,9 @@ struct AcquisitionMachine: EngineMachine {
   static let maxLocatesPerSession = 16
 
   /// When fixes are wanted (idle, acquiring).
-  private(set) var acquisition: Acquisition
+  private var acquisition: Acquisition
   /// `locate` requests waiting for a fix, oldest first.
-  private(set) var pending: [PendingLocate] = []
+  private var pending: [PendingLocate] = []
   /// The token the next `locate` request gets in `acquisition`.
   private var nextToken = 0
   /// What the shell was last told about receivers (nil: nothing yet).
@@ -42,6 +42,9 @@ struct AcquisitionMachine: EngineMachine {
 
   /// The acquisition state for status, with the waiting requests counted.
   var report: AcquisitionReport { acquisition.report(pendingLocates: pending.count) }
+
+  /// Whether some `locate` request waits for a fix.
+  var hasWaitingLocates: Bool { !pending.isEmpty }
 
   /// The instant the earliest waiting `locate` is answered with what there is.
   var locateDeadline: Instant? { pending.map(\.deadline).min() }

@@ -15,6 +15,17 @@ struct BeaconSessionMachine: EngineMachine {
     var constraint: BeaconConstraint
   }
 
+  /// What happens to the requests besides starting and stopping them (which answer each with
+  /// their own result): a beacon heard, time passing, a session going away.
+  enum Input: Sendable, Hashable {
+    /// A beacon was heard.
+    case heard(BeaconSighting)
+    /// The machine's deadline came.
+    case tick
+    /// A session went away: its requests end.
+    case closed(SessionID)
+  }
+
   /// What the engine delivers for one input.
   enum Delivery: Hashable, Sendable {
     /// Push `notice` to `session`.
@@ -26,17 +37,23 @@ struct BeaconSessionMachine: EngineMachine {
   /// Monitors plus ranging requests one session may have.
   static let perSessionLimit = 32
 
-  private(set) var machine = BeaconMachine()
+  private var machine = BeaconMachine()
   private var owners: [BeaconSubscriptionID: Key] = [:]
   private var ids: [Key: BeaconSubscriptionID] = [:]
   private var exitAfters: [BeaconSubscriptionID: Duration] = [:]
   private var nextID: UInt64 = 1
   /// Requests refused because the session had `perSessionLimit` already.
-  private(set) var refusedPerSession = 0
+  private var refusedPerSession = 0
   /// Requests of app sessions refused by their authorization (not authorized, reduced).
-  var refusedApps = 0
+  private var refusedApps = 0
   /// Lists and region changes an app session could not have then (the apps gate).
-  var notDeliveredToApps = 0
+  private var notDeliveredToApps = 0
+
+  /// Counts a request of an app session refused by its authorization.
+  mutating func countRefusedApp() { refusedApps += 1 }
+
+  /// Counts a list or region change an app session could not have then.
+  mutating func countNotDeliveredToApp() { notDeliveredToApps += 1 }
 
   /// When the machine next needs a tick.
   var nextDeadline: Instant? { machine.nextDeadline }
@@ -86,8 +103,17 @@ struct BeaconSessionMachine: EngineMachine {
     return remove(id, at: now)
   }
 
+  /// Takes `input` at `now` and returns what to deliver, in order.
+  mutating func handle(_ input: Input, at now: Instant) -> [Delivery] {
+    switch input {
+    case .heard(let sighting): heard(sighting, at: now)
+    case .tick: tick(at: now)
+    case .closed(let session): closed(session, at: now)
+    }
+  }
+
   /// A session went away: its requests end.
-  mutating func closed(_ session: SessionID, at now: Instant) -> [Delivery] {
+  private mutating func closed(_ session: SessionID, at now: Instant) -> [Delivery] {
     var out: [Delivery] = []
     for (id, key) in owners.sorted(by: { $0.key < $1.key }) where key.session == session {
       out += remove(id, at: now)
@@ -96,14 +122,14 @@ struct BeaconSessionMachine: EngineMachine {
   }
 
   /// A beacon was heard.
-  mutating func heard(_ sighting: BeaconSighting, at now: Instant) -> [Delivery] {
+  private mutating func heard(_ sighting: BeaconSighting, at now: Instant) -> [Delivery] {
     // The outputs first, then read them against the state they left (not the state before).
     let outputs = machine.handle(.heard(sighting), at: now)
     return deliveries(outputs)
   }
 
   /// The machine's deadline came.
-  mutating func tick(at now: Instant) -> [Delivery] {
+  private mutating func tick(at now: Instant) -> [Delivery] {
     let outputs = machine.handle(.tick, at: now)
     return deliveries(outputs)
   }

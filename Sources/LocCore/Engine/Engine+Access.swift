@@ -7,7 +7,7 @@ extension Engine {
     into effects: inout [Effect]
   ) {
     guard let (change, tell) = sessions.changeAccess(id, to: level, reason: reason) else { return }
-    let uid = sessions.sessions[id].map { " (uid \($0.peer.uid))" } ?? ""
+    let uid = sessions.peer(id).map { " (uid \($0.uid))" } ?? ""
     let lost =
       change.unsubscribed.isEmpty
       ? "" : "; unsubscribed from \(change.unsubscribed.sorted().map(\.rawValue).joined(separator: ", "))"
@@ -15,7 +15,7 @@ extension Engine {
       .log(.notice, "\(id)\(uid): access \(change.from) -> \(change.to) (\(reason.rawValue))\(lost)"))
     if tell { effects.append(.push([id], .accessChanged(change), at: now)) }
     let needed = SessionMachine.access(needed: .locate(timeout: nil, accuracy: nil))
-    if let session = sessions.sessions[id], !session.isApp, SessionMachine.refusal(needed, session) != nil {
+    if let session = sessions.session(id), !session.isApp, SessionMachine.refusal(needed, session) != nil {
       let (requests, transitions) = acquisition.withdraw(id, at: now)
       let error = RequestError(
         .permissionDenied,

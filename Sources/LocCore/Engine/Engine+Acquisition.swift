@@ -29,7 +29,7 @@ extension Engine {
 
   /// Answers the `locate` requests a fresh fix satisfies and those whose time is up.
   mutating func answerLocates(at now: Instant, into effects: inout [Effect]) {
-    guard !acquisition.pending.isEmpty else { return }
+    guard acquisition.hasWaitingLocates else { return }
     let (answers, transitions) = acquisition.answerDue(resolve(at: now), at: now)
     for (ref, answer) in answers {
       effects.append(.reply(ref.session, ref.id, located(answer, for: ref, at: now)))

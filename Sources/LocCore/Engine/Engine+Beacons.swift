@@ -43,7 +43,7 @@ extension Engine {
     _ id: SessionID, _ what: String, at now: Instant, into effects: inout [Effect]
   ) -> RequestError? {
     guard sessions.isApp(id), let refusal = appBeaconRefusal(id, what, at: now) else { return nil }
-    beacons.refusedApps += 1
+    beacons.countRefusedApp()
     let key = appDelivery.key(of: id).map { "\($0)" } ?? "\(id)"
     effects.append(.log(.info, "\(key): \(what) refused: \(refusal.code.rawValue)"))
     return refusal
@@ -61,7 +61,7 @@ extension Engine {
       case .notice(let session, let notice):
         if sessions.isApp(session), handBeaconToApp(notice, to: session, at: now, into: &handed) != .delivered
         {
-          beacons.notDeliveredToApps += 1
+          beacons.countNotDeliveredToApp()
           continue
         }
         effects.append(.push([session], notice, at: now))
@@ -84,7 +84,7 @@ extension Engine {
       guard let key = appDelivery.key(of: id) else { continue }
       let n = beacons.requests(of: id).count
       effects.append(.log(.info, "\(key): its authorization changed; its \(n) beacon request(s) ended"))
-      deliver(beacons.closed(id, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
     }
   }
 }

@@ -40,7 +40,7 @@ extension Engine {
     announce(acquisition.zoneWantsFixes(zones.wantsFixes, at: now), into: &effects)
     let transitions = acquisition.fix(coordinate, of: fix, at: now)
     announce(transitions, into: &effects)
-    let regionEvents = regions.fix(fix, at: now)
+    let regionEvents = regions.handle(.fix(fix), at: now)
     deliverRegions(regionEvents, at: now, into: &effects)
 
     guard

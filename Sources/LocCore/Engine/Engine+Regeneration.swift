@@ -26,8 +26,8 @@ extension Engine {
     {
       publish(.solarRegenerated(solar), at: now, into: &effects)
     }
-    timers.replan(with: &regeneration.planner, at: now)
-    waits.replan(with: &regeneration.planner)
+    regeneration.lendPlanner(to: &timers) { $0.replan(with: &$1, at: now) }
+    regeneration.lendPlanner(to: &waits) { $0.replan(with: &$1) }
     arm(.localMidnight, at: regeneration.nextMidnight(after: now), into: &effects)
     arm(.zoneTransition, at: regeneration.nextOffsetChange(after: now), into: &effects)
   }

@@ -75,7 +75,7 @@ extension Engine {
     _ list: [RegionMonitor.Monitored], for session: SessionID, at now: Instant
   ) -> [RegionMonitor.Monitored] {
     guard !list.isEmpty, !appMayHavePrecisely(.region, session: session, at: now) else { return list }
-    regions.counters.statesWithheld += 1
+    regions.count(\.statesWithheld)
     return list.map { RegionMonitor.Monitored(region: $0.region, state: .unknown) }
   }
 
@@ -99,7 +99,7 @@ extension Engine {
   mutating func undecidedRefusal(_ key: AppKey, _ what: String) -> RequestError? {
     let a = appAuthorization.authorization(key)
     guard !a.allowsInUse else { return nil }
-    regions.counters.refusedUnauthorized += 1
+    regions.count(\.refusedUnauthorized)
     var error = AppAuthorizationMachine.refusal(key, a, inUse: false)
     error.message += " (needed to \(what))"
     return error
@@ -109,7 +109,7 @@ extension Engine {
   /// positions, as in Core Location.
   mutating func preciseRefusal(_ key: AppKey, _ what: String) -> RequestError? {
     guard appAuthorization.authorization(key).accuracy == .reduced else { return nil }
-    regions.counters.refusedReduced += 1
+    regions.count(\.refusedReduced)
     return RequestError(
       .preciseLocationRequired, "\(key.app) has reduced accuracy; \(what) needs precise location")
   }
@@ -157,7 +157,7 @@ extension Engine {
         case .delivered: effects.append(.log(.debug, what))
         case .waiting: effects.append(.log(.debug, "\(what), waiting for the app"))
         case .refused:
-          regions.counters.notDelivered += 1
+          regions.count(\.notDelivered)
           effects.append(.log(.debug, "\(what), not delivered: the app may not have it now"))
         }
         carryOut(handed, at: now, into: &effects)
@@ -192,7 +192,7 @@ extension Engine {
 
   /// The `regions` timer: dwell deadlines, and gathered registration changes written.
   mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
-    let events = regions.tick(at: now)
+    let events = regions.handle(.tick, at: now)
     deliverRegions(events, at: now, into: &effects)
     if regions.takeStoreDue(at: now) { appAuthorization.regionsChanged() }
   }

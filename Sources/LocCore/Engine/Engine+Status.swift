@@ -29,7 +29,7 @@ extension Engine {
       server: server,
       sessions: sessions.count, startedAt: statusLine.startedAt, stateProblem: positions.stateProblem,
       summary: StatusSummary(resolved, fix: positions.latest?.fix, zone: zone.id).line,
-      timers: timers.scheduler.names.count, nextTimer: timers.next(zone: regeneration.planner.zone),
+      timers: timers.count, nextTimer: timers.next(zone: regeneration.zone),
       rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: appsReport(at: now),
       beacons: beacons.report)
     report.sourceFixes = positions.reports

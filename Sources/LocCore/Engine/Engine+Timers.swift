@@ -16,13 +16,13 @@ extension Engine {
       effects.append(.log(.warning, "timer \(name) ignored: MaxTimers=\(max) reached"))
     }
     regeneration.plan(events: timers.solarEvents)
-    timers.planLoaded(restored: report.restored, with: &regeneration.planner, at: now)
-    effects.append(.log(.info, "\(timers.scheduler.names.count) timer(s) loaded"))
+    regeneration.lendPlanner(to: &timers) { $0.planLoaded(restored: report.restored, with: &$1, at: now) }
+    effects.append(.log(.info, "\(timers.count) timer(s) loaded"))
   }
 
   /// Fires what is due at `now` and carries out the timers' actions.
   mutating func fireDueTimers(at now: Instant, into effects: inout [Effect]) {
-    let due = timers.due(with: &regeneration.planner, at: now)
+    let due = regeneration.lendPlanner(to: &timers) { $0.due(with: &$1, at: now) }
     for (name, count) in due.skipped {
       let policy = timers.missedPolicy(name).rawValue
       effects.append(
@@ -33,9 +33,9 @@ extension Engine {
   }
 
   private mutating func fire(_ f: TimerFiring, at now: Instant, into effects: inout [Effect]) {
-    let zone = regeneration.planner.zone
+    let zone = regeneration.zone
     let local = zone.localDateTime(at: f.occurrence.instant)
-    var text = "timer \(f.name) fired: \(regeneration.planner.describe(f.rule, f.occurrence))"
+    var text = "timer \(f.name) fired: \(regeneration.describe(f.rule, f.occurrence))"
     if f.missed > 0 {
       text += "; \(TimeFormat.duration(f.late)) late, for \(f.missed) missed occurrence(s)"
     }
@@ -74,7 +74,7 @@ extension Engine {
     func answer(_ result: Result<Response, RequestError>) {
       effects.append(.reply(ref.session, ref.id, result))
     }
-    let zone = regeneration.planner.zone
+    let zone = regeneration.zone
     switch request {
     case .listTimers:
       answer(.success(.timers(timers.all(zone: zone), problems: timers.problems)))
@@ -84,7 +84,10 @@ extension Engine {
       }
       answer(.success(.timer(status)))
     case .addTimer(let definition):
-      let added = timers.add(definition, maxTimers: config.maxTimers, with: &regeneration.planner, at: now)
+      let max = config.maxTimers
+      let added = regeneration.lendPlanner(to: &timers) {
+        $0.add(definition, maxTimers: max, with: &$1, at: now)
+      }
       if case .success = added {
         effects.append(
           .log(.notice, "timer \(definition.name) (\(definition.rule)) added by uid \(peer.uid)"))

@@ -5,14 +5,15 @@ extension Engine {
   mutating func startWait(
     _ target: WaitTarget, ref: RequestRef, at now: Instant, into effects: inout [Effect]
   ) {
-    if case .failure(let error) = waits.add(ref, target, with: &regeneration.planner, at: now) {
+    let added = regeneration.lendPlanner(to: &waits) { $0.add(ref, target, with: &$1, at: now) }
+    if case .failure(let error) = added {
       effects.append(.reply(ref.session, ref.id, .failure(error)))
     }
   }
 
   /// Answers the rule waits that are due at `now`.
   mutating func answerDueWaits(at now: Instant, into effects: inout [Effect]) {
-    for (ref, outcome) in waits.due(at: now, zone: regeneration.planner.zone) {
+    for (ref, outcome) in waits.due(at: now, zone: regeneration.zone) {
       effects.append(.reply(ref.session, ref.id, .success(.waited(outcome))))
     }
   }

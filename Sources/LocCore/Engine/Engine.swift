@@ -69,10 +69,10 @@ public struct Engine {
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
     case .beaconHeard(let sighting, _):
-      deliver(beacons.heard(sighting, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
-      deliver(beacons.closed(id, at: now), at: now, into: &effects)
+      deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
       waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
@@ -119,10 +119,10 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.storeDue != nil {
+      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.hasStoreDue {
         effects.append(.persistApps(withRegions(appAuthorization.store())))
       }
-      if timers.ready, !timers.scheduler.names.isEmpty {
+      if timers.hasReadyTimers {
         effects.append(.persistTimers(timers.store(at: now)))
       }
     }
@@ -173,7 +173,7 @@ public struct Engine {
       var outputs: [AppsOutput] = []
       appsTimerFired(at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)
-    case .beacons: deliver(beacons.tick(at: now), at: now, into: &effects)
+    case .beacons: deliver(beacons.handle(.tick, at: now), at: now, into: &effects)
     case .regions: regionsTimerFired(at: now, into: &effects)
     case .regionsFix: regionsFixDue(at: now, into: &effects)
     }

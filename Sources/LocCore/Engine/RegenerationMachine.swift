@@ -2,10 +2,27 @@
 /// the timers are planned with) and today's and tomorrow's solar days there, and when the
 /// next regeneration without a move is due (local midnight, the next change of UTC offset).
 struct RegenerationMachine: EngineMachine {
-  /// Plans for the place and zone of the last regeneration; lent to the timers.
-  var planner = TimerPlanner(zone: .utc, coordinate: nil)
+  /// Plans for the place and zone of the last regeneration; lent to the timers and waits.
+  private var planner = TimerPlanner(zone: .utc, coordinate: nil)
   /// Today's and tomorrow's solar days at the last regeneration.
-  private(set) var solarDays: [SolarDaySummary] = []
+  private var solarDays: [SolarDaySummary] = []
+
+  /// The planning zone's rules (the zone of the last regeneration).
+  var zone: ZoneRules { planner.zone }
+
+  /// `occurrence` of `rule` in words, in the planning zone.
+  func describe(_ rule: TimerRule, _ occurrence: TimerOccurrence) -> String {
+    planner.describe(rule, occurrence)
+  }
+
+  /// Lends the planner to `borrower` (the timers or the waits, which plan with it and keep
+  /// what it computes) for the length of `body`. The borrower is handed in, not captured, so
+  /// the engine can pass two of its machines at once.
+  mutating func lendPlanner<Borrower, Answer>(
+    to borrower: inout Borrower, _ body: (inout Borrower, inout TimerPlanner) -> Answer
+  ) -> Answer {
+    body(&borrower, &planner)
+  }
 
   /// Plans anew for zone `zone` with `rules` (UTC's when it has none) at `coordinate` (nil:
   /// no position) with `events`; returns the solar days to announce, when they changed or

@@ -6,6 +6,15 @@
 /// machine's gate. Visits are evaluated only while some app monitors them; when the last
 /// one stops, the current visit is forgotten (it never reaches the disk).
 struct RegionsMachine: EngineMachine {
+  /// What happens to the regions and visits: fixes and time. Registrations and queries are
+  /// methods of their own, each with its own answer.
+  enum Input: Sendable, Hashable {
+    /// An accepted fix.
+    case fix(Fix)
+    /// Time passed: dwell deadlines.
+    case tick
+  }
+
   /// An event for apps.
   enum Output: Sendable, Hashable {
     /// For the app that owns the region.
@@ -32,11 +41,11 @@ struct RegionsMachine: EngineMachine {
   }
 
   /// The region monitor (every app's regions).
-  private(set) var monitor: RegionMonitor
+  private var monitor: RegionMonitor
   /// The visit monitor (the device's current place).
-  private(set) var visits = VisitMonitor()
+  private var visits = VisitMonitor()
   /// The settings in effect.
-  private(set) var settings: RegionsSettings
+  private var settings: RegionsSettings
   /// The owner number of each app that registered regions.
   private var owners: [AppKey: RegionOwner] = [:]
   /// The app of each owner number.
@@ -44,15 +53,15 @@ struct RegionsMachine: EngineMachine {
   /// The next owner number.
   private var nextOwner: UInt32 = 1
   /// Apps that monitor visits (connected or not).
-  private(set) var visitApps: Set<AppKey> = []
+  private var visitApps: Set<AppKey> = []
   /// When the hint last asked acquisition for a fix.
-  private(set) var lastTrigger: Instant?
+  private var lastTrigger: Instant?
   /// When changed registrations are to be written (apps.json): changes are gathered for
   /// `storeDelay`, so an app registering thousands of regions costs one write, not one
   /// per region (a write holds every app's regions).
-  private(set) var storeDue: Instant?
+  private var storeDue: Instant?
   /// Counters.
-  var counters = Counters()
+  private var counters = Counters()
   /// The bytes each user's regions take in the user's apps file (`AppStore.storedBytes`).
   private var storedBytes: [UInt32: Int] = [:]
 
@@ -156,9 +165,17 @@ struct RegionsMachine: EngineMachine {
     if visitApps.isEmpty { visits.reset() }
   }
 
+  /// Takes `input` at `now` and returns the events for apps, in order.
+  mutating func handle(_ input: Input, at now: Instant) -> [Output] {
+    switch input {
+    case .fix(let accepted): fix(accepted, at: now)
+    case .tick: tick(at: now)
+    }
+  }
+
   /// An accepted fix: the monitors evaluate it at its own time. A fix without an accuracy
   /// figure is not evaluated (the rule needs one).
-  mutating func fix(_ fix: Fix, at now: Instant) -> [Output] {
+  private mutating func fix(_ fix: Fix, at now: Instant) -> [Output] {
     guard isMonitoring, let c = fix.coordinate, let accuracy = fix.horizontalAccuracy else { return [] }
     let at = min(fix.time, now)
     var outputs: [Output] = []
@@ -174,7 +191,7 @@ struct RegionsMachine: EngineMachine {
   }
 
   /// Time passed: dwell deadlines.
-  mutating func tick(at now: Instant) -> [Output] {
+  private mutating func tick(at now: Instant) -> [Output] {
     let out = monitor.handle(.tick, at: now)
     return notices(out, at: now)
   }
@@ -211,6 +228,38 @@ struct RegionsMachine: EngineMachine {
       h.bound = .floor
     }
     return h
+  }
+
+  /// Counts one more of `counter` (the engine's refusals and withheld answers).
+  mutating func count(_ counter: WritableKeyPath<Counters, Int>) { counters[keyPath: counter] += 1 }
+
+  /// Whether changed registrations wait to be written (apps.json).
+  var hasStoreDue: Bool { storeDue != nil }
+
+  /// Whether status shows regions: something is monitored, or was (counters say so).
+  var hasReport: Bool {
+    isMonitoring || counters != Counters() || monitor.counters != RegionMonitor.Counters()
+      || visits.counters != VisitMonitor.Counters()
+  }
+
+  /// The report at `now` (the hint with the periodic refresh as its ceiling).
+  func report(at now: Instant, refresh: Duration) -> RegionsReport {
+    let hint = hint(at: now, refresh: refresh)
+    let m = monitor.counters
+    let v = visits.counters
+    return RegionsReport(
+      regions: monitor.count, apps: appsWithRegions, visitApps: visitApps.count,
+      visiting: visits.current != nil,
+      nextFixDue: hint?.due, because: hint?.because,
+      counters: [
+        Counter("fixes", m.fixes), Counter("ignoredFixes", m.ignoredFixes), Counter("refused", m.refused),
+        Counter("refusedReduced", counters.refusedReduced),
+        Counter("refusedUnauthorized", counters.refusedUnauthorized), Counter("transitions", m.transitions),
+        Counter("dwells", m.dwells), Counter("notDelivered", counters.notDelivered),
+        Counter("hintTriggers", counters.hintTriggers), Counter("statesWithheld", counters.statesWithheld),
+        Counter("visitFixes", v.fixes),
+        Counter("arrivals", v.arrivals), Counter("departures", v.departures),
+      ])
   }
 
   /// The hint asked acquisition for a fix at `now`.

@@ -30,31 +30,3 @@ public struct RegionsReport: Sendable, Hashable {
     self.counters = counters
   }
 }
-
-extension RegionsMachine {
-  /// Whether status shows regions: something is monitored, or was (counters say so).
-  var hasReport: Bool {
-    isMonitoring || counters != Counters() || monitor.counters != RegionMonitor.Counters()
-      || visits.counters != VisitMonitor.Counters()
-  }
-
-  /// The report at `now` (the hint with the periodic refresh as its ceiling).
-  func report(at now: Instant, refresh: Duration) -> RegionsReport {
-    let hint = hint(at: now, refresh: refresh)
-    let m = monitor.counters
-    let v = visits.counters
-    return RegionsReport(
-      regions: monitor.count, apps: appsWithRegions, visitApps: visitApps.count,
-      visiting: visits.current != nil,
-      nextFixDue: hint?.due, because: hint?.because,
-      counters: [
-        Counter("fixes", m.fixes), Counter("ignoredFixes", m.ignoredFixes), Counter("refused", m.refused),
-        Counter("refusedReduced", counters.refusedReduced),
-        Counter("refusedUnauthorized", counters.refusedUnauthorized), Counter("transitions", m.transitions),
-        Counter("dwells", m.dwells), Counter("notDelivered", counters.notDelivered),
-        Counter("hintTriggers", counters.hintTriggers), Counter("statesWithheld", counters.statesWithheld),
-        Counter("visitFixes", v.fixes),
-        Counter("arrivals", v.arrivals), Counter("departures", v.departures),
-      ])
-  }
-}

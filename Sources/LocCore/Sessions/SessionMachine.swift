@@ -21,7 +21,7 @@ struct SessionMachine: EngineMachine {
     case unknownSession
   }
 
-  private(set) var sessions: [SessionID: Session] = [:]
+  private var sessions: [SessionID: Session] = [:]
   /// Sessions that may read, by the event kinds they subscribed to, in id order.
   private var subscribers: [EventKind: [SessionID]] = [:]
   /// Requests refused for lack of permission.
@@ -38,6 +38,9 @@ struct SessionMachine: EngineMachine {
     sessions[id] = Session(peer: peer, access: access, isApp: isApp)
     reindex(id)
   }
+
+  /// The open session `id` (nil: none, or it went away).
+  func session(_ id: SessionID) -> Session? { sessions[id] }
 
   /// Whether `id` is an app's session.
   func isApp(_ id: SessionID) -> Bool { sessions[id]?.isApp ?? false }

@@ -13,13 +13,13 @@ struct TimerMachine: EngineMachine {
   }
 
   /// The timers, their memory and plans.
-  private(set) var scheduler: TimerScheduler
+  private var scheduler: TimerScheduler
   /// Problems of timer files that could not be loaded.
   private(set) var problems: [String] = []
   /// Whether the timer files and store have been loaded.
-  private(set) var ready = false
+  private var ready = false
   /// How each timer's action ended the last time it ran (since start), by timer name.
-  private(set) var outcomes: [String: TimerActionOutcome] = [:]
+  private var outcomes: [String: TimerActionOutcome] = [:]
 
   /// No timers yet.
   init(missedAfter: Duration) { scheduler = TimerScheduler(missedAfter: missedAfter) }
@@ -35,6 +35,12 @@ struct TimerMachine: EngineMachine {
     }
     return events
   }
+
+  /// How many timers there are (from files and at run time).
+  var count: Int { scheduler.names.count }
+
+  /// Whether there are timers and they have been loaded (so there is a store to write).
+  var hasReadyTimers: Bool { ready && !scheduler.names.isEmpty }
 
   /// The earliest deadline, once loaded.
   var earliest: Instant? { ready ? scheduler.earliest : nil }

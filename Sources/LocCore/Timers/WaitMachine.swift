@@ -38,7 +38,7 @@ struct WaitMachine: EngineMachine {
   static let perSession = 16
 
   /// The waiting requests, oldest first.
-  private(set) var waiters: [Waiter] = []
+  private var waiters: [Waiter] = []
 
   /// The earliest planned occurrence.
   var earliest: Instant? { waiters.compactMap(\.next?.instant).min() }

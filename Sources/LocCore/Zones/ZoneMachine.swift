@@ -21,7 +21,7 @@ struct ZoneMachine: EngineMachine {
   /// The system zone as locd last set it (or found it), for `SetSystemTimeZone=`.
   private var systemZoneSet: String?
   /// The zone in effect at the last regeneration (id, offset, abbreviation).
-  private(set) var inEffect: ZoneReport?
+  private var inEffect: ZoneReport?
 
   /// A machine over the environment's data.
   init(environment: EngineEnvironment, settings: ZoneHysteresis.Settings) {
