@@ -15,25 +15,20 @@ extension BlueZSource {
   /// Starts or stops discovery to match what the engine wants, when BlueZ and the adapter
   /// are there and no call is on its way.
   func reconcileDiscovery() {
-    guard let bus, let adapterPath, phase == .ready, !callInFlight else { return }
-    if scanningWanted && !discovering {
-      guard adapterPowered else {
-        discoveryProblem =
-          "adapter \(adapterPath.dropFirst(11)) is powered off; discovery starts when it is on"
-        return
-      }
-      guard discoveryRetry == nil else { return }
-      startDiscovery(on: bus, adapterPath)
-    } else if !scanningWanted && discovering {
-      stopDiscovery(on: bus, adapterPath)
-    } else if !scanningWanted {
-      discoveryProblem = nil
+    guard let bus, let adapterPath else { return }
+    let step = discovery.next(
+      ready: phase == .ready, adapter: adapterPath.dropFirst(11), powered: presence.adapterPowered,
+      retryPending: discoveryRetry != nil)
+    switch step {
+    case .wait: return
+    case .start: startDiscovery(on: bus, adapterPath)
+    case .stop: stopDiscovery(on: bus, adapterPath)
     }
   }
 
   private func startDiscovery(on bus: BusConnection, _ adapterPath: String) {
     let epoch = self.epoch
-    callInFlight = true
+    discovery.calling()
     do {
       let message = try BusMessage.methodCall(
         on: bus, destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
@@ -67,9 +62,7 @@ extension BlueZSource {
       discoveryFailed("StartDiscovery", problem)
       return
     }
-    callInFlight = false
-    discovering = true
-    discoveryProblem = nil
+    discovery.started()
     counters.discoveryStarts += 1
     log(.info, "discovery started (LE, every advertisement)")
     report()
@@ -78,17 +71,16 @@ extension BlueZSource {
 
   private func stopDiscovery(on bus: BusConnection, _ adapterPath: String) {
     let epoch = self.epoch
-    callInFlight = true
+    discovery.calling()
     do {
       try bus.call(
         destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
         member: "StopDiscovery"
       ) { [weak self] reply in
         guard let self, self.epoch == epoch else { return }
-        self.callInFlight = false
         // Whatever the answer, locd's session is over: BlueZ answers an error only when
         // there was none to stop (org.bluez.Error.Failed "No discovery started").
-        self.discovering = false
+        self.discovery.stopped()
         self.counters.discoveryStops += 1
         if let problem = reply.errorText {
           self.counters.discoveryErrors += 1
@@ -100,8 +92,7 @@ extension BlueZSource {
         self.reconcileDiscovery()
       }
     } catch {
-      callInFlight = false
-      discovering = false
+      discovery.stopped()
       counters.discoveryErrors += 1
       log(.notice, "cannot send StopDiscovery: \(error), ignoring")
     }
@@ -109,14 +100,12 @@ extension BlueZSource {
 
   /// A call to start discovery failed: said in status, tried again a little later.
   private func discoveryFailed(_ call: String, _ problem: String) {
-    callInFlight = false
     counters.discoveryErrors += 1
-    let text = "\(call) failed: \(problem); trying again"
     // A warning when the problem is new; the same one again at debug level.
+    let new = discovery.failed("\(call) failed: \(problem); trying again")
     log(
-      text == discoveryProblem ? .debug : .warning,
+      new ? .warning : .debug,
       "\(call) failed: \(problem); trying again in \(Self.discoveryRetryMicroseconds / 1_000_000) s")
-    discoveryProblem = text
     if discoveryRetry == nil {
       discoveryRetry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
         guard let self else { return }

@@ -44,7 +44,7 @@ extension BlueZSource {
       counters.badMessages += 1
       log(.warning, "cannot read BlueZ's objects: \(error)")
     }
-    guard let path = chooseAdapter(Array(adapters.keys)) else {
+    guard let path = presence.chooseAdapter(Array(adapters.keys)) else {
       phase = .noAdapter
       log(
         .notice, "BlueZ has no \(adapterName.map { "adapter \($0)" } ?? "Bluetooth adapter"); waiting for one"
@@ -59,33 +59,15 @@ extension BlueZSource {
     report()
   }
 
-  /// The adapter to use among `paths`: the one asked for, or the lowest-numbered (hci0
-  /// before hci1 before hci10), which is what BlueZ's tools take as the default.
-  func chooseAdapter(_ paths: [String]) -> String? {
-    if let adapterName {
-      return paths.contains("/org/bluez/\(adapterName)") ? "/org/bluez/\(adapterName)" : nil
-    }
-    let adapters = paths.filter { $0.hasPrefix("/org/bluez/hci") && !$0.dropFirst(11).contains("/") }
-    return adapters.min { ($0.count, $0) < ($1.count, $1) }
-  }
-
   private func adopt(_ path: String, _ properties: Properties) {
-    adapterPath = path
-    adapterPowered = properties["Powered"] == .bool(true)
+    presence.adopt(path, powered: properties["Powered"] == .bool(true))
     phase = .ready
-    log(.info, "using adapter \(path.dropFirst(11))\(adapterPowered ? "" : " (powered off)")")
+    log(.info, "using adapter \(path.dropFirst(11))\(presence.adapterPowered ? "" : " (powered off)")")
     reconcileDiscovery()
   }
 
-  /// Whether `path` is a device of the adapter in use (`ADAPTER/NAME`, one level below it).
-  func isOurs(_ path: String) -> Bool {
-    guard let adapterPath else { return false }
-    let p = path.utf8
-    let a = adapterPath.utf8
-    guard p.count > a.count + 1, p.starts(with: a) else { return false }
-    let rest = p.dropFirst(a.count)
-    return rest.first == UInt8(ascii: "/") && !rest.dropFirst().contains(UInt8(ascii: "/"))
-  }
+  /// Whether `path` is a device of the adapter in use.
+  func isOurs(_ path: String) -> Bool { presence.isOurs(path) }
 
   private func deviceAdded(_ path: String, _ properties: Properties) {
     if let sighting = devices.added(path, changes(properties, invalidated: [])) {
@@ -138,7 +120,9 @@ extension BlueZSource {
       counters.badMessages += 1
       return
     }
-    if phase == .noAdapter, let adapter = interfaces[Self.adapterInterface], chooseAdapter([path]) != nil {
+    if phase == .noAdapter, let adapter = interfaces[Self.adapterInterface],
+      presence.chooseAdapter([path]) != nil
+    {
       adopt(path, adapter)
       report()
     } else if phase == .ready, let device = interfaces[Self.deviceInterface], isOurs(path) {
@@ -200,8 +184,8 @@ extension BlueZSource {
   /// PropertiesChanged of the adapter: Powered.
   private func adapterChanged(_ path: String, _ changed: Properties) {
     guard case .bool(let on) = changed["Powered"] else { return }
-    let was = adapterPowered
-    adapterPowered = on
+    let was = presence.adapterPowered
+    presence.adapterPowered = on
     if on && !was {
       log(.info, "adapter \(path.dropFirst(11)) powered on")
       discoveryRetry?.cancel()
@@ -210,9 +194,8 @@ extension BlueZSource {
     } else if !on && was {
       // BlueZ ends every discovery session when the adapter powers off.
       log(.notice, "adapter \(path.dropFirst(11)) powered off")
-      epoch += 1
-      discovering = false
-      callInFlight = false
+      presence.newEpoch()
+      discovery.ended()
     }
     report()
   }

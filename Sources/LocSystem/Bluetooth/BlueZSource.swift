@@ -14,8 +14,6 @@ import LocCore
 /// above debug (docs/PRIVACY.md).
 public final class BlueZSource: FixSource {
   public let id: SourceID
-  /// The adapter asked for (`hci1`), or nil for the default one.
-  let adapterName: String?
   let loop: EventLoop
   let sink: SourceSink
   let uri: String
@@ -49,30 +47,12 @@ public final class BlueZSource: FixSource {
   var phase = Phase.off
   /// `stop()` was called: nothing is retried.
   var stopped = false
-  var bus: BusConnection?
-  var matches: [BusMatch] = []
-  var reconnectTimer: Timer?
-  var backoff = ReconnectBackoff()
-  /// The unique name owning org.bluez; signals from anyone else are ignored.
-  var owner: String?
-  /// The adapter in use (`/org/bluez/hci0`).
-  var adapterPath: String?
-  /// Whether the adapter says it is powered.
-  var adapterPowered = false
-  /// Changes whenever BlueZ, the adapter or the connection changes: answers to calls made
-  /// before are ignored.
-  var epoch = 0
+  var link = BlueZBusLink()
+  var presence: BlueZPresence
   var devices = BlueZDeviceTable()
-
-  /// Whether the engine wants scanning.
-  var scanningWanted = false
-  /// Whether locd's discovery session is running (StartDiscovery succeeded, no stop since).
-  var discovering = false
-  /// A SetDiscoveryFilter, StartDiscovery or StopDiscovery is on its way.
-  var callInFlight = false
+  var discovery = BlueZDiscovery()
+  /// The retry of StartDiscovery after a failure, while one is pending.
   var discoveryRetry: Timer?
-  /// The last discovery failure, shown while the adapter is there.
-  var discoveryProblem: String?
 
   /// What happened, counted.
   struct Counters {
@@ -90,7 +70,7 @@ public final class BlueZSource: FixSource {
   /// A BlueZ source for `adapter` (nil: the default adapter).
   public init(id: SourceID, adapter: String?, loop: EventLoop, sink: SourceSink) {
     self.id = id
-    self.adapterName = adapter
+    self.presence = BlueZPresence(adapterName: adapter)
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.bluez(adapter: adapter).description
@@ -98,8 +78,14 @@ public final class BlueZSource: FixSource {
 
   deinit { teardown() }
 
-  /// The adapter's name for messages: `hci1`, or "the default adapter".
-  var adapterText: String { adapterName ?? "a Bluetooth adapter" }
+  /// The adapter asked for (`hci1`), or nil for the default one.
+  var adapterName: String? { presence.adapterName }
+  var bus: BusConnection? { link.bus }
+  /// The unique name owning org.bluez.
+  var owner: String? { presence.owner }
+  /// The adapter in use (`/org/bluez/hci0`).
+  var adapterPath: String? { presence.adapterPath }
+  var epoch: Int { presence.epoch }
 
   public var snapshot: SourceSnapshot {
     let state: SourceState
@@ -117,7 +103,7 @@ public final class BlueZSource: FixSource {
       problem = "BlueZ has no \(adapterName.map { "adapter \($0)" } ?? "Bluetooth adapter"); waiting for it"
     case .ready:
       state = .connected
-      problem = discoveryProblem
+      problem = discovery.problem
     }
     let d = devices.counters
     let c = counters
@@ -125,7 +111,7 @@ public final class BlueZSource: FixSource {
       id: id, uri: uri, state: state,
       counters: [
         Counter("bluez", owner == nil ? 0 : 1), Counter("adapter", adapterPath == nil ? 0 : 1),
-        Counter("discovering", discovering ? 1 : 0), Counter("devices", devices.count),
+        Counter("discovering", discovery.running ? 1 : 0), Counter("devices", devices.count),
         Counter("beaconDevices", devices.beaconCount), Counter("advertisements", d.sightings),
         Counter("ibeacon", d.iBeacons), Counter("altbeacon", d.altBeacons), Counter("other", d.other),
         Counter("malformedBeacons", d.malformed), Counter("devicesDropped", d.devicesDropped),
@@ -149,9 +135,8 @@ public final class BlueZSource: FixSource {
   }
 
   public func stop() {
-    reconnectTimer?.cancel()
-    reconnectTimer = nil
-    if discovering, let bus, let adapterPath {
+    link.cancelRetry()
+    if discovery.running, let bus, let adapterPath {
       // Best effort: BlueZ also ends a client's discovery when its connection closes.
       try? bus.call(
         destination: Self.busName, path: adapterPath, interface: Self.adapterInterface,
@@ -164,7 +149,7 @@ public final class BlueZSource: FixSource {
   }
 
   public func setScanning(_ scanning: Bool) {
-    scanningWanted = scanning
+    discovery.wanted = scanning
     reconcileDiscovery()
   }
 
@@ -180,12 +165,12 @@ public final class BlueZSource: FixSource {
 
   private func connect() throws(Errno) {
     let b = try BusConnection.system(on: loop)
-    bus = b
+    link.opened(b)
     do {
       try b.whenDisconnected { [weak self] in self?.lost("the system bus connection was lost") }
       try addMatches(on: b)
       counters.busConnections += 1
-      backoff.connected(at: loop.monotonicMicroseconds)
+      link.backoff.connected(at: loop.monotonicMicroseconds)
       phase = .lookingForBlueZ
       try askForOwner(on: b)
     } catch {
@@ -199,7 +184,7 @@ public final class BlueZSource: FixSource {
   /// /org/bluez. The rules name no sender (signals carry the sender's unique name); each
   /// handler takes only what the unique name owning org.bluez now sent.
   private func addMatches(on b: BusConnection) throws(Errno) {
-    matches = [
+    link.matches = [
       try b.watchOwner(of: Self.busName) { [unowned self] new in self.ownerChanged(to: new) },
       try b.match(
         "type='signal',path='/',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'"
@@ -244,9 +229,8 @@ public final class BlueZSource: FixSource {
   }
 
   private func bluezArrived(_ name: String) {
-    owner = name
+    presence.arrived(name)
     counters.bluezAppeared += 1
-    epoch += 1
     phase = .readingObjects
     log(.info, "BlueZ is on the system bus; reading its objects")
     readObjects()
@@ -262,21 +246,23 @@ public final class BlueZSource: FixSource {
     } else {
       log(.notice, "BlueZ (org.bluez) is not on the system bus; waiting for it")
     }
-    owner = nil
-    forgetAdapter()
+    presence.gone()
+    devices.removeAll()
+    forgetDiscovery()
     phase = .noBlueZ
     report()
   }
 
   /// Forgets the adapter, its devices and locd's discovery on it.
   func forgetAdapter() {
-    epoch += 1
-    adapterPath = nil
-    adapterPowered = false
+    presence.forgetAdapter()
     devices.removeAll()
-    discovering = false
-    callInFlight = false
-    discoveryProblem = nil
+    forgetDiscovery()
+  }
+
+  /// Forgets locd's discovery on the adapter, and its retry.
+  private func forgetDiscovery() {
+    discovery.forget()
     discoveryRetry?.cancel()
     discoveryRetry = nil
   }
@@ -285,28 +271,27 @@ public final class BlueZSource: FixSource {
   func lost(_ why: String) {
     guard !stopped else { return }
     teardown()
-    let delay = backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
+    let delay = link.backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
     let retryAt = loop.now.adding(seconds: Double(delay) / 1_000_000)
     // One warning per outage; the retries after it at debug level.
     let first: Bool
     if case .disconnected = phase { first = false } else { first = true }
     phase = .disconnected(why, retryAt: retryAt)
     log(first ? .warning : .debug, "\(why); trying again in \(delay / 1_000_000) s")
-    if reconnectTimer == nil {
-      reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
+    if link.reconnectTimer == nil {
+      link.reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
         self?.start()
       }
     }
-    reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
+    link.reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
     report()
   }
 
   /// Drops everything tied to the connection and closes it.
   private func teardown() {
-    owner = nil
-    forgetAdapter()
-    matches = []
-    bus?.close()
-    bus = nil
+    presence.gone()
+    devices.removeAll()
+    forgetDiscovery()
+    link.close()
   }
 }
