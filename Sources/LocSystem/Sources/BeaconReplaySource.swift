@@ -22,11 +22,9 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
   /// A step backwards between advertisements (concatenated captures) counts as none.
   static let pauseBeforeLoop: UInt64 = 1_000_000
 
-  var advertisements: [BeaconAdvertisement] = []
+  /// The advertisements, the one to play next, the rounds.
+  var tape = BeaconTape()
   var counters = BeaconCaptureDecoder.Counters()
-  var next = 0
-  var played = 0
-  var rounds = 0
   var state: SourceState = .starting
   var lastError: String?
   var timer: Timer?
@@ -51,8 +49,8 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
       counters: [
         Counter("records", c.capture.records), Counter("reports", c.reports), Counter("ibeacon", c.iBeacons),
         Counter("altbeacon", c.altBeacons), Counter("other", c.otherAdvertisements),
-        Counter("implausiblePower", c.implausiblePower), Counter("advertisements", played),
-        Counter("rounds", rounds),
+        Counter("implausiblePower", c.implausiblePower), Counter("advertisements", tape.played),
+        Counter("rounds", tape.rounds),
       ], lastError: lastError, givesFixes: false)
   }
 
@@ -69,7 +67,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
     bytes.withUnsafeBytes { raw in decoder.feed(raw) { found.append($0) } }
     decoder.finish()
     counters = decoder.counters
-    advertisements = found
+    tape.load(found)
     if let failure = decoder.failure {
       guard !found.isEmpty else {
         fail("\(path): \(failure)")
@@ -78,7 +76,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
       lastError = "\(failure)"
       sink.log(.warning, "source \(uri): \(failure); playing the \(found.count) advertisements before it")
     }
-    guard !advertisements.isEmpty else {
+    guard !tape.advertisements.isEmpty else {
       fail("\(path): no beacon advertisements (\(counters))")
       return
     }
@@ -87,27 +85,23 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
 
   public func stop() { stopPlaying() }
 
-  /// Microseconds from the first advertisement to advertisement `n` (never negative).
-  func offset(_ n: Int) -> Int64 {
-    max(0, advertisements[n].time.microsecondsSinceEpoch - advertisements[0].time.microsecondsSinceEpoch)
-  }
-
   func beginRound() {
-    next = 0
+    tape.beginRound()
     pace.start(at: loop.monotonicMicroseconds)
     state = .connected
-    rounds += 1
-    sink.log(.info, "source \(uri) replaying \(advertisements.count) beacon advertisements (round \(rounds))")
+    sink.log(
+      .info,
+      "source \(uri) replaying \(tape.advertisements.count) beacon advertisements (round \(tape.rounds))")
     sink.update(snapshot, true)
     schedule()
   }
 
   func schedule() {
-    guard next < advertisements.count else {
+    guard let offset = tape.nextOffset else {
       finishRound()
       return
     }
-    if let due = pace.due(offset: offset(next)) {
+    if let due = pace.due(offset: offset) {
       timer?.arm(atMicroseconds: due)
     } else {
       loop.soon { [weak self] in self?.tick() }
@@ -116,19 +110,17 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
 
   func tick() {
     guard timer != nil else { return }  // stopped
-    if next > advertisements.count {
+    if tape.betweenRounds {
       beginRound()
       return
     }
     let now = loop.monotonicMicroseconds
     var fed = 0
     repeat {
-      sink.beacon(advertisements[next], id)
-      next += 1
-      played += 1
+      sink.beacon(tape.take(), id)
       fed += 1
-      if next < advertisements.count, let due = pace.due(offset: offset(next)), due > now { break }
-    } while next < advertisements.count && fed < BeaconReplaySource.maxBatch
+      if let offset = tape.nextOffset, let due = pace.due(offset: offset), due > now { break }
+    } while !tape.roundPlayed && fed < BeaconReplaySource.maxBatch
     schedule()
   }
 
@@ -136,7 +128,7 @@ public final class BeaconReplaySource: FixSource, PacedPlayback {
     if loops {
       sink.update(snapshot, false)
       timer?.arm(atMicroseconds: loop.monotonicMicroseconds + BeaconReplaySource.pauseBeforeLoop)
-      next = advertisements.count + 1  // marks "between rounds" for tick
+      tape.pause()
       return
     }
     state = .finished
