@@ -15,52 +15,39 @@ public final class SerialSource: FixSource {
 
   public let id: SourceID
   let uri: String
-  let path: String
-  let fixedBaud: Int?
   let loop: EventLoop
   let sink: SourceSink
   private var live: LiveDecoder!
-  private var hunt: BaudHunt?
-  /// The open device, owned by its watch.
-  private var watch: IOWatch?
+  /// The line's speed: fixed, or hunted.
+  private var speed: SerialSpeed
+  /// The device, open or not.
+  private let device: SerialDevice
   private var timer: Timer?
-  private var failing = false
+  /// The opens, losses and bytes, and whether opening is failing.
+  private var openings = DeviceOpenings()
   private var active = true
-  private var everOpened = false
-  private var opens = 0
-  private var closes = 0
-  private var bytes = 0
   private var state: SourceState = .starting
   private var lastError: String?
-  /// Reads of 4 KiB, at most 64 KiB per wakeup (a 460,800 baud line brings 46 KB a second).
-  private let reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: 16 * 4096)
 
   /// A serial source for `path` at `baud`.
   public init(id: SourceID, path: String, baud: SourceURI.Baud, loop: EventLoop, sink: SourceSink) {
     self.id = id
-    self.path = path
+    self.device = SerialDevice(path: path)
     self.loop = loop
     self.sink = sink
     self.uri = SourceURI.serial(path: path, baud: baud).description
-    switch baud {
-    case .auto:
-      fixedBaud = nil
-      hunt = BaudHunt()
-    case .fixed(let rate):
-      fixedBaud = rate
-    }
+    self.speed = SerialSpeed(baud)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log)
   }
 
   /// The speed in use (or being tried).
-  var baud: Int { fixedBaud ?? hunt!.rate }
+  var baud: Int { speed.rate }
 
   public var snapshot: SourceSnapshot {
     var counters = live.counters.sourceCounters + [Counter("silences", live.silences)]
-    counters += [Counter("opens", opens), Counter("disconnects", closes), Counter("bytes", bytes)]
-    counters.append(Counter("baud", baud))
-    if let hunt { counters.append(Counter("baudProbes", hunt.probes)) }
+    counters += openings.counters
+    counters += speed.counters
     return SourceSnapshot(
       id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: .system)
   }
@@ -94,16 +81,13 @@ public final class SerialSource: FixSource {
       return
     }
     timer?.disarm()
-    if watch != nil {
-      closeDevice()
+    if device.watch != nil {
+      device.close()
       live.end()
-      if var h = hunt, !h.isLocked {
-        h.restart(validSentences: live.counters.sentences)
-        hunt = h
-      }
+      speed.closedWhileIdle(validSentences: live.counters.sentences)
       sink.log(.debug, "source \(uri): device closed while acquisition is idle")
     }
-    failing = false
+    openings.idle()
     lastError = nil
     state = .idle
     sink.update(snapshot, false)
@@ -112,33 +96,25 @@ public final class SerialSource: FixSource {
   public func stop() {
     timer?.cancel()
     timer = nil
-    closeDevice()
+    device.close()
     live.stop()
   }
 
   private func open() {
+    let isTerminal: Bool
     do throws(Errno) {
-      let device = try SerialPort.open(path)
-      let isTerminal = try SerialPort.configure(device, baud: baud)
-      if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
-      watch = try loop.watch(device, events: Epoll.input) { [weak self] events in self?.readAvailable(events)
-      }
+      isTerminal = try device.open(baud: baud, on: loop) { [weak self] events in self?.readAvailable(events) }
     } catch {
-      closeDevice()
       unavailable(error.description)
       return
     }
-    opens += 1
+    if !isTerminal { sink.log(.debug, "source \(uri): not a terminal; read as it is") }
+    let again = openings.opened() ? " again" : ""
     lastError = nil
     live.begin()
-    let again = everOpened ? " again" : ""
-    everOpened = true
-    failing = false
     // A speed found before an idle close is kept: the receiver did not change (an unplug,
     // `gone`, starts the hunt again), so the device is connected at once at that speed.
-    if var h = hunt, !h.isLocked {
-      h.beginWindow(validSentences: live.counters.sentences)
-      hunt = h
+    if speed.opened(validSentences: live.counters.sentences) {
       state = .starting
       timer?.arm(atMicroseconds: loop.monotonicMicroseconds + BaudHunt.probeMicroseconds)
       sink.log(.info, "source \(uri): opened\(again); detecting the speed, trying \(baud) baud")
@@ -159,8 +135,7 @@ public final class SerialSource: FixSource {
       sink.update(snapshot, false)
       return
     }
-    if !failing {
-      failing = true
+    if openings.unavailable() {
       sink.log(
         .warning,
         "source \(uri): \(reason); opening again every \(SerialSource.reopenMicroseconds / 1_000_000) s")
@@ -173,12 +148,12 @@ public final class SerialSource: FixSource {
   }
 
   private func readAvailable(_ events: UInt32) {
-    guard let watch else { return }
-    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
-      bytes += chunk.count
+    guard let watch = device.watch else { return }
+    let outcome = device.reader.readAvailable(from: watch.descriptor) { chunk in
+      openings.read(chunk.count)
       live.feed(chunk)
       checkSpeed()
-      return self.watch === watch
+      return device.watch === watch
     }
     switch outcome {
     case .endOfFile: gone("end of file")
@@ -191,53 +166,39 @@ public final class SerialSource: FixSource {
   }
 
   private func checkSpeed() {
-    guard var h = hunt, !h.isLocked else { return }
-    if h.observe(validSentences: live.counters.sentences) {
-      hunt = h
-      timer?.disarm()
-      state = .connected
-      sink.log(.info, "source \(uri): receiving NMEA at \(h.rate) baud")
-      sink.update(snapshot, false)
-    }
+    guard speed.observe(validSentences: live.counters.sentences) else { return }
+    timer?.disarm()
+    state = .connected
+    sink.log(.info, "source \(uri): receiving NMEA at \(baud) baud")
+    sink.update(snapshot, false)
   }
 
   private func timerFired() {
     guard active else { return }
-    guard let watch else {
+    guard device.watch != nil else {
       open()
       return
     }
-    guard var h = hunt, !h.isLocked else { return }
-    let rounds = h.failedRounds
-    let rate = h.nextRate(validSentences: live.counters.sentences)
-    hunt = h
-    if h.failedRounds == 1 && rounds == 0 {
-      let rates = h.rates.map(String.init).joined(separator: ", ")
+    guard let next = speed.nextRate(validSentences: live.counters.sentences) else { return }
+    if next.firstRoundFailed {
+      let rates = speed.rates.map(String.init).joined(separator: ", ")
       sink.log(.warning, "source \(uri): no NMEA at \(rates) baud; still trying")
     }
     do throws(Errno) {
-      try SerialPort.configure(watch.descriptor, baud: rate)
+      try device.setSpeed(next.rate)
     } catch {
       gone(error.description)
       return
     }
-    sink.log(.debug, "source \(uri): trying \(rate) baud")
+    sink.log(.debug, "source \(uri): trying \(next.rate) baud")
     timer?.arm(atMicroseconds: loop.monotonicMicroseconds + BaudHunt.probeMicroseconds)
   }
 
   private func gone(_ reason: String) {
-    closeDevice()
+    device.close()
     live.end()
-    closes += 1
-    if var h = hunt {
-      h.restart(validSentences: live.counters.sentences)
-      hunt = h
-    }
+    openings.lost()
+    speed.deviceGone(validSentences: live.counters.sentences)
     unavailable(reason)
-  }
-
-  private func closeDevice() {
-    watch?.cancel()
-    watch = nil  // closes the device
   }
 }
