@@ -15,9 +15,14 @@ final class SocketBinding {
   }
 
   private let uri: String
-  private let host: String
-  private let port: Int
-  private let socketType: Int32
+  /// What is bound: the host (a name or an address) and port, and the socket's type.
+  private struct Target {
+    let host: String
+    let port: Int
+    /// SOCK_STREAM or SOCK_DGRAM.
+    let socketType: Int32
+  }
+  private let target: Target
   private let loop: EventLoop
   private let sink: SourceSink
   private let resolver: HostResolver
@@ -36,9 +41,7 @@ final class SocketBinding {
   /// A binding of `uri` at `host`:`port` (`socketType`: SOCK_STREAM or SOCK_DGRAM).
   init(uri: String, host: String, port: Int, socketType: Int32, loop: EventLoop, sink: SourceSink) {
     self.uri = uri
-    self.host = host
-    self.port = port
-    self.socketType = socketType
+    self.target = Target(host: host, port: port, socketType: socketType)
     self.loop = loop
     self.sink = sink
     self.resolver = HostResolver(loop: loop)
@@ -74,7 +77,9 @@ final class SocketBinding {
   }
 
   private func bind() {
-    resolver.resolve(host: host, port: port, socketType: socketType, passive: true) { [weak self] outcome in
+    resolver.resolve(
+      host: target.host, port: target.port, socketType: target.socketType, passive: true
+    ) { [weak self] outcome in
       guard let self, !self.stopped, let handlers = self.handlers else { return }
       switch outcome {
       case .failure(let error):
@@ -91,7 +96,8 @@ final class SocketBinding {
         self.lastError = nil
         self.state = .connected
         handlers.bound(
-          self.watch?.descriptor.localAddress().map { $0.description } ?? "\(self.host):\(self.port)")
+          self.watch?.descriptor.localAddress().map { $0.description }
+            ?? "\(self.target.host):\(self.target.port)")
       }
     }
   }

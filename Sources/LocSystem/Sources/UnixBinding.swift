@@ -29,12 +29,16 @@ final class UnixBinding: ListenerBinding {
   private let sink: SourceSink
   private var retry: BindRetry?
   private var stopped = false
-  /// Watches the new listening socket.
-  private let open: (consuming FileDescriptor) throws(Errno) -> IOWatch
-  /// Called once listening.
-  private let bound: () -> Void
-  /// The source's snapshot, to publish a failure.
-  private let snapshot: () -> SourceSnapshot
+  /// How the source takes part.
+  private struct Handlers {
+    /// Watches the new listening socket.
+    let open: (consuming FileDescriptor) throws(Errno) -> IOWatch
+    /// Called once listening.
+    let bound: () -> Void
+    /// The source's snapshot, to publish a failure.
+    let snapshot: () -> SourceSnapshot
+  }
+  private let handlers: Handlers
   private(set) var state: SourceState = .starting
   private(set) var lastError: String?
   private(set) var watch: IOWatch?
@@ -50,9 +54,7 @@ final class UnixBinding: ListenerBinding {
     self.mode = mode
     self.loop = loop
     self.sink = sink
-    self.open = open
-    self.bound = bound
-    self.snapshot = snapshot
+    self.handlers = Handlers(open: open, bound: bound, snapshot: snapshot)
   }
 
   func start() {
@@ -62,7 +64,7 @@ final class UnixBinding: ListenerBinding {
     } catch {
       lastError = "timer: \(error)"
       state = .failed
-      sink.update(snapshot(), false)
+      sink.update(handlers.snapshot(), false)
       return
     }
     bind()
@@ -81,17 +83,17 @@ final class UnixBinding: ListenerBinding {
     guard !stopped, watch == nil else { return }
     do throws(Errno) {
       let socket = try UnixSocket.listen(path: path, mode: mode, gid: nil, backlog: 16)
-      watch = try open(socket)
+      watch = try handlers.open(socket)
     } catch {
       lastError = error.description
       guard let retry else { return }
       state = .reconnecting(retryAt: retry.failed(error.description, source: uri, log: sink.log))
-      sink.update(snapshot(), false)
+      sink.update(handlers.snapshot(), false)
       return
     }
     retry?.succeeded()
     lastError = nil
     state = .connected
-    bound()
+    handlers.bound()
   }
 }
