@@ -3,20 +3,18 @@
 extension ClientConnection {
   /// Arms the connection's one timer for `what`, `span` from now.
   func arm(_ what: Deadline, after span: Duration) {
-    deadline = what
     let micros = UInt64(max(0, span.seconds) * 1_000_000)
-    timer?.arm(atMicroseconds: server.loop.monotonicMicroseconds + micros)
+    timer?.arm(what, atMicroseconds: server.loop.monotonicMicroseconds + micros)
   }
 
   /// Disarms it.
   func disarm() {
-    deadline = nil
     timer?.disarm()
   }
 
   /// The timer fired: the hello came too late, the session idled, or its last words are out.
   func deadlinePassed() {
-    switch deadline {
+    switch timer?.deadline {
     case .hello?: server.helloTimedOut(self)
     case .idle?: server.idleTimedOut(self)
     case .lastWords?: server.finish(self)
@@ -28,8 +26,8 @@ extension ClientConnection {
   func reviewIdleness() {
     guard phase == .open else { return }
     if canDoNothing {
-      if deadline != .idle { arm(.idle, after: server.limits.idleTimeout) }
-    } else if deadline == .idle {
+      if timer?.deadline != .idle { arm(.idle, after: server.limits.idleTimeout) }
+    } else if timer?.deadline == .idle {
       disarm()
     }
   }

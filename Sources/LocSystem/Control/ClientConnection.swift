@@ -36,9 +36,9 @@ final class ClientConnection {
   private(set) var phase = Phase.greeting
   /// The client's socket, owned by its watch; nil once shut down.
   private var watch: IOWatch?
-  /// The one timer of the connection, armed for `deadline` (ClientConnection+Deadlines).
-  var timer: Timer?
-  var deadline: Deadline?
+  /// The one timer of the connection and its deadline (ClientConnection+Deadlines); nil
+  /// only while `init` makes it.
+  var timer: ConnectionTimer?
   /// Request lines from the bytes read (LocProtocol's ControlLineFramer).
   private var framer = ControlLineFramer()
   /// Bytes read but not yet framed: what came after the request that spent a turn's budget.
@@ -58,9 +58,10 @@ final class ClientConnection {
     self.peer = peer
     access = server.handlers.access(peer)
     watch = try server.loop.watch(socket, events: Epoll.input) { [weak self] revents in self?.ready(revents) }
-    timer = try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-      self?.deadlinePassed()
-    }
+    timer = ConnectionTimer(
+      try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
+        self?.deadlinePassed()
+      })
     arm(.hello, after: server.limits.handshakeTimeout)
   }
 
@@ -341,7 +342,6 @@ final class ClientConnection {
     watch?.cancel()
     watch = nil
     timer?.cancel()
-    timer = nil
   }
 
   // The server may be gone already: only the loop's resources are given back.
