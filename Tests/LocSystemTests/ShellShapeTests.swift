@@ -5,8 +5,8 @@ import Testing
 /// job each (the driver, the faces, the state files, the source set, the replay, the
 /// engine's timers, the system actions), and no type in Daemon/ keeps more than 12 stored
 /// properties (issue 22). A field added to `Daemon` for a new feature fails here: it belongs
-/// in a part, or in a new one. The same bound holds every type of LocSystem and LocClient,
-/// but for the explicit `allowance`.
+/// in a part, or in a new one. The same bound holds every type of LocSystem, LocClient
+/// and LocHost.
 @Suite struct ShellShapeTests {
   static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
     .deletingLastPathComponent().deletingLastPathComponent()
@@ -51,13 +51,6 @@ import Testing
     }
     return all
   }
-
-  /// Types of the shell allowed more than 12 for now, each with its ceiling (today's
-  /// count), so that they cannot grow: the ones still to reshape (issue 22, item 2). Each
-  /// entry goes with its type's reshaping (`theAllowanceNamesOnlyTypesThatStillNeedIt`).
-  static let allowance: [String: Int] = [
-    "ControlServer": 19
-  ]
 
   @Test func theCounterSeesStoredAndSkipsComputedProperties() {
     let source = """
@@ -115,19 +108,9 @@ import Testing
     #expect(client["ControlClient"] != nil && !host.isEmpty)
     let all = shell.merging(client, uniquingKeysWith: +).merging(host, uniquingKeysWith: +)
     for (type, properties) in all.sorted(by: { $0.key < $1.key }) {
-      let limit = Self.allowance[type] ?? 12
       #expect(
-        properties.count <= limit,
-        "\(type) holds \(properties.count) (at most \(limit)): \(properties.joined(separator: ", "))")
-    }
-  }
-
-  @Test func theAllowanceNamesOnlyTypesThatStillNeedIt() throws {
-    let shell = try Self.types(under: "Sources/LocSystem")
-    for (type, ceiling) in Self.allowance.sorted(by: { $0.key < $1.key }) {
-      let count = try #require(shell[type], "\(type) is a type of the shell").count
-      // An entry is the type's count today: a type reshaped to 12 or fewer leaves the list.
-      #expect(count > 12 && count <= ceiling, "\(type) holds \(count); its allowance is \(ceiling)")
+        properties.count <= 12,
+        "\(type) holds \(properties.count) (at most 12): \(properties.joined(separator: ", "))")
     }
   }
 }

@@ -255,7 +255,7 @@ final class ClientConnection {
   }
 
   private func enqueue(_ bytes: [UInt8], from offset: Int) {
-    server.queuedTotal += queue.append(bytes, from: offset)
+    server.queues.total += queue.append(bytes, from: offset)
     updateEvents()
   }
 
@@ -280,7 +280,7 @@ final class ClientConnection {
       }
       guard let sent else { break }
       queue.wrote(sent)
-      server.queuedTotal -= sent
+      server.queues.total -= sent
     }
     queue.compact()
     if phase == .closing, queuedBytes == 0 {
@@ -297,7 +297,7 @@ final class ClientConnection {
 
   /// Forgets everything queued (and its count in the server's total).
   private func discardQueue() {
-    server.queuedTotal -= queuedBytes
+    server.queues.total -= queuedBytes
     queue.removeAll()
   }
 

@@ -17,7 +17,7 @@ extension ControlServer {
   static let acceptBackoff: ClosedRange<UInt64> = 100_000...5_000_000
 
   func acceptAll() {
-    guard let listener = listenWatch else { return }
+    guard let listener = listening.watch else { return }
     while true {
       let accepted: FileDescriptor?
       do {
@@ -44,13 +44,13 @@ extension ControlServer {
   /// False when there is nothing more to do now (no client waiting, or no spare: then the
   /// listener is switched off for a while).
   private func refuseWithSpareDescriptor() -> Bool {
-    guard spareDescriptor != nil else {
+    guard listening.spare != nil else {
       pauseAccepting()
       return false
     }
-    spareDescriptor = nil
-    defer { spareDescriptor = try? FileIO.openForReading(path: "/dev/null") }
-    guard let listener = listenWatch else { return false }
+    listening.spare = nil
+    defer { listening.spare = try? FileIO.openForReading(path: "/dev/null") }
+    guard let listener = listening.watch else { return false }
     let accepted: FileDescriptor?
     do { accepted = try listener.descriptor.accept() } catch {
       // Not even the spare's number was enough (ENFILE: another process took it).
@@ -59,14 +59,14 @@ extension ControlServer {
     }
     guard let socket = accepted else { return false }
     bump { $0.refusedNoDescriptors += 1 }
-    descriptorShortage?.refused += 1
+    listening.shortage?.refused += 1
     refuse(socket, RequestError(.tooManyClients, "locd is out of file descriptors; try again later"))
     return true
   }
 
   private func shortageBegins(_ error: Errno) {
-    guard descriptorShortage == nil else { return }
-    descriptorShortage = (loop.monotonicMicroseconds, 0)
+    guard listening.shortage == nil else { return }
+    listening.shortage = (loop.monotonicMicroseconds, 0)
     let why =
       error.code == Errno.tooManyOpenFiles || error.code == Errno.tooManyOpenFilesInSystem
       ? "out of file descriptors (\(error)); new clients are answered too-many-clients until one is free"
@@ -75,9 +75,9 @@ extension ControlServer {
   }
 
   private func shortageEnds() {
-    guard let shortage = descriptorShortage else { return }
-    descriptorShortage = nil
-    acceptBackoffMicroseconds = 0
+    guard let shortage = listening.shortage else { return }
+    listening.shortage = nil
+    listening.backoffMicroseconds = 0
     let seconds = Double(loop.monotonicMicroseconds &- shortage.since) / 1e6
     handlers.log(
       .notice,
@@ -87,28 +87,29 @@ extension ControlServer {
 
   /// Switches the listener off until the back-off passes or a descriptor is freed.
   private func pauseAccepting() {
-    guard let listener = listenWatch else { return }
+    guard let listener = listening.watch else { return }
     listener.setEnabled(false)
     let range = ControlServer.acceptBackoff
-    acceptBackoffMicroseconds = min(range.upperBound, max(range.lowerBound, acceptBackoffMicroseconds * 2))
-    if acceptRetry == nil {
-      acceptRetry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
+    let doubled = listening.backoffMicroseconds * 2
+    listening.backoffMicroseconds = min(range.upperBound, max(range.lowerBound, doubled))
+    if listening.retry == nil {
+      listening.retry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 10_000) { [weak self] in
         self?.resumeAccepting()
       }
     }
-    acceptRetry?.arm(atMicroseconds: loop.monotonicMicroseconds + acceptBackoffMicroseconds)
+    listening.retry?.arm(atMicroseconds: loop.monotonicMicroseconds + listening.backoffMicroseconds)
   }
 
   /// Listens again (at once if a connection waits: the socket's readiness is level-triggered).
   private func resumeAccepting() {
-    acceptRetry?.disarm()
-    listenWatch?.setEnabled(true)
+    listening.retry?.disarm()
+    listening.watch?.setEnabled(true)
   }
 
   /// A client's descriptor was closed: if the listener was switched off for want of one,
   /// it is switched on again.
   func descriptorFreed() {
-    if acceptRetry?.deadline != nil { resumeAccepting() }
+    if listening.retry?.deadline != nil { resumeAccepting() }
   }
 
   /// A new connection: a slot, the greeting and the hello deadline, or a refusal that says why.
@@ -153,7 +154,7 @@ extension ControlServer {
       let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
       slots.take(uid: peer.uid)
       clients[id] = client
-      client.send(ServerMessage.greeting(Greeting(serverVersion: serverVersion)).line)
+      client.send(ServerMessage.greeting(Greeting(serverVersion: listening.serverVersion)).line)
     } catch {
       handlers.log(.warning, "client setup: \(error), dropping it")
     }
@@ -165,4 +166,25 @@ extension ControlServer {
     let line = ServerMessage.failure(nil, error).line + "\n"
     _ = try? socket.send(Array(line.utf8))
   }
+}
+
+/// The server's accepting side: the listening socket (owned by its watch), the spare
+/// descriptor closed when accept(2) says EMFILE so the waiting client can be told why it is
+/// not served, the shortage while it lasts, the retry after a failure that switched the
+/// listener off with its backoff, and the version every greeting names. Touched on accepts
+/// only, never per message.
+final class ListeningSide {
+  /// The listening socket, owned by its watch.
+  var watch: IOWatch?
+  /// Kept open to be closed when accept(2) says EMFILE.
+  var spare: FileDescriptor?
+  /// While out of descriptors: since when (monotonic µs) and how many were turned away.
+  var shortage: (since: UInt64, refused: Int)?
+  /// Retries accepting after a failure that switched the listener off.
+  var retry: Timer?
+  var backoffMicroseconds: UInt64 = 0
+  /// The server's name and version in the greeting.
+  let serverVersion: String
+
+  init(serverVersion: String) { self.serverVersion = serverVersion }
 }

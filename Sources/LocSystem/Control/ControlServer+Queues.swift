@@ -3,13 +3,13 @@ import LocProtocol
 
 /// Queued output, in one place. A client's queue holds what its socket did not take; each
 /// queue is held to `maxQueuedBytes` and all of them together to `maxQueuedBytesTotal`
-/// (`queuedTotal` is kept by ClientConnection as lines are queued and written). A client
+/// (`queues.total` is kept by ClientConnection as lines are queued and written). A client
 /// whose queue goes over, or, when the total does, the clients with the biggest queues
 /// until it is under again, are dropped: the queue is discarded so that `slow-consumer` is
 /// the next and last thing they read (ControlServer.drop).
 extension ControlServer: FlowControlHost {
   /// Bytes queued for all clients now.
-  public var queuedBytes: Int { queuedTotal }
+  public var queuedBytes: Int { queues.total }
 
   /// `client`'s queue grew: the limits are checked.
   func queueGrew(_ client: ClientConnection) {
@@ -20,12 +20,12 @@ extension ControlServer: FlowControlHost {
     {
       overflowed(client, "queue over \(limits.maxQueuedBytes) bytes")
     }
-    if !sendingToMany { checkQueuedTotal() }
+    if !queues.sendingToMany { checkQueuedTotal() }
   }
 
   /// Sheds the biggest queues if all of them together are over their limit.
   func checkQueuedTotal() {
-    if queuedTotal > limits.maxQueuedBytesTotal { shedBiggestQueues() }
+    if queues.total > limits.maxQueuedBytesTotal { shedBiggestQueues() }
   }
 
   /// All queues together are over their limit: the biggest go first, until the total is
@@ -36,7 +36,7 @@ extension ControlServer: FlowControlHost {
     }
     let total = limits.maxQueuedBytesTotal
     for client in biggest {
-      guard queuedTotal > total else { return }
+      guard queues.total > total else { return }
       overflowed(client, "\(client.queuedBytes) bytes queued while all queues held over \(total)")
     }
   }
@@ -58,4 +58,12 @@ extension ControlServer: FlowControlHost {
       client, reason: "not reading (\(why))", level: .warning,
       lastWords: RequestError(.slowConsumer, "events were not read; \(why); closing"))
   }
+}
+
+/// The bytes queued for all clients, kept as lines are queued and written, and whether one
+/// line is going to many sessions (the total is checked once, after). Held in place in the
+/// server: no allocation, no indirection per message.
+struct QueuedBytes {
+  var total = 0
+  var sendingToMany = false
 }

@@ -92,17 +92,9 @@ public final class ControlServer {
     }
   }
   let handlers: Handlers
-  let serverVersion: String
-  /// The listening socket, owned by its watch.
-  var listenWatch: IOWatch?
-  /// Kept open to be closed when accept(2) says EMFILE, so the waiting client can be
-  /// accepted into its number and told why it cannot be served (ControlServer+Accept).
-  var spareDescriptor: FileDescriptor?
-  /// While out of descriptors: since when (monotonic µs) and how many were turned away.
-  var descriptorShortage: (since: UInt64, refused: Int)?
-  /// Retries accepting after a failure that switched the listener off.
-  var acceptRetry: Timer?
-  var acceptBackoffMicroseconds: UInt64 = 0
+  /// The listening socket and what accepting needs: the spare descriptor, the shortage,
+  /// the retry and its backoff, the greeting's version (ControlServer+Accept).
+  let listening: ListeningSide
   /// One read buffer for every client (they are read one at a time).
   let reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: ControlServer.bytesPerTurn)
   /// Clients served, with or without hello.
@@ -110,17 +102,12 @@ public final class ControlServer {
   /// Dropped clients whose last words are being written; they keep their slot until closed.
   var lingering: [SessionID: ClientConnection] = [:]
   var slots: ClientSlots
-  /// Bytes queued for all clients (ControlServer+Queues).
-  var queuedTotal = 0
-  /// While one line goes to many sessions: the total is checked once, after.
-  var sendingToMany = false
+  /// Bytes queued for all clients, and whether one line is going to many (ControlServer+Queues).
+  var queues = QueuedBytes()
   /// Where session ids come from (shared with the daemon's other faces).
   let sessionIDs: SessionIDs
   /// Protocol errors, refusals and drops are logged, but only so many per second.
-  var logThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
-  /// The same for refusals and drops (info and above), so that a flood of protocol errors
-  /// at debug level cannot hide them.
-  var noticeThrottle = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+  var throttles = ServerLogThrottles()
   /// Connection-level counters.
   public private(set) var counters = ServerCounters()
   /// With the replay clock: clients over their queue limit pause the replay instead of
@@ -136,13 +123,13 @@ public final class ControlServer {
     self.sessionIDs = sessionIDs
     self.limits = limits
     self.handlers = handlers
-    self.serverVersion = serverVersion
+    listening = ListeningSide(serverVersion: serverVersion)
     slots = ClientSlots(
       maxClients: limits.maxClients, reservedForAdmin: limits.reservedAdminClients,
       maxPerUser: limits.maxClientsPerUser)
     try socket.setNonBlocking()
-    listenWatch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
-    spareDescriptor = try? FileIO.openForReading(path: "/dev/null")
+    listening.watch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll() }
+    listening.spare = try? FileIO.openForReading(path: "/dev/null")
   }
 
   /// Clients connected now (with or without hello).
@@ -174,10 +161,10 @@ public final class ControlServer {
     handlers.counters(counters)
   }
 
-  /// Logs `message` unless too many lines went out lately (`logThrottle`).
+  /// Logs `message` unless too many lines went out lately (`throttles`).
   func logThrottled(_ level: LogLevel, _ message: String) {
     let now = loop.monotonicMicroseconds
-    let admitted = level == .debug ? logThrottle.admit(at: now) : noticeThrottle.admit(at: now)
+    let admitted = level == .debug ? throttles.debug.admit(at: now) : throttles.notice.admit(at: now)
     guard let held = admitted else { return }
     handlers.log(level, held > 0 ? "\(message) (\(held) similar lines held back)" : message)
   }
@@ -199,9 +186,9 @@ public final class ControlServer {
   /// once at the end rather than after each client's: the biggest queues are shed in one
   /// pass, not one sort of every client per queued copy.
   public func send(bytes: [UInt8], to ids: [SessionID]) {
-    sendingToMany = true
+    queues.sendingToMany = true
     for id in ids { clients[id]?.send(bytes: bytes) }
-    sendingToMany = false
+    queues.sendingToMany = false
     checkQueuedTotal()
   }
 
@@ -260,10 +247,10 @@ public final class ControlServer {
     for client in Array(clients.values) + Array(lingering.values) { client.shutdown() }
     clients.removeAll()
     lingering.removeAll()
-    listenWatch?.cancel()
-    listenWatch = nil
-    acceptRetry?.cancel()
-    acceptRetry = nil
-    spareDescriptor = nil
+    listening.watch?.cancel()
+    listening.watch = nil
+    listening.retry?.cancel()
+    listening.retry = nil
+    listening.spare = nil
   }
 }

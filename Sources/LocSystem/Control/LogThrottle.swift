@@ -33,3 +33,10 @@ struct LogThrottle {
     return held
   }
 }
+
+/// The server's two log throttles: protocol errors (debug) and refusals and drops (info and
+/// above), apart so that a flood of protocol errors cannot hide a refusal.
+struct ServerLogThrottles {
+  var debug = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+  var notice = LogThrottle(burst: 20, windowMicroseconds: 10_000_000)
+}
