@@ -107,15 +107,9 @@ extension GeoClueFace {
         apply(uid: uid, &out)
         agentArrived(for: uid, &out)
       case .failed(let problem), .notSent(let problem):
-        counters.agentsRefused += 1
-        out.append(
-          .fail(callID, name: BusError.Name.failed, text: "\(desktopID) not added as agent: \(problem)"))
+        refuseAgent(callID, desktopID, problem, &out)
       case .authorized:
-        counters.agentsRefused += 1
-        out.append(
-          .fail(
-            callID, name: BusError.Name.failed,
-            text: "\(desktopID) not added as agent: its MaxAccuracyLevel is not a u"))
+        refuseAgent(callID, desktopID, "its MaxAccuracyLevel is not a u", &out)
       }
     }
   }
@@ -133,12 +127,15 @@ extension GeoClueFace {
         "the agent of UID \(call.uid) did not answer AuthorizeApp for '\(desktopID)' within \(wait); its answer, if it comes, is kept for the next Start",
         &out)
     case .register(let callID, _, _, let desktopID):
-      counters.agentsRefused += 1
-      out.append(
-        .fail(
-          callID, name: BusError.Name.failed,
-          text: "\(desktopID) not added as agent: it did not answer for its MaxAccuracyLevel within \(wait)"))
+      refuseAgent(callID, desktopID, "it did not answer for its MaxAccuracyLevel within \(wait)", &out)
     }
+  }
+
+  /// AddAgent of `desktopID` answered with an error saying `why`, and counted.
+  private mutating func refuseAgent(_ callID: CallID, _ desktopID: String, _ why: String, _ out: inout Output)
+  {
+    counters.agentsRefused += 1
+    out.append(.fail(callID, name: BusError.Name.failed, text: "\(desktopID) not added as agent: \(why)"))
   }
 
   mutating func register(_ agent: Agent, _ out: inout Output) {
