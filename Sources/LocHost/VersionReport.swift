@@ -7,7 +7,8 @@ import LocProtocol
 /// the system's tzdata release (the `# version` line of tzdata.zi, which Debian's tzdata and
 /// the IANA `make install` put in the zoneinfo directory).
 public struct VersionReport: Sendable {
-  /// This release of locd (debian/changelog names the same); `Daemon.version` is this.
+  /// This release of locd (debian/changelog names the same): what `--version`, the protocol
+  /// greeting and the ready line say.
   public static let release = "0.1.0"
   /// locd's version.
   public var version = VersionReport.release

@@ -4,8 +4,6 @@ import LocProtocol
 /// The imperative shell: owns every descriptor, feeds the engine events, carries out its
 /// effects. Thin on purpose; decisions live in `Engine`.
 public final class Daemon {
-  /// The version printed by `locd --version` and in the protocol greeting.
-  public static let version = VersionReport.release
 
   let loop: EventLoop
   let logger: Logger
@@ -110,7 +108,7 @@ public final class Daemon {
 
     faces.server = try ControlServer(
       loop: loop, listening: try openSocket(), limits: ControlServer.Limits(config),
-      serverVersion: Daemon.version, sessionIDs: faces.sessions.ids,
+      serverVersion: VersionReport.release, sessionIDs: faces.sessions.ids,
       handlers: ControlServer.Handlers(
         access: { [unowned self] peer in self.faces.policy.level(for: peer) },
         opened: { [unowned self] id, peer, access, app, client, hello in
@@ -141,7 +139,7 @@ public final class Daemon {
     }
     let watchdog = loop.enableWatchdog()
     logger.info(
-      "locd \(Daemon.version) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
+      "locd \(VersionReport.release) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
       fields: [("LOCD_SOCKET", config.socketPath)])
     let status = engine.status(at: now).summary
     Systemd.notify("READY=1\nSTATUS=\(status)")
