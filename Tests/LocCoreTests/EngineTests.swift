@@ -245,6 +245,26 @@ import Testing
     #expect(effects.prefix { $0.writesStateFile }.count == effects.filter(\.writesStateFile).count)
   }
 
+  /// The position stream does not wait for the disk: a fix's location event comes before the
+  /// last-known write that fix causes, while its significant-change event (which reports the
+  /// stored change) comes after it (issue 22: the write ahead of every push made the first
+  /// fix's delivery to 100 subscribers the slowest by the time of an fsync).
+  @Test func aFixReachesSubscribersBeforeItsLastKnownWrite() throws {
+    var e = started()
+    let s = SessionID(3)
+    _ = e.handle(.sessionOpened(s, Peer(pid: 3, uid: 0, gid: 0), .admin, client: "test"), at: Self.t0)
+    _ = e.handle(
+      .requestReceived(s, .number(1), .subscribe([.location, .significantChange])), at: Self.t0)
+    let effects = e.handle(.fixDecoded(fix(Self.oslo, at: Self.t0), source: source), at: Self.t0)
+    let location = try #require(
+      effects.firstIndex { if case .push(_, .location(_, fix: .some), _) = $0 { true } else { false } })
+    let write = try #require(effects.firstIndex { if case .persist = $0 { true } else { false } })
+    let significant = try #require(
+      effects.firstIndex { if case .push(_, .significantChange, _) = $0 { true } else { false } })
+    #expect(location < write, "\(effects)")
+    #expect(write < significant, "\(effects)")
+  }
+
   @Test func reloadAnswersTheRequester() {
     var e = started()
     let s = SessionID(4)

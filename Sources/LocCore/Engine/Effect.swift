@@ -68,13 +68,26 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
 }
 
 extension Effect {
-  /// Whether the effect writes a state file. An event's list carries these first, so a reply
-  /// that acknowledges a change goes out once the change is on disk (issue 28: kill -9 right
-  /// after a `change-app` reply lost the change in 43 of 100 rounds while apps.json was
-  /// written after the reply).
+  /// Whether the effect writes a state file. An event's list carries these ahead of every
+  /// effect that `acknowledges`, so a reply that acknowledges a change goes out once the
+  /// change is on disk (issue 28: kill -9 right after a `change-app` reply lost the change in
+  /// 43 of 100 rounds while apps.json was written after the reply).
   public var writesStateFile: Bool {
     switch self {
     case .persist, .persistTimers, .persistApps: return true
+    default: return false
+    }
+  }
+
+  /// Whether the effect tells a client something a state file could hold: every reply and
+  /// every event but the position stream (`location`), which reports a fix, not a change
+  /// locd stores, and is the hot path (it does not wait for the disk).
+  public var acknowledges: Bool {
+    switch self {
+    case .reply: return true
+    case .push(_, let notice, _):
+      if case .location = notice { return false }
+      return true
     default: return false
     }
   }

@@ -127,12 +127,15 @@ public struct Engine {
       }
     }
     afterEvent(at: now, into: &effects)
-    // What the list writes to disk comes first, the rest in its order: a reply never
-    // acknowledges what is not yet written.
-    guard let other = effects.firstIndex(where: { !$0.writesStateFile }),
-      effects[other...].contains(where: \.writesStateFile)
+    // What the list writes to disk goes ahead of whatever could acknowledge it (a reply, an
+    // event other than the position stream), the rest in its order. A fix's location events
+    // go out before its last-known write: they acknowledge nothing, and waiting for the disk
+    // doubled the slowest deliveries (issue 22).
+    guard let first = effects.firstIndex(where: \.acknowledges),
+      effects[first...].contains(where: \.writesStateFile)
     else { return effects }
-    return effects.filter(\.writesStateFile) + effects.filter { !$0.writesStateFile }
+    let rest = effects[first...]
+    return Array(effects[..<first]) + rest.filter(\.writesStateFile) + rest.filter { !$0.writesStateFile }
   }
 
   /// The daemon started with this state file content (or a problem reading it).
