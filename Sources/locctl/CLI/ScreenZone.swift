@@ -57,8 +57,16 @@ struct ScreenZone {
     return "\(day) " + clock(t)
   }
 
-  /// The wall clock's now (clock_gettime(2)); the core never reads it, the CLI does.
+  /// This machine's wall clock now (clock_gettime(2)); the core never reads it, the CLI does
+  /// only where locd's clock is not to be had (offline commands, a daemon before protocol 1.6).
   static func now() -> Instant {
     Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime))
+  }
+
+  /// The now to show locd's answers against: the daemon's clock as it reported it (the
+  /// simulated one under `locd --clock replay`), this machine's only from a daemon that does
+  /// not report one (before protocol 1.6), so one screen never mixes two clocks.
+  static func now(daemon reported: Instant?) -> Instant {
+    reported ?? now()
   }
 }

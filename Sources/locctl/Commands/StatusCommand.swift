@@ -19,7 +19,9 @@ enum StatusCommand {
       fixes it drops and how far its clock is off; the receiver; the apps using the location; with
       [GeoClue] Enable=yes, whether locd serves GeoClue2 on the system bus, its clients and agents. In
       degraded mode it says why there is no position and what to do. Every time is in the zone in
-      effect. --json prints the status object of the protocol (PROTOCOL.md), counters included.
+      effect, on locd's clock: under locd --clock replay the local time, the Sun now and every time
+      left are those of the simulated time. --json prints the status object of the protocol
+      (PROTOCOL.md), counters included.
       """,
     examples: ["locctl status", "locctl status --json | jq .position"],
     needsDaemon: true, run: run)
@@ -31,7 +33,8 @@ enum StatusCommand {
       if invocation.json {
         Output.line(status.json.serialized)
       } else {
-        Output.write(render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now()))
+        Output.write(
+          render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now)))
       }
       return ExitStatus.ok
     }
@@ -79,7 +82,7 @@ enum StatusCommand {
       }
       if let offsetSeconds = source.clockOffset {
         text +=
-          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") this machine's clock by "
+          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") locd's clock by "
           + SourceFixReport.span(offsetSeconds)
       }
       if verbose, !source.counters.isEmpty {
