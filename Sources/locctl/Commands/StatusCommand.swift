@@ -151,8 +151,8 @@ enum StatusCommand {
       if let remedy = p.remedy { row("To fix:", remedy) }
       return
     }
-    var text = "\(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
-    if let acc = position.accuracy { text += " ±\(Int(acc.value.rounded())) m" }
+    var text = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+    if let acc = position.accuracy { text += " " + Measures.accuracy(acc) }
     let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
     var detail = [tierText]
     if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
@@ -166,10 +166,10 @@ enum StatusCommand {
   static func motion(_ s: StatusView, _ row: (String, String) -> Void) {
     var parts: [String] = []
     if let alt = s.position.position?.altitude ?? s.fix?.altitudeMSL {
-      parts.append("altitude \(Numbers.fixed(alt.value, 1)) m")
+      parts.append("altitude " + Measures.height(alt))
     }
     if let speed = s.fix?.speed {
-      var text = "speed \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
+      var text = "speed " + Measures.speed(speed)
       if let track = s.fix?.track, speed.value >= 0.5 {
         text += ", course \(Int(track.value.rounded()) % 360)° (\(compass(track.value)))"
       }
@@ -207,10 +207,7 @@ enum StatusCommand {
     row("Time zone:", z.zone.id + " (" + extra.joined(separator: ", ") + ")")
     if let reason = z.reason, reason != "\(z.zone.id) from the position" { row("", reason) }
     if let d = z.borderDistance?.value {
-      row(
-        "",
-        d < 1000
-          ? "a zone border is \(Int(d)) m away" : "a zone border is \(Numbers.fixed(d / 1000, 1)) km away")
+      row("", "a zone border is \(Measures.distance(Meters(d))) away")
     }
   }
 
@@ -306,7 +303,7 @@ extension StatusCommand {
     switch a.lastOutcome {
     case .settled(let at, let accuracy)?:
       var text = "last settled"
-      if let m = accuracy { text += " ±\(Int(m.value.rounded())) m" }
+      if let m = accuracy { text += " " + Measures.accuracy(m) }
       if let at = clock(at) { text += " at \(at)" }
       parts.append(text)
     case .timedOut(let at)?:

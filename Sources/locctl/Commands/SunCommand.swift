@@ -150,7 +150,7 @@ enum SunCommand {
         return ExitStatus.failure
       }
       var source = "locd's position (\(s.position.tier.rawValue)"
-      if let a = p.accuracy { source += ", ±\(Int(a.value.rounded())) m" }
+      if let a = p.accuracy { source += ", " + Measures.accuracy(a) }
       place = Place(
         coordinate: p.coordinate, zone: zone, source: source + ")", daemonNow: ScreenZone.now(daemon: s.now),
         simulated: s.simulation != nil)
