@@ -54,10 +54,9 @@ enum Measures {
   }
 
   /// The decimals of a degree that `accuracy` justifies: the first whose step (a degree of
-  /// latitude is about 111 km, so 1e-5° is about 1.1 m) is no coarser than the accuracy;
-  /// 5 (about a metre) when it is unknown, at most 7 (about a centimetre).
-  static func decimals(accuracy: Meters?) -> Int {
-    guard let a = accuracy?.value, a > 0 else { return 5 }
+  /// latitude is about 111 km, so 1e-5° is about 1.1 m) is no coarser than the accuracy, at
+  /// most 7 (about a centimetre).
+  static func decimals(accuracy a: Double) -> Int {
     var digits = 0
     var step = 111_000.0
     while step > a, digits < 7 {
@@ -67,9 +66,13 @@ enum Measures {
     return digits
   }
 
-  /// `38.88935, -7.03180` to the decimals `accuracy` justifies.
+  /// `38.88935, -7.03180` to the decimals `accuracy` justifies; without an accuracy (a
+  /// manual location given without one) as it was given, at most 7 decimals.
   static func coordinate(_ c: Coordinate, accuracy: Meters?) -> String {
-    let d = decimals(accuracy: accuracy)
+    guard let a = accuracy?.value, a > 0 else {
+      return Numbers.short(c.latitude.value, 7) + ", " + Numbers.short(c.longitude.value, 7)
+    }
+    let d = decimals(accuracy: a)
     return Numbers.fixed(c.latitude.value, d) + ", " + Numbers.fixed(c.longitude.value, d)
   }
 }
