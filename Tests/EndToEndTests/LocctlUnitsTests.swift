@@ -35,6 +35,19 @@ import Testing
     #expect(r.stdout.hasPrefix("59.91390, 10.75220 ±4 m"), "\(r.stdout) \(r.stderr)")
   }
 
+  /// Times in the zone in effect (Oslo's, from the manual location there), or UTC with --utc.
+  @Test func timesInTheZoneInEffectOrUTCWithTheUTCOption() throws {
+    let daemon = try LocdProcess()
+    let r = try daemon.locctl(["set-location", "59.9139", "10.7522"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let local = try row(daemon.locctl(["status"]).stdout, "Local time:")
+    #expect(local.hasSuffix(" CET") || local.hasSuffix(" CEST"), "\(local)")
+    let screen = try daemon.locctl(["status", "--utc"]).stdout
+    #expect(try row(screen, "Local time:").hasSuffix(" UTC"), "\(screen)")
+    let sun = try row(screen, "Sun:")
+    #expect(sun.contains(" UTC, sunset ") || sun.contains("none"), "\(sun)")
+  }
+
   @Test func decodeShowsSpeedInTheUnitOfStatusAndWatch() throws {
     // The log and first cycle of LocctlDecodeTests: 0.69 kn in $GPRMC, 0.355 m/s.
     let log = Binaries.fixture("nmea/bu353s4.log")

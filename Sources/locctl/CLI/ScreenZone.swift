@@ -12,11 +12,14 @@ struct ScreenZone {
   /// The offset to use without rules, seconds east.
   var fallbackOffset: Int
 
-  /// The zone `name`, with `offset` for when its rules cannot be read.
+  /// Whether every screen shows UTC instead (`--utc`).
+  nonisolated(unsafe) static var utc = false
+
+  /// The zone `name`, with `offset` for when its rules cannot be read; UTC with `--utc`.
   init(_ name: String, fallbackOffset: Int = 0) {
-    self.name = name
-    rules = try? ZoneDatabase().rules(named: name)
-    self.fallbackOffset = fallbackOffset
+    self.name = ScreenZone.utc ? "UTC" : name
+    rules = try? ZoneDatabase().rules(named: self.name)
+    self.fallbackOffset = ScreenZone.utc ? 0 : fallbackOffset
   }
 
   /// The wall time at `t`.
