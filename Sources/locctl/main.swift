@@ -21,6 +21,7 @@ func main(_ arguments: [String]) -> Int32 {
     return ExitStatus.usage
   case .run(let invocation):
     if invocation.flag("no-color") { Style.enabled = false }
+    if invocation.flag("utc") { ScreenZone.utc = true }
     do {
       return try invocation.command.run(invocation)
     } catch {

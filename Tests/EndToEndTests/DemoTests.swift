@@ -88,6 +88,100 @@ import Testing
     #expect(s.simulation?.state == .known(.playing))
   }
 
+  /// Issue 26, item 1: in replay every line of `status` and `timers` is on the simulated clock
+  /// (locd's, which the protocol carries as `now`), never this machine's. The demo plays
+  /// 21 June 2026 from 19:56:25Z at the pace it was driven, right at sunset in Badajoz
+  /// (demo/README.md: sunset 19:56:51Z), while this machine's clock reads whatever today is.
+  @Test func theDemoShowsStatusAndTimersOnTheSimulatedClock() throws {
+    let dir = LocdProcess.makeDirectory()
+    let root = Binaries.packageRoot.path
+    let r = try run(URL(fileURLWithPath: "/usr/bin/make"), ["-s", "-C", root, "run-args", "RUN_DIR=\(dir)"])
+    guard r.status == 0 else { throw HarnessError("make run-args: \(r.stderr)") }
+    // Exactly what `make run` runs (a simulated second is a real one).
+    let daemon = try LocdProcess(arguments: r.stdout.split(separator: "\n").map(String.init), directory: dir)
+    let watcher = try Child(Binaries.locctl.path, ["--socket", daemon.socketPath, "watch", "--json"])
+    defer {
+      kill(watcher.pid, SIGTERM)
+      watcher.wait()
+    }
+    let firstFix = try #require(Instant(iso8601: "2026-06-21T19:56:25Z"))
+    let deadline = Date().addingTimeInterval(30)
+    while Date() < deadline, try daemon.status().fix == nil { usleep(100_000) }
+    try #require(try daemon.status().fix != nil, "the drive started")
+    func locctl(_ args: [String]) throws -> String {
+      let out = try run(Binaries.locctl, ["--socket", daemon.socketPath] + args)
+      #expect(out.status == 0, "\(args): \(out.stderr)")
+      return out.stdout
+    }
+    // The zones the drive is in, on that date (tzdata: Spain CEST = UTC+2, Portugal WEST = UTC+1).
+    let offsets = ["CEST": 7200, "WEST": 3600]
+    /// `2026-06-21 21:56:36 CEST` as an instant.
+    func instant(_ text: Substring) throws -> Instant {
+      let parts = text.split(separator: " ")
+      try #require(parts.count == 3, "\(text)")
+      let offset = try #require(offsets[String(parts[2])], "a June zone of the drive: \(text)")
+      let utc = try #require(Instant(iso8601: "\(parts[0])T\(parts[1])Z"), "\(text)")
+      return utc.adding(seconds: Double(-offset))
+    }
+    func row(_ screen: String, _ label: String) throws -> Substring {
+      let line = try #require(
+        screen.split(separator: "\n").first { $0.hasPrefix(label) }, "\(label) in \(screen)")
+      return line.dropFirst(label.count).drop { $0 == " " }
+    }
+
+    let status = try locctl(["status"])
+    // The local time is the simulated time the Replay line gives, on the drive's date.
+    let local = try row(status, "Local time:")
+    let replay = try row(status, "Replay:")
+    let simulatedText = try #require(replay.split(separator: ";").first { $0.contains("simulated time ") })
+    let simulated = try instant(simulatedText.split(separator: " ", maxSplits: 2).last!)
+    #expect(local.hasPrefix(simulatedText.components(separatedBy: "simulated time ").last!), "\(status)")
+    #expect(simulated >= firstFix && simulated.seconds(since: firstFix) < 600, "\(simulated)")
+    // The Sun: within minutes of sunset the elevation is a few degrees either side of the
+    // horizon (about 10° an hour there then), not this machine's day or night.
+    let sunNow = try #require(status.split(separator: "\n").first { $0.contains("elevation ") })
+    let elevationText = try #require(
+      sunNow.components(separatedBy: "elevation ").last?.split(separator: "°").first)
+    let elevation = try #require(Double(elevationText))
+    #expect((-5.0...3.0).contains(elevation), "\(sunNow)")
+    // Acquisition: its times are in June's zones and a deadline is not behind the clock.
+    let receiver = try row(status, "Receiver:")
+    for (word, abbreviation) in receiver.matches(of: /(since|gives up at) \d\d:\d\d (\w+)/).map({
+      ($0.1, $0.2)
+    }) {
+      #expect(offsets[String(abbreviation)] != nil, "\(word) in a zone of June: \(receiver)")
+    }
+    if let m = receiver.firstMatch(of: /gives up at (\d\d:\d\d) (\w+)/) {
+      let at = try instant("\(local.prefix(10)) \(m.1):59 \(m.2)")
+      #expect(at >= simulated, "\(receiver) at \(simulated)")
+    }
+
+    // Timers: the time left is from the simulated now, bracketed by two status answers.
+    let before = try #require(try daemon.status().now)
+    let timers = try locctl(["timers"])
+    let after = try #require(try daemon.status().now)
+    let line = try #require(
+      timers.split(separator: "\n").first { $0.hasSuffix("sunset  sunset  event") }, "\(timers)")
+    let cells = line.split(separator: "  ", omittingEmptySubsequences: true).map {
+      String($0).trimmingCharacters(in: .whitespaces)
+    }
+    let next = try instant(Substring(cells[0]))
+    let left = cells[1]
+    #expect(!left.hasPrefix("-"), "\(line)")
+    // LEFT as TimeFormat.duration writes it: `15 s`, `12 min`, `3 h`, `3 h 4 min`, `2 d`.
+    var seconds = 0.0
+    let words = left.split(separator: " ")
+    for i in stride(from: 0, to: words.count - 1, by: 2) {
+      let n = try #require(Double(words[i]), "\(left)")
+      seconds += n * ["s": 1, "min": 60, "h": 3600, "d": 86_400][String(words[i + 1]), default: .nan]
+    }
+    let impliedNow = next.adding(seconds: -seconds)
+    // LEFT is rounded to the second below 2 min and to the minute below 2 days.
+    #expect(
+      impliedNow.seconds(since: before) > -61 && impliedNow.seconds(since: after) < 61,
+      "NEXT - LEFT = \(impliedNow), locd's clock \(before) to \(after): \(line)")
+  }
+
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3"))
   func theDemoDriveIsWhatItsGeneratorWrites() throws {
     let root = Binaries.packageRoot.path

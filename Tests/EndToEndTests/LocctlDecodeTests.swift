@@ -14,7 +14,7 @@ import Testing
     // (see jsonNamesWhatItHolds): 5.87 m.
     #expect(
       lines.first
-        == "2014-12-31T03:07:19.000Z 3D -37.7847883 175.3148967 alt 59.9m 0.355m/s 181.4° ±5.9m gps 8sat")
+        == "2014-12-31T03:07:19.000Z 3D -37.7847883 175.3148967 alt 59.9m 1.3km/h 181.4° ±5.9m gps 8sat")
     #expect(r.stderr == "decode: sentences 90, fixes 25, bad checksums 0, skipped 0, errors 0, comments 6\n")
   }
 

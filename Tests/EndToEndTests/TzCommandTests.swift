@@ -17,6 +17,47 @@ import Testing
     #expect(capeTown.stdout == "Africa/Johannesburg UTC+02:00 SAST\n")
   }
 
+  /// Issue 26, item 8: --time in ISO 8601 without seconds, with offsets, and as a wall time in a
+  /// named zone or this machine's. Oslo's clocks went from 02:00 CET to 03:00 CEST on
+  /// 2026-03-29 at 01:00Z (EU rule: last Sunday of March, 01:00 UTC), so the abbreviation says
+  /// on which side of that instant each form lands.
+  @Test func timeArgumentsInISO8601FormsAndNamedZones() throws {
+    func tz(_ time: String, environment: [String: String] = [:]) throws -> String {
+      let r = try run(Binaries.locctl, ["tz", "59.9139,10.7522", "--time", time], environment: environment)
+      #expect(r.status == 0, "\(time): \(r.stderr)")
+      return r.stdout
+    }
+    let cet = "Europe/Oslo UTC+01:00 CET\n"
+    let cest = "Europe/Oslo UTC+02:00 CEST\n"
+    #expect(try tz("2026-03-29T00:59Z") == cet)
+    #expect(try tz("2026-03-29T01:00Z") == cest)
+    #expect(try tz("2026-03-29T00:59:59.5Z") == cet)
+    #expect(try tz("2026-03-29t01:00z") == cest)
+    #expect(try tz("2026-03-29T01:59+01:00") == cet)  // 00:59Z
+    #expect(try tz("2026-03-29T03:00+0200") == cest)  // 01:00Z
+    #expect(try tz("2026-03-28T20:00-05") == cest)  // 01:00Z
+    #expect(try tz("2026-03-29T01:59[Europe/Oslo]") == cet)  // 00:59Z
+    #expect(try tz("2026-03-29T03:00[Europe/Oslo]") == cest)  // 01:00Z
+    #expect(try tz("2026-03-29T10:00:00+09:00[Asia/Tokyo]") == cest)  // 01:00Z
+    #expect(try tz("2026-03-29 01:59", environment: ["TZ": "Europe/Oslo"]) == cet)
+    #expect(try tz("2026-03-29T03:00", environment: ["TZ": "Europe/Oslo"]) == cest)
+
+    func refused(_ time: String, _ why: String) throws {
+      let r = try run(Binaries.locctl, ["tz", "59.9139,10.7522", "--time", time])
+      #expect(r.status == 2, "\(time): \(r.stdout)")
+      #expect(r.stderr.contains(why), "\(time): \(r.stderr)")
+    }
+    try refused("2026-03-29T02:30[Europe/Oslo]", "does not exist in Europe/Oslo")
+    // The fold: 02:30 came twice on 2026-10-25 (back from 03:00 CEST to 02:00 CET).
+    try refused("2026-10-25T02:30[Europe/Oslo]", "UTC+02:00 or UTC+01:00")
+    try refused("2026-03-29T12:00+05:00[Europe/Oslo]", "Europe/Oslo is not at UTC+05:00")
+    try refused("2026-03-29T12:00[Mars/Olympus]", "Mars/Olympus")
+    try refused("2026-13-01T12:00Z", "expected YYYY-MM-DDTHH:MM")
+    try refused("2026-03-29T24:00Z", "expected YYYY-MM-DDTHH:MM")
+    try refused("2026-03-29T12:00+25:00", "is not Z or an offset")
+    try refused("2026-03-29", "expected YYYY-MM-DDTHH:MM")
+  }
+
   @Test func jsonAnswer() throws {
     let r = try run(Binaries.locctl, ["tz", "0", "180", "--json", "--time", "2026-01-15T12:00:00Z"])
     #expect(r.status == 0, "\(r.stderr)")

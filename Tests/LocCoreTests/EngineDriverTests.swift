@@ -120,6 +120,23 @@ import Testing
     #expect(performed == first + second)
   }
 
+  /// Issue 26: before a replay's first fix the engine runs on the wall clock; what it planned
+  /// then (acquisition's start) is planned again on the simulated clock once it starts, also
+  /// without a timer to notice the clock went back.
+  @Test func theReplaysFirstFixReplansWhatTheWallClockPlanned() throws {
+    let wall = Instant(utc: CivilDate(year: 2030, month: 1, day: 1)!, hour: 0)
+    let driver = EngineDriver(Engine(config: DaemonConfig()), clock: .replay, wallClock: { wall })
+    for event in Self.opening { driver.submit(event) }
+    let before = try #require(driver.engine.status(at: driver.now).acquisition?.since)
+    #expect(before == wall, "acquiring since the start, on the wall clock")
+    let fix = Self.fix(0)
+    driver.submit(.fixDecoded(fix, source: Self.source), advancingTo: fix.time)
+    let a = try #require(driver.engine.status(at: driver.now).acquisition)
+    if let since = a.since { #expect(since <= fix.time, "since \(since), simulated now \(fix.time)") }
+    if let deadline = a.deadline { #expect(deadline.seconds(since: fix.time) <= 3600, "\(deadline)") }
+    if let next = a.nextRefresh { #expect(next.seconds(since: fix.time) <= 86_400, "\(next)") }
+  }
+
   @Test func onTheReplayClockFixesMoveTimeAndTimersFireAsTheHarnessFiresThem() {
     let wall = Instant(utc: CivilDate(year: 2030, month: 1, day: 1)!, hour: 0)
     let driver = EngineDriver(Engine(config: DaemonConfig()), clock: .replay, wallClock: { wall })
@@ -141,7 +158,10 @@ import Testing
       want += effects
     }
     for fix in fixes {
-      want += clock.advance(&engine, to: fix.time).map(\.effect)
+      // The first fix starts simulated time (a clock step from the wall clock), the rest advance it.
+      want +=
+        clock.now == nil
+        ? clock.start(&engine, at: fix.time) : clock.advance(&engine, to: fix.time).map(\.effect)
       let effects = engine.handle(.fixDecoded(fix, source: Self.source), at: fix.time)
       clock.track(effects)
       want += effects

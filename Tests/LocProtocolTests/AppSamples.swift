@@ -63,6 +63,10 @@ enum AppSamples {
   static let responses: [Response] = [
     .hello(HelloAnswer(session: SessionID(7), access: .none, app: status, unit: flatpak.unit)),
     .hello(HelloAnswer(session: SessionID(8), access: .read, app: nil, unit: nil)),
+    .hello(
+      HelloAnswer(
+        session: SessionID(9), access: .read, app: nil, unit: nil,
+        now: Instant(microsecondsSinceEpoch: 1_782_072_000_123_456))),
     .appStatus(status), .appStatus(undecided), .agent(uid: 1000, pending: 2), .apps([listing, unseen]),
     .apps([]),
     .app(listing),

@@ -117,7 +117,7 @@ import Testing
     typealias S = WireSamples
     let decoders: [(Response, (JSON) throws -> Void)] = [
       (.status(try S.status()), { _ = try Call.status.result($0) }),
-      (.timers([try S.timer()], problems: []), { _ = try Call.listTimers.result($0) }),
+      (.timers([try S.timer()], problems: [], now: S.t), { _ = try Call.listTimers.result($0) }),
       (
         .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.5), note: "n")),
         { _ = try Call.locate().result($0) }

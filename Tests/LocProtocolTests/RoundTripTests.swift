@@ -98,7 +98,7 @@ import Testing
             try S.timer(
               file: "/etc/locd/timers.d/x.timer", action: .command(argv: ["/bin/true", "x"], user: nil),
               outcome: TimerActionOutcome(succeeded: false, at: S.t, detail: "exited with status 3")),
-          ], problems: ["a.timer:3: bad rule"]),
+          ], problems: ["a.timer:3: bad rule"], now: S.t.adding(microseconds: 123_456)),
         .timer(try S.timer(action: .event)),
         .located(LocateAnswer(position: S.fresh, wanted: 50, waited: .seconds(2.3456), note: "n")),
         .located(
@@ -129,10 +129,10 @@ import Testing
         #expect(decoded.manual == p.map { PositionView($0, rounded: false) })
         #expect(decoded.previous == previous.map { PositionView($0, rounded: false) })
       case .done: #expect(try Call.reload.result(result) == EmptyResult())
-      case .timers(let list, let problems):
+      case .timers(let list, let problems, let now):
         #expect(
           try Call.listTimers.result(result)
-            == TimerListResult(timers: list.map(TimerView.init), problems: problems))
+            == TimerListResult(timers: list.map(TimerView.init), problems: problems, now: now))
       case .timer(let t): #expect(try Call.showTimer("x").result(result).timer == TimerView(t))
       case .located(let a): #expect(try Call.locate().result(result) == LocateView(a))
       case .acquisition(let a): #expect(try Call.refresh.result(result).acquisition == AcquisitionView(a))

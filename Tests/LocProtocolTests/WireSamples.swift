@@ -108,6 +108,7 @@ enum WireSamples {
       summary: "3D fix, 9 sats, ±4 m, Europe/Oslo", timers: 3, nextTimer: try timer(),
       rejectedFixes: [Counter("no-fix", 0), Counter("implausible-jump", 1)], acquisition: acquisition())
     report.manual = manual
+    report.now = t.adding(microseconds: 400_321)
     return report
   }
 

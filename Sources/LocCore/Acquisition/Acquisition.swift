@@ -201,8 +201,9 @@ public struct Acquisition: Sendable {
     switch phase {
     case .acquiring(let since, _?):
       phase = .acquiring(since: min(since, now), deadline: now.adding(policy.timeout))
-    case .acquiring:
-      break
+    case .acquiring(let since, nil):
+      // Held open: no deadline, but a start after the new now is no start at all.
+      phase = .acquiring(since: min(since, now), deadline: nil)
     case .idle:
       guard let due = nextRefresh, due > now.adding(refreshDelay) else { return }
       nextRefresh = now.adding(refreshDelay)

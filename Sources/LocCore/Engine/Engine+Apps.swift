@@ -36,7 +36,8 @@ extension Engine {
       .success(
         .hello(
           HelloAnswer(
-            session: id, access: hello.access, app: appReport(id, at: now), unit: hello.unit.unitName))))
+            session: id, access: hello.access, app: appReport(id, at: now), unit: hello.unit.unitName,
+            now: now))))
   }
 
   /// The authorization in effect for `key` (policy, else the decision), and who decided

@@ -77,7 +77,7 @@ extension Engine {
     let zone = regeneration.zone
     switch request {
     case .listTimers:
-      answer(.success(.timers(timers.all(zone: zone), problems: timers.problems)))
+      answer(.success(.timers(timers.all(zone: zone), problems: timers.problems, now: now)))
     case .showTimer(let name):
       guard let status = timers.status(name, zone: zone) else {
         return answer(.failure(RequestError(.notFound, "no timer named '\(name)'")))

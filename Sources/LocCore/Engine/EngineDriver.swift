@@ -80,7 +80,13 @@ public final class EngineDriver {
       head += 1
       switch step {
       case .event(let event, let time):
-        if let time { perform(simulated.advance(&engine, to: time).map(\.effect)) }
+        if let time {
+          if simulated.now == nil {
+            perform(simulated.start(&engine, at: time))
+          } else {
+            perform(simulated.advance(&engine, to: time).map(\.effect))
+          }
+        }
         let effects = engine.handle(event, at: now)
         if clock == .replay { simulated.track(effects) }
         perform(effects)

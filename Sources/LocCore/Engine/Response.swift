@@ -8,8 +8,9 @@ public enum Response: Sendable, Hashable {
   case manualLocation(Position?, previous: Position?)
   /// Done, nothing to report.
   case done
-  /// Every timer, and the problems of timer files that could not be loaded.
-  case timers([TimerStatus], problems: [String])
+  /// Every timer, the problems of timer files that could not be loaded, and the engine's now
+  /// (the simulated one under `--clock replay`) the deadlines are planned against.
+  case timers([TimerStatus], problems: [String], now: Instant)
   /// One timer.
   case timer(TimerStatus)
   /// The answer to `locate`.
@@ -47,4 +48,7 @@ public struct HelloAnswer: Sendable, Hashable {
   public var app: AppStatusReport?
   /// The peer's unit, when it is in one (shown to plain sessions too).
   public var unit: String?
+  /// The engine's now (simulated under `--clock replay`); nil only in answers made outside
+  /// the engine.
+  public var now: Instant? = nil
 }

@@ -50,6 +50,18 @@ public struct SimulatedClock: Sendable {
     return out
   }
 
+  /// Starts simulated time at `t` (the replay's first fix) after the engine ran on the wall
+  /// clock: a clock step for the engine, so what it planned on the wall clock (acquisition's
+  /// start and deadline, timer deadlines) is planned again on the simulated one instead of
+  /// firing, or showing, months away from it. Timers armed on the wall clock do not fire on
+  /// the way; the step re-arms what is still wanted.
+  public mutating func start(_ engine: inout Engine, at t: Instant) -> [Effect] {
+    now = t
+    let effects = engine.handle(.clockStepped, at: t)
+    track(effects)
+    return effects
+  }
+
   /// Deadline order; timers due at the same instant fire in declaration order, so a replay
   /// is the same every time.
   static func earlier(_ a: (key: EngineTimer, value: Instant), _ b: (key: EngineTimer, value: Instant))

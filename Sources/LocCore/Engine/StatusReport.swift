@@ -140,6 +140,9 @@ public struct StatusReport: Sendable, Hashable {
   /// The state directory's files: refused when read, writes refused or failed (the shell
   /// fills it in).
   public var stateFiles: [Counter] = []
+  /// The engine's now when the report was made: the clock every time in it is on (simulated
+  /// under `--clock replay`); nil only in reports made outside the engine.
+  public var now: Instant? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -16,22 +16,27 @@ public struct HelloResult: WireCodable {
   public var app: AppStatusView?
   /// The peer's systemd unit, when it is in one (1.2).
   public var unit: String?
+  /// The daemon's now, to the microsecond: the clock its times are on, simulated under
+  /// `locd --clock replay` (1.6; nil from an older daemon).
+  public var now: Instant?
 
   /// A result.
   public init(
     session: UInt64, access: AccessLevel, version: ProtocolVersion = .current, app: AppStatusView? = nil,
-    unit: String? = nil
+    unit: String? = nil, now: Instant? = nil
   ) {
     self.session = session
     self.access = access
     self.version = version
     self.app = app
     self.unit = unit
+    self.now = now
   }
 
   /// The wire form of the engine's answer.
   public init(_ a: HelloAnswer) {
-    self.init(session: a.session.raw, access: a.access, app: a.app.map(AppStatusView.init), unit: a.unit)
+    self.init(
+      session: a.session.raw, access: a.access, app: a.app.map(AppStatusView.init), unit: a.unit, now: a.now)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -43,6 +48,7 @@ public struct HelloResult: WireCodable {
     version = try ProtocolVersion(o.object("protocol"))
     app = try o.optionalDecode("app")
     unit = try o.optionalString("unit")
+    now = try o.optionalInstant("now")
   }
 
   public var json: JSON {
@@ -52,6 +58,7 @@ public struct HelloResult: WireCodable {
     ]
     if let app { o["app"] = app.json }
     if let unit { o["unit"] = .string(unit) }
+    if let now { o["now"] = WireFormat.time(now, 6) }
     return .object(o)
   }
 }
@@ -138,21 +145,30 @@ public struct TimerListResult: WireCodable {
   public var timers: [TimerView]
   /// Problems of timer files, each `file:line: message`.
   public var problems: [String]
+  /// The daemon's now, to the microsecond, that the deadlines are planned against (simulated
+  /// under `locd --clock replay`; 1.6, nil from an older daemon).
+  public var now: Instant?
 
   /// A result.
-  public init(timers: [TimerView], problems: [String]) {
+  public init(timers: [TimerView], problems: [String], now: Instant? = nil) {
     self.timers = timers
     self.problems = problems
+    self.now = now
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
     let o = try WireObject(json, path: path)
     timers = try o.array("timers")
     problems = try o.strings("problems")
+    now = try o.optionalInstant("now")
   }
 
   public var json: JSON {
-    .object(["timers": .array(timers.map(\.json)), "problems": .array(problems.map { .string($0) })])
+    var o: JSONObject = [
+      "timers": .array(timers.map(\.json)), "problems": .array(problems.map { .string($0) }),
+    ]
+    if let now { o["now"] = WireFormat.time(now, 6) }
+    return .object(o)
   }
 }
 
@@ -198,8 +214,8 @@ extension Response {
         previous: previous.map { PositionView($0, rounded: false) }
       ).json
     case .done: return EmptyResult().json
-    case .timers(let list, let problems):
-      return TimerListResult(timers: list.map(TimerView.init), problems: problems).json
+    case .timers(let list, let problems, let now):
+      return TimerListResult(timers: list.map(TimerView.init), problems: problems, now: now).json
     case .timer(let status): return TimerResult(timer: TimerView(status)).json
     case .located(let answer): return LocateView(answer).json
     case .acquisition(let report): return AcquisitionResult(acquisition: AcquisitionView(report)).json

@@ -38,6 +38,9 @@ public struct StatusView: WireCodable {
   public var simulation: SimulationView?
   /// The GeoClue2 face (absent before protocol 1.4, and while `[GeoClue] Enable=no`).
   public var geoclue: GeoClueStatusView?
+  /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
+  /// `locd --clock replay`); absent before protocol 1.6.
+  public var now: Instant?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -59,6 +62,7 @@ public struct StatusView: WireCodable {
     regions = r.regions.map(RegionsStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
+    now = r.now
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -81,6 +85,7 @@ public struct StatusView: WireCodable {
     regions = try o.optionalDecode("regions")
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
+    now = try o.optionalInstant("now")
   }
 
   public var json: JSON {
@@ -95,6 +100,7 @@ public struct StatusView: WireCodable {
     if let beacons { o["beacons"] = beacons.json }
     if let regions { o["regions"] = regions.json }
     if let geoclue { o["geoclue"] = geoclue.json }
+    if let now { o["now"] = WireFormat.time(now, 6) }
     return .object(o)
   }
 }

@@ -114,9 +114,11 @@ enum GlobalOptions {
   static let json = OptionSpec.flag("json", "print JSON (one object per line) instead of text")
   /// `--no-color`.
   static let noColor = OptionSpec.flag("no-color", "never use colour (as NO_COLOR does)")
+  /// `--utc`.
+  static let utc = OptionSpec.flag("utc", "show times in UTC instead of the zone in effect")
   /// `-h`, `--help`.
   static let help = OptionSpec.flag("help", short: "h", "print this help and exit")
 
   /// All of them, in the order the help lists them.
-  static let all = [socket, json, noColor, help]
+  static let all = [socket, json, noColor, utc, help]
 }

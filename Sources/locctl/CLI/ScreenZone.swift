@@ -12,11 +12,14 @@ struct ScreenZone {
   /// The offset to use without rules, seconds east.
   var fallbackOffset: Int
 
-  /// The zone `name`, with `offset` for when its rules cannot be read.
+  /// Whether every screen shows UTC instead (`--utc`).
+  nonisolated(unsafe) static var utc = false
+
+  /// The zone `name`, with `offset` for when its rules cannot be read; UTC with `--utc`.
   init(_ name: String, fallbackOffset: Int = 0) {
-    self.name = name
-    rules = try? ZoneDatabase().rules(named: name)
-    self.fallbackOffset = fallbackOffset
+    self.name = ScreenZone.utc ? "UTC" : name
+    rules = try? ZoneDatabase().rules(named: self.name)
+    self.fallbackOffset = ScreenZone.utc ? 0 : fallbackOffset
   }
 
   /// The wall time at `t`.
@@ -57,8 +60,16 @@ struct ScreenZone {
     return "\(day) " + clock(t)
   }
 
-  /// The wall clock's now (clock_gettime(2)); the core never reads it, the CLI does.
+  /// This machine's wall clock now (clock_gettime(2)); the core never reads it, the CLI does
+  /// only where locd's clock is not to be had (offline commands, a daemon before protocol 1.6).
   static func now() -> Instant {
     Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime))
+  }
+
+  /// The now to show locd's answers against: the daemon's clock as it reported it (the
+  /// simulated one under `locd --clock replay`), this machine's only from a daemon that does
+  /// not report one (before protocol 1.6), so one screen never mixes two clocks.
+  static func now(daemon reported: Instant?) -> Instant {
+    reported ?? now()
   }
 }

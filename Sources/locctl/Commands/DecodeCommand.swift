@@ -98,7 +98,7 @@ enum DecodeCommand {
     out.append(0x7D)
   }
 
-  /// `2019-04-12T00:39:56.000Z 3D -45.877567 170.500111 alt 14.2m 0.013m/s 0.0° ±4.2m gps 12sat`;
+  /// `2019-04-12T00:39:56.000Z 3D -45.877567 170.500111 alt 14.2m 0.0km/h 0.0° ±4.2m gps 12sat`;
   /// missing values are `-`.
   static func textLine(_ fix: Fix) -> String {
     var s = fix.time.iso8601(fractionDigits: 3)
@@ -113,7 +113,8 @@ enum DecodeCommand {
       s += " - -"
     }
     s += " alt " + (fix.altitudeMSL.map { fixed($0.value, 1) + "m" } ?? "-")
-    s += " " + (fix.speed.map { fixed($0.value, 3) + "m/s" } ?? "-")
+    // The unit of status and watch (Measures), written without its space like the others here.
+    s += " " + (fix.speed.map { Measures.speed($0).filter { $0 != " " } } ?? "-")
     s += " " + (fix.course.map { fixed($0.value, 1) + "°" } ?? "-")
     s += " " + (fix.horizontalAccuracy.map { "±" + fixed($0.value, 1) + "m" } ?? "-")
     s += " " + (fix.quality?.rawValue ?? "-")

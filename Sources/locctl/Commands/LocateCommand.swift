@@ -51,8 +51,8 @@ enum LocateCommand {
   static func render(_ a: LocateView) -> String {
     let p = a.position
     guard let position = p.position else { return "" }
-    var line = "\(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
-    if let acc = position.accuracy { line += " ±\(Int(acc.value.rounded())) m" }
+    var line = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+    if let acc = position.accuracy { line += " " + Measures.accuracy(acc) }
     var detail = [a.provenance.rawValue]
     if a.provenance == .fresh {
       if a.waited >= .milliseconds(500) { detail.append("waited \(TimeFormat.duration(a.waited))") }

@@ -19,7 +19,9 @@ enum StatusCommand {
       fixes it drops and how far its clock is off; the receiver; the apps using the location; with
       [GeoClue] Enable=yes, whether locd serves GeoClue2 on the system bus, its clients and agents. In
       degraded mode it says why there is no position and what to do. Every time is in the zone in
-      effect. --json prints the status object of the protocol (PROTOCOL.md), counters included.
+      effect, on locd's clock: under locd --clock replay the local time, the Sun now and every time
+      left are those of the simulated time. --json prints the status object of the protocol
+      (PROTOCOL.md), counters included.
       """,
     examples: ["locctl status", "locctl status --json | jq .position"],
     needsDaemon: true, run: run)
@@ -31,7 +33,8 @@ enum StatusCommand {
       if invocation.json {
         Output.line(status.json.serialized)
       } else {
-        Output.write(render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now()))
+        Output.write(
+          render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now)))
       }
       return ExitStatus.ok
     }
@@ -79,7 +82,7 @@ enum StatusCommand {
       }
       if let offsetSeconds = source.clockOffset {
         text +=
-          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") this machine's clock by "
+          indent + "fix times \(offsetSeconds > .zero ? "ahead of" : "behind") locd's clock by "
           + SourceFixReport.span(offsetSeconds)
       }
       if verbose, !source.counters.isEmpty {
@@ -148,8 +151,8 @@ enum StatusCommand {
       if let remedy = p.remedy { row("To fix:", remedy) }
       return
     }
-    var text = "\(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
-    if let acc = position.accuracy { text += " ±\(Int(acc.value.rounded())) m" }
+    var text = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+    if let acc = position.accuracy { text += " " + Measures.accuracy(acc) }
     let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
     var detail = [tierText]
     if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
@@ -163,10 +166,10 @@ enum StatusCommand {
   static func motion(_ s: StatusView, _ row: (String, String) -> Void) {
     var parts: [String] = []
     if let alt = s.position.position?.altitude ?? s.fix?.altitudeMSL {
-      parts.append("altitude \(Numbers.fixed(alt.value, 1)) m")
+      parts.append("altitude " + Measures.height(alt))
     }
     if let speed = s.fix?.speed {
-      var text = "speed \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
+      var text = "speed " + Measures.speed(speed)
       if let track = s.fix?.track, speed.value >= 0.5 {
         text += ", course \(Int(track.value.rounded()) % 360)° (\(compass(track.value)))"
       }
@@ -204,10 +207,7 @@ enum StatusCommand {
     row("Time zone:", z.zone.id + " (" + extra.joined(separator: ", ") + ")")
     if let reason = z.reason, reason != "\(z.zone.id) from the position" { row("", reason) }
     if let d = z.borderDistance?.value {
-      row(
-        "",
-        d < 1000
-          ? "a zone border is \(Int(d)) m away" : "a zone border is \(Numbers.fixed(d / 1000, 1)) km away")
+      row("", "a zone border is \(Measures.distance(Meters(d))) away")
     }
   }
 
@@ -303,7 +303,7 @@ extension StatusCommand {
     switch a.lastOutcome {
     case .settled(let at, let accuracy)?:
       var text = "last settled"
-      if let m = accuracy { text += " ±\(Int(m.value.rounded())) m" }
+      if let m = accuracy { text += " " + Measures.accuracy(m) }
       if let at = clock(at) { text += " at \(at)" }
       parts.append(text)
     case .timedOut(let at)?:

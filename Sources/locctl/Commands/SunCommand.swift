@@ -24,8 +24,9 @@ enum SunCommand {
       .flag("now", "the Sun's elevation, azimuth and part of the day now, and when that changes"),
     ],
     help: """
-      Computed here, no daemon needed with --at. Without --at it asks locd for its position and zone
-      and says so. The table shows local times in the zone with its abbreviation; --json prints one
+      Computed here, no daemon needed with --at. Without --at it asks locd for its position, zone
+      and clock, and says so: today and now are then locd's (the simulated time under locd --clock
+      replay); with --at they are this machine's clock's, and the header says which. The table shows local times in the zone with its abbreviation; --json prints one
       object per day (SOLAR.md): date, timezone, each event in UTC or null, and polar saying why each
       null is null. Event names take - or _ (civil-dusk, civil_dusk). --now prints the part of the
       day (day, golden hour, civil, nautical or astronomical twilight, night), the Sun's elevation and
@@ -46,6 +47,17 @@ enum SunCommand {
     var zone: ZoneRules
     /// `locd's position (fix, ±4 m)`, or nil for --at.
     var source: String?
+    /// locd's clock when the place came from locd (simulated under `--clock replay`); nil for
+    /// --at, which uses this machine's clock.
+    var daemonNow: Instant? = nil
+    /// Whether locd's clock is simulated (`locd --clock replay`).
+    var simulated = false
+
+    /// The clock "now" and "today" are read from, and its name for the header.
+    var clock: (now: Instant, name: String) {
+      guard let daemonNow else { return (ScreenZone.now(), "this machine's clock") }
+      return (daemonNow, simulated ? "locd's simulated clock" : "locd's clock")
+    }
   }
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
@@ -88,14 +100,14 @@ enum SunCommand {
       case .failure(let status): return status.code
       }
     }
-    let now = ScreenZone.now()
+    let (now, clockName) = place.clock
     if invocation.flag("now") {
       let sun = SunNow(coordinate: place.coordinate, at: now, height: height)
       let zone = ScreenZone(place.zone.name)
       if invocation.json {
         Output.line(sun.json(zone: zone).serialized)
       } else {
-        Output.line(header(place, height: height))
+        Output.line(header(place, height: height) + "; now by " + clockName)
         Output.line(sun.summary(zone: zone))
       }
       return ExitStatus.ok
@@ -108,7 +120,8 @@ enum SunCommand {
       let solarDays = (0..<days).map {
         calculator.day(first.adding(days: $0), in: place.zone, events: events)
       }
-      Output.write(header(place, height: height) + "; local times\n")
+      let today = date == nil ? "; today by " + clockName : ""
+      Output.write(header(place, height: height) + today + "; local times\n")
       Output.write(SunTable.render(solarDays, zone: place.zone))
     }
     return ExitStatus.ok
@@ -137,8 +150,10 @@ enum SunCommand {
         return ExitStatus.failure
       }
       var source = "locd's position (\(s.position.tier.rawValue)"
-      if let a = p.accuracy { source += ", ±\(Int(a.value.rounded())) m" }
-      place = Place(coordinate: p.coordinate, zone: zone, source: source + ")")
+      if let a = p.accuracy { source += ", " + Measures.accuracy(a) }
+      place = Place(
+        coordinate: p.coordinate, zone: zone, source: source + ")", daemonNow: ScreenZone.now(daemon: s.now),
+        simulated: s.simulation != nil)
       return ExitStatus.ok
     }
     if let place { return .success(place) }

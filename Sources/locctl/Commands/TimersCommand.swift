@@ -19,7 +19,8 @@ enum TimersCommand {
     ],
     arguments: [.words(["show", "add", "remove"])],
     help: """
-      The list is sorted by the next deadline: NEXT (in the zone in effect), LEFT until then, LAST
+      The list is sorted by the next deadline: NEXT (in the zone in effect), LEFT until then (on
+      locd's clock: the simulated time under locd --clock replay), LAST
       time it fired, RESULT of its action the last time it ran (a command's exit status, a unit that
       could not be started: 'failed' is shown in full below the table), then the timer, its rule
       and action. Problems of timer files follow, including commands that cannot run as written (an
@@ -44,14 +45,17 @@ enum TimersCommand {
       }
       return withDaemon(invocation) { client throws(ControlClient.Failure) in
         let result = try client.call(.listTimers)
-        Output.write(json ? result.json.serialized + "\n" : renderList(result, now: ScreenZone.now()))
+        Output.write(
+          json ? result.json.serialized + "\n" : renderList(result, now: ScreenZone.now(daemon: result.now)))
         return ExitStatus.ok
       }
     case "show"?:
       guard words.count == 2 else { throw UsageError("expected: timers show NAME") }
       return withDaemon(invocation) { client throws(ControlClient.Failure) in
         let timer = try client.call(.showTimer(words[1])).timer
-        Output.write(json ? timer.json.serialized + "\n" : renderOne(timer, now: ScreenZone.now()))
+        Output.write(
+          json
+            ? timer.json.serialized + "\n" : renderOne(timer, now: ScreenZone.now(daemon: client.hello?.now)))
         return ExitStatus.ok
       }
     case "add"?:
@@ -85,7 +89,9 @@ enum TimersCommand {
     return withDaemon(invocation) { client throws(ControlClient.Failure) in
       let call = Call.addTimer(name, rule: rule, unit: invocation.value("unit"), missed: missed)
       let timer = try client.call(call).timer
-      Output.write(invocation.json ? timer.json.serialized + "\n" : renderOne(timer, now: ScreenZone.now()))
+      Output.write(
+        invocation.json
+          ? timer.json.serialized + "\n" : renderOne(timer, now: ScreenZone.now(daemon: client.hello?.now)))
       return ExitStatus.ok
     }
   }

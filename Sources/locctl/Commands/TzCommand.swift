@@ -8,11 +8,13 @@ enum TzCommand {
   static let spec = CommandSpec(
     name: "tz", summary: "the time zone at a place, with its offset now (offline); '-' reads lines",
     usage: [
-      "tz LAT,LON [--time INSTANT] [--json]", "tz - [--time INSTANT] [--json]", "tz --version [--json]",
+      "tz LAT,LON [--time TIME] [--json]", "tz - [--time TIME] [--json]", "tz --version [--json]",
       "tz --check",
     ],
     options: [
-      .valued("time", "INSTANT", "the offset and abbreviation at this ISO-8601 UTC instant (default now)"),
+      .valued(
+        "time", "TIME",
+        "the offset and abbreviation at this time (default now by this machine's clock): " + TimeText.forms),
       .flag("version", "the boundary data's release and tzdata version, the zone count and the file"),
       .flag("check", "read the whole boundary file and verify it"),
     ],
@@ -23,20 +25,22 @@ enum TzCommand {
       line on standard input and prints one zone per line, in order; a line that is not a
       coordinate gets an empty line and a message on standard error, and the exit status is 1 at
       the end. --json: one object per answer: lat, lon, timezone, offset (seconds east), utcOffset,
-      abbreviation, dst. See TIMEZONES.md.
+      abbreviation, dst. Without --time the offset is that of now by this machine's clock (tz asks
+      no daemon). --time takes ISO 8601 with or without seconds: 2026-06-21T12:00Z, an offset
+      (2026-06-21T14:00+02:00), a wall time in a named zone (2026-06-21T14:00[Europe/Oslo]), or a
+      wall time in this machine's zone (2026-06-21T14:00: TZ, else /etc/localtime); a wall time
+      the zone skips or shows twice is refused with the offsets to choose from. See TIMEZONES.md.
       """,
-    examples: ["locctl tz 59.9139,10.7522", "cut -d, -f2,3 points.csv | locctl tz -"],
+    examples: [
+      "locctl tz 59.9139,10.7522", "locctl tz 59.9139,10.7522 --time '2026-03-29T02:30[Europe/Oslo]'",
+      "cut -d, -f2,3 points.csv | locctl tz -",
+    ],
     needsDaemon: false, run: run)
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
     let json = invocation.json
     var instant = ScreenZone.now()
-    if let text = invocation.value("time") {
-      guard let t = Instant(iso8601: text) else {
-        throw UsageError("--time '\(text)': expected an ISO-8601 UTC instant, e.g. 2026-07-01T12:00:00Z")
-      }
-      instant = t
-    }
+    if let text = invocation.value("time") { instant = try TimeText.instant(text, option: "time") }
     let words = invocation.positionals
     let stream = words == ["-"]
     var coordinate: Coordinate? = nil

@@ -84,12 +84,9 @@ enum WatchCommand {
     case .location(let l):
       let p = l.position
       if let position = p.position {
-        var t =
-          "\(p.tier.rawValue) \(position.coordinate.latitude.value), \(position.coordinate.longitude.value)"
-        if let a = position.accuracy { t += " ±\(Int(a.value.rounded())) m" }
-        if let speed = l.fix?.speed, speed.value >= 0.5 {
-          t += ", \(Numbers.fixed(speed.value * 3.6, 1)) km/h"
-        }
+        var t = "\(p.tier.rawValue) " + Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+        if let a = position.accuracy { t += " " + Measures.accuracy(a) }
+        if let speed = l.fix?.speed, speed.value >= 0.5 { t += ", " + Measures.speed(speed) }
         text = t
       } else {
         text = "none: \(p.reason ?? "")"
@@ -131,7 +128,8 @@ enum WatchCommand {
       text = "\"\(r.id)\" \(r.event.word), now \(r.state.word) (since \(zone.clock(r.since, seconds: true)))"
     case .visit(let v):
       var t =
-        "\(v.event.word) \(v.coordinate.latitude.value), \(v.coordinate.longitude.value) ±\(Int(v.accuracy.value.rounded())) m"
+        "\(v.event.word) " + Measures.coordinate(v.coordinate, accuracy: v.accuracy) + " "
+        + Measures.accuracy(v.accuracy)
       t += ", arrived \(zone.clock(v.arrival))"
       if let d = v.departure { t += ", left \(zone.clock(d))" }
       text = t
