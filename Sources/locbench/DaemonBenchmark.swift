@@ -145,11 +145,16 @@ enum DaemonBenchmark: Benchmark {
       }
     }
     var samples: [Double] = []
+    // The slowest delivery of each fix, by the fix's time: 100 subscribers make one fix 1.3 %
+    // of the samples, so the p99 is the slowest fix or two, and this says which.
+    var worstOfFix: [Int64: Double] = [:]
     for (arrival, line) in received {
       guard let json = try? JSON.parse(line), json["event"]?.string == "location",
         json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
       else { continue }
-      samples.append(Double(arrival - t.microsecondsSinceEpoch))
+      let sample = Double(arrival - t.microsecondsSinceEpoch)
+      samples.append(sample)
+      worstOfFix[t.microsecondsSinceEpoch] = max(worstOfFix[t.microsecondsSinceEpoch] ?? 0, sample)
     }
     subscribers.removeAll()  // closes their sockets
     guard !samples.isEmpty else {
@@ -160,6 +165,12 @@ enum DaemonBenchmark: Benchmark {
     print(
       "fix-to-subscriber latency, 100 subscribers, \(samples.count) deliveries: p50 \(fmt(samples[samples.count / 2] / 1000)) ms, p99 \(fmt(samples[samples.count * 99 / 100] / 1000)) ms (target p99 <= 1 ms)"
     )
+    let worst = worstOfFix.sorted { $0.key < $1.key }.map(\.value)
+    if let first = worst.first {
+      print(
+        "  last subscriber reached, \(worst.count) fixes: median \(fmt(median(worst) / 1000)) ms, slowest \(fmt((worst.max() ?? 0) / 1000)) ms, first fix \(fmt(first / 1000)) ms"
+      )
+    }
   }
 
   // MARK: Helpers
