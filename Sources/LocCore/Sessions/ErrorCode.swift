@@ -25,6 +25,9 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   case idleTimeout = "idle-timeout"
   /// The client did not read its events; its queue overflowed and it is dropped.
   case slowConsumer = "slow-consumer"
+  /// locd is stopping (SIGTERM, SIGINT, the end of a replay); the last line of every
+  /// session, then the connection closes.
+  case daemonStopping = "daemon-stopping"
   /// The request is valid but cannot be carried out now (e.g. a broken new config).
   case failed = "failed"
   /// The named thing (e.g. a timer) does not exist.

@@ -327,6 +327,16 @@ final class ClientConnection {
     watch.setEvents(events)
   }
 
+  /// locd is stopping: what is queued and then `line` are written as far as the socket
+  /// takes them now (nothing waits for the client), before `shutdown`.
+  func sayGoodbye(_ line: [UInt8]) {
+    guard phase == .open, let watch else { return }
+    flush()
+    guard phase == .open, queuedBytes == 0 else { return }
+    var offset = 0
+    while offset < line.count, let sent = try? watch.descriptor.send(line, from: offset) { offset += sent }
+  }
+
   /// Closes the connection now.
   func shutdown() {
     guard phase != .closed else { return }

@@ -242,8 +242,13 @@ public final class ControlServer {
   }
 
   /// Closes every client and stops listening (the socket file, if locd made one, is the
-  /// caller's to remove).
-  public func stop() {
+  /// caller's to remove). With `notice`, each open session is sent it as its last line
+  /// (an error with id null, `daemon-stopping`), as far as its socket takes it now.
+  public func stop(notice: RequestError? = nil) {
+    if let notice {
+      let line = Array((ServerMessage.failure(nil, notice).line + "\n").utf8)
+      for client in Array(clients.values) { client.sayGoodbye(line) }
+    }
     for client in Array(clients.values) + Array(lingering.values) { client.shutdown() }
     clients.removeAll()
     lingering.removeAll()

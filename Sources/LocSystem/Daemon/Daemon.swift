@@ -321,7 +321,7 @@ public final class Daemon {
     feed(.stopping)
     stopGeoClue()
     stopSources()
-    faces.server?.stop()
+    faces.server?.stop(notice: RequestError(.daemonStopping, "locd is stopping (\(reason))"))
     if faces.ownsSocketFile { try? FileIO.remove(path: config.socketPath) }
     clocks.cancelAll()
     replay.exitTimer?.cancel()

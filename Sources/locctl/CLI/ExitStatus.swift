@@ -18,6 +18,8 @@ enum ExitStatus {
   static let notRunning: Int32 = 3
   /// Permission denied, by the socket's mode or by locd (`permission-denied`).
   static let permission: Int32 = 4
+  /// locd said it is stopping (`daemon-stopping`), e.g. under `watch`.
+  static let stopped: Int32 = 5
 
   /// The status for a failure talking to locd.
   static func of(_ error: ControlClient.Failure) -> Int32 {
@@ -28,6 +30,7 @@ enum ExitStatus {
       switch reply.code {
       case .known(.permissionDenied): return permission
       case .known(.invalidParams): return usage
+      case .known(.daemonStopping): return stopped
       default: return failure
       }
     case .versionMismatch, .timedOut, .protocolError: return failure

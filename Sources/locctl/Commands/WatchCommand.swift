@@ -2,23 +2,27 @@ import LocCore
 import LocHost
 import LocProtocol
 
-/// `locctl watch [--events KIND,...] [--json]`: streams events until interrupted.
+/// `locctl watch [--events KIND,...] [--json] [--reconnect]`: streams events until interrupted.
 enum WatchCommand {
   static let kinds = EventKind.allCases.map(\.rawValue)
 
   static let spec = CommandSpec(
     name: "watch", summary: "stream events (position, zone, sun, timers, sources) until Ctrl-C",
-    usage: ["watch [--events KIND,...] [--json]"],
+    usage: ["watch [--events KIND,...] [--json] [--reconnect]"],
     options: [
+      .flag("reconnect", "when locd stops or restarts, wait for it to come back and go on"),
       .valued(
-        "events", "KIND,...", "only these kinds: " + kinds.joined(separator: ", "), completion: .words(kinds))
+        "events", "KIND,...", "only these kinds: " + kinds.joined(separator: ", "), completion: .words(kinds)),
     ],
     help: """
       One line per event: the local time in the zone in effect (with its abbreviation), the event's
       kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
       of its own instead. A subscription to location events keeps the receiver on while the watch
       runs; --events without location does not. When a reload of locd's configuration leaves this
-      session's access with nothing to watch, locctl says so and exits with status 4.
+      session's access with nothing to watch, locctl says so and exits with status 4. When locd stops
+      (systemctl stop or restart, SIGTERM) it says so to its clients: watch prints that notice and
+      exits with status 5, unless --reconnect is given, which waits for locd to come back (trying
+      once a second), says so and goes on watching.
       """,
     examples: ["locctl watch", "locctl watch --events timer-fired,timezone-changed --json"],
     needsDaemon: true, run: run)
@@ -37,23 +41,44 @@ enum WatchCommand {
         wanted.insert(kind)
       }
     }
-    return withDaemon(invocation) { client throws(ControlClient.Failure) in
+    let reconnect = invocation.flag("reconnect")
+    return withDaemon(invocation) { first throws(ControlClient.Failure) in
+      var client = first
       var zone: ScreenZone? = nil
-      if !invocation.json {
-        let status = try client.call(.status)
-        zone = ScreenZone(status.timezone.zone.id, fallbackOffset: status.timezone.zone.offset ?? 0)
-      }
-      _ = try client.call(.subscribe(wanted))
       // Set once a simulation that ends with locd (`--exit-at-end`) has finished: the
       // connection closing after that is the end of the stream, not a failure.
       var simulationOver = false
+      var subscribed = false
+      var reconnected = false
       while true {
         let event: EventMessage
         do throws(ControlClient.Failure) {
+          if !subscribed {
+            if !invocation.json {
+              let status = try client.call(.status)
+              zone = ScreenZone(status.timezone.zone.id, fallbackOffset: status.timezone.zone.offset ?? 0)
+            }
+            _ = try client.call(.subscribe(wanted))
+            if reconnected { printError("locctl watch: locd is back") }
+            subscribed = true
+          }
           event = try client.nextEvent()
         } catch {
-          guard simulationOver, case .protocolError = error else { throw error }
-          return ExitStatus.ok
+          let stopping = Self.isStopping(error)
+          if simulationOver, stopping != nil || Self.isClosed(error) { return ExitStatus.ok }
+          guard reconnect, stopping != nil || Self.isClosed(error) else {
+            guard let stopping else { throw error }
+            Output.flush()
+            printError("locctl watch: \(stopping)")
+            return ExitStatus.stopped
+          }
+          Output.flush()
+          printError(
+            "locctl watch: \(stopping ?? "the connection to locd closed"); waiting for it to come back")
+          client = try Self.waitForDaemon(invocation)
+          subscribed = false
+          reconnected = true
+          continue
         }
         // Kinds of a newer daemon are left out, as the protocol asks of clients.
         guard event.data.kind != nil else { continue }
@@ -73,6 +98,35 @@ enum WatchCommand {
           return ExitStatus.permission
         }
         if case .simulationFinished(let s) = event.data, s.exitAtEnd { simulationOver = true }
+      }
+    }
+  }
+
+  /// The daemon's notice when `error` is locd saying it stops (`daemon-stopping`).
+  static func isStopping(_ error: ControlClient.Failure) -> String? {
+    guard case .daemon(let reply) = error, reply.code == .known(.daemonStopping) else { return nil }
+    return reply.message
+  }
+
+  /// Whether `error` is the connection ending or breaking without a word.
+  static func isClosed(_ error: ControlClient.Failure) -> Bool {
+    if case .protocolError = error { return true }
+    return false
+  }
+
+  /// `--reconnect`: tries to connect once a second until locd answers again; a failure
+  /// other than locd not (yet) being there ends the watch.
+  static func waitForDaemon(_ invocation: Invocation) throws(ControlClient.Failure) -> ControlClient {
+    while true {
+      Clocks.sleep(microseconds: 1_000_000)
+      do throws(ControlClient.Failure) {
+        return try ControlClient(path: invocation.socketPath, client: "locctl")
+      } catch {
+        switch error {
+        case .notRunning, .protocolError, .timedOut: continue
+        case .daemon(let reply) where reply.code == .known(.daemonStopping): continue
+        default: throw error
+        }
       }
     }
   }
