@@ -38,18 +38,6 @@ struct AppsBadInputTests {
     return child
   }
 
-  /// Polls `path` until its text satisfies `condition` (10 s at most); the text.
-  func waitForFile(_ path: String, _ condition: (String) -> Bool) throws -> String {
-    let deadline = Date().addingTimeInterval(10)
-    var text = ""
-    while Date() < deadline {
-      text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-      if condition(text) { return text }
-      usleep(50_000)
-    }
-    throw HarnessError("\(path) never showed what was awaited; it has: \(text)")
-  }
-
   /// The apps counter `name` in `status`.
   func counter(_ s: StatusView, _ name: String) -> Int? {
     s.apps?.counters.first { $0.name == name }?.value

@@ -22,18 +22,6 @@ import Testing
     return (child, out, err)
   }
 
-  /// Polls `path` until its text satisfies `condition` (10 s at most); the text.
-  func waitForFile(_ path: String, _ condition: (String) -> Bool) throws -> String {
-    let deadline = Date().addingTimeInterval(10)
-    var text = ""
-    while Date() < deadline {
-      text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-      if condition(text) { return text }
-      usleep(50_000)
-    }
-    throw HarnessError("\(path) never showed what was awaited; it has: \(text)")
-  }
-
   @Test func aStopUnderWatchIsANoticeAndStatus5() throws {
     let daemon = try LocdProcess()
     let (child, out, err) = try watch(daemon, ["--events", "location"])

@@ -112,3 +112,16 @@ final class Child {
     }
   }
 }
+
+/// Polls `path` until its text satisfies `condition` (10 s at most); the text. For children
+/// whose output goes to a file (a watch, a daemon's log).
+func waitForFile(_ path: String, _ condition: (String) -> Bool) throws -> String {
+  let deadline = Date().addingTimeInterval(10)
+  var text = ""
+  while Date() < deadline {
+    text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+    if condition(text) { return text }
+    usleep(50_000)
+  }
+  throw HarnessError("\(path) never showed what was awaited; it has: \(text)")
+}
