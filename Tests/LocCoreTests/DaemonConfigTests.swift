@@ -69,6 +69,23 @@ import Testing
     #expect(c.socketPath == DaemonConfig().socketPath)
   }
 
+  @Test func unknownKeysAndSectionsSuggestTheNearOne() {
+    var c = DaemonConfig()
+    let problems = c.apply(
+      fileText:
+        "[Position]\nFresFor=5s\nfreshfor=6s\n[Daemon]\nFreshFor=7s\n[Positon]\nFreshFor=8s\n[Position]\nWatch=1\n",
+      fileName: "c")
+    #expect(
+      problems.map(\.message) == [
+        "unknown key 'FresFor' in [Position]; did you mean 'FreshFor'?",
+        "unknown key 'freshfor' in [Position]; did you mean 'FreshFor'?",
+        "unknown key 'FreshFor' in [Daemon]; FreshFor belongs in [Position]",
+        "unknown section [Positon]; did you mean 'Position'?",
+        "unknown key 'Watch' in [Position]",
+      ])
+    #expect(c.freshFor == DaemonConfig().freshFor)
+  }
+
   @Test(arguments: [
     ("gpsd://127.0.0.1:2947", "gpsd://127.0.0.1:2947"),
     ("gpsd://localhost", "gpsd://localhost:2947"),

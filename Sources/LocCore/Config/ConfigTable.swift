@@ -30,18 +30,13 @@ extension ConfigTable {
     var problems = syntax.map { ConfigDiagnostic(file: fileName, line: $0.line, message: $0.message) }
     let table = Self.keys
     let byID = Dictionary(table.map { ($0.id, $0) }, uniquingKeysWith: { a, _ in a })
-    let sections = Set(table.map(\.section))
     var listsStarted: Set<String> = []
     for entry in file.entries {
       func problem(_ message: String) {
         problems.append(ConfigDiagnostic(file: fileName, line: entry.line, message: message))
       }
       guard let key = byID["\(entry.section)/\(entry.key)"] else {
-        if sections.contains(entry.section) {
-          problem("unknown key '\(entry.key)' in [\(entry.section)]")
-        } else {
-          problem("unknown section [\(entry.section)]")
-        }
+        problem(Self.unknown(entry.key, in: entry.section, table: table))
         continue
       }
       // systemd style: a file that names a list replaces it; an empty value clears it.
@@ -49,5 +44,20 @@ extension ConfigTable {
       if let message = key.apply(entry.value, to: &self) { problem(message) }
     }
     return problems.sorted(by: { $0.line < $1.line })
+  }
+
+  /// The problem with a key the table does not have: in a known section, the nearest key
+  /// of that section, or the section that holds a key of this name; in an unknown section,
+  /// the nearest section.
+  static func unknown(_ key: String, in section: String, table: [ConfigKey<Self>]) -> String {
+    let sections = table.reduce(into: [String]()) { if !$0.contains($1.section) { $0.append($1.section) } }
+    guard sections.contains(section) else {
+      return "unknown section [\(section)]" + Suggestion.hint(for: section, among: sections)
+    }
+    if let home = table.first(where: { $0.name.lowercased() == key.lowercased() && $0.section != section }) {
+      return "unknown key '\(key)' in [\(section)]; \(home.name) belongs in [\(home.section)]"
+    }
+    let names = table.filter { $0.section == section }.map(\.name)
+    return "unknown key '\(key)' in [\(section)]" + Suggestion.hint(for: key, among: names)
   }
 }
