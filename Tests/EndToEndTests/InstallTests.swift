@@ -185,6 +185,26 @@ import Testing
       news.split(separator: "\n").contains { $0.hasPrefix("\(program) (") }, "NEWS has no \(program) section")
   }
 
+  /// locd(8)'s synopsis names every option `locd --help` lists (it lacked --timers-dir,
+  /// --clock and --exit-at-end).
+  @Test func locdsSynopsisNamesEveryOptionOfItsHelp() throws {
+    let help = try run(Binaries.locd, ["--help"])
+    #expect(help.status == 0)
+    let options = help.stdout.split(separator: "\n").compactMap { line -> String? in
+      let words = line.split(separator: " ")
+      guard let first = words.first, first.hasPrefix("--") else { return nil }
+      return String(first)
+    }
+    #expect(options.count >= 10, "\(options)")
+    let page = try String(contentsOfFile: Binaries.packageRoot.path + "/docs/man/locd.8", encoding: .utf8)
+    let start = try #require(page.range(of: ".SH SYNOPSIS"))
+    let end = try #require(page.range(of: ".SH DESCRIPTION"))
+    let synopsis = page[start.upperBound..<end.lowerBound].replacingOccurrences(of: "\\-", with: "-")
+    for option in options {
+      #expect(synopsis.contains(option), "locd(8)'s synopsis lacks \(option)")
+    }
+  }
+
   @Test func makeDocsCatchesAFormFeedInAManPage() throws {
     let clean = try make(["docs"])
     #expect(clean.status == 0, "\(clean.stdout)\(clean.stderr)")

@@ -32,6 +32,20 @@ struct PermissionTests {
     #expect(r.stdout.isEmpty)
   }
 
+  /// A missing socket group is a notice when the configuration names it, and not worth one
+  /// when it is the built-in `locd` (make run from a source tree, where no package made it).
+  @Test func aMissingSocketGroupIsNewsOnlyWhenConfigured() throws {
+    let builtIn = try LocdProcess(arguments: ["--log-level", "info"])
+    builtIn.stop()
+    let named = try LocdProcess(
+      arguments: ["--log-level", "info"], config: "[Daemon]\nSocketGroup=no-such-group-here\n")
+    named.stop()
+    #expect(named.log.contains("socket group 'no-such-group-here' does not exist"), "\(named.log)")
+    if getgrnam("locd") == nil {
+      #expect(!builtIn.log.contains("socket group"), "\(builtIn.log)")
+    }
+  }
+
   @Test func aStrangerWhoCanConnectLearnsNothing() throws {
     let daemon = try LocdProcess(config: "[Daemon]\nSocketMode=0666\nSocketGroup=\n")
     #expect(try daemon.locctl(["set-location", "59.9139", "10.7522"]).status == 0)

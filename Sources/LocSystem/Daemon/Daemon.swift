@@ -184,7 +184,10 @@ public final class Daemon {
     if let group = config.socketGroup {
       gid = Accounts.groupID(group)
       if gid == nil {
-        logger.notice("socket group '\(group)' does not exist; the socket keeps the daemon's group")
+        // The built-in group is the one the package creates; run from a source tree (make run)
+        // it is usually missing, and that is no news. A group the configuration names is.
+        let message = "socket group '\(group)' does not exist; the socket keeps the daemon's group"
+        if group == DaemonConfig().socketGroup { logger.debug(message) } else { logger.notice(message) }
       }
     }
     let directory = String(
