@@ -54,7 +54,7 @@ import Testing
     let cases: [([String], String)] = [
       (["stauts"], "unknown command 'stauts'; did you mean 'status'?"),
       (["timer"], "did you mean 'timers'?"),
-      (["status", "--jsno"], "unknown option '--jsno' for 'locctl status'; did you mean '--json'?"),
+      (["status", "--jsno"], "locctl status: unknown option '--jsno'; did you mean '--json'?\n"),
       (["sun", "--dayz", "3"], "did you mean '--days'?"),
       (["help", "wacth"], "did you mean 'watch'?"),
     ]
@@ -63,6 +63,9 @@ import Testing
       #expect(r.status == 2, "\(words)")
       #expect(r.stderr.contains(message), "\(words): \(r.stderr)")
     }
+    // The command is named once, by the prefix (the message used to name it again).
+    let once = try run(Binaries.locctl, ["status", "--jsno"])
+    #expect(once.stderr.components(separatedBy: "'locctl status'").count == 1, "\(once.stderr)")
     let d = try run(Binaries.locd, ["--chek-config"])
     #expect(d.status == 2)
     #expect(d.stderr.contains("did you mean '--check-config'?"), "\(d.stderr)")

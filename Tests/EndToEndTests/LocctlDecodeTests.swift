@@ -90,6 +90,32 @@ import Testing
     #expect(received.value.hasPrefix("2014-12-31T03:07:19.000Z 3D"))
   }
 
+  /// A file with bytes but not one sentence (here a Bluetooth capture) is an error, exit 1,
+  /// after the counters; a log with junk between its sentences is not.
+  @Test func aBinaryFileIsAnErrorNotAnEmptyLog() throws {
+    let capture = try #require(
+      try FileManager.default.contentsOfDirectory(atPath: Binaries.fixture("beacons").path)
+        .first { $0.hasSuffix(".btsnoop") })
+    let path = Binaries.fixture("beacons/\(capture)").path
+    let r = try run(Binaries.locctl, ["decode", path])
+    #expect(r.status == 1, "\(r.stderr)")
+    #expect(r.stdout.isEmpty)
+    let lines = r.stderr.split(separator: "\n")
+    #expect(lines.count == 2, "\(r.stderr)")
+    #expect(lines.first?.hasPrefix("decode: sentences 0, fixes 0") == true, "\(r.stderr)")
+    #expect(
+      lines.last
+        == "locctl decode: \(path) holds no NMEA 0183 sentence and no gpsd JSON that decodes; is it a binary log, or a receiver speaking a binary protocol (UBX, SiRF)?"
+    )
+    let junked = try run(
+      Binaries.locctl, ["decode", "-"],
+      stdin: "\u{1}\u{2}garbage\n" + (try String(contentsOf: Self.log, encoding: .utf8)))
+    #expect(junked.status == 0, "\(junked.stderr)")
+    #expect(junked.stdout.split(separator: "\n").count == 25)
+    let empty = try run(Binaries.locctl, ["decode", "/dev/null"])
+    #expect(empty.status == 0, "\(empty.stderr)")
+  }
+
   @Test func errorsAreOneClearLine() throws {
     let missing = try run(Binaries.locctl, ["decode", "/nonexistent/x.log"])
     #expect(missing.status == 1)

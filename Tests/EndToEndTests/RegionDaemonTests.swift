@@ -314,6 +314,34 @@ import Testing
     #expect(daemon.stop() == 0)
   }
 
+  /// `locctl regions APP watch` shows an event's time in the zone in effect in locd, as
+  /// `watch` does (it printed UTC): the drive is in Oslo on 2026-06-21, 10:0x UTC = 12:0x CEST.
+  @Test func regionsWatchShowsTimesInTheZoneInEffect() throws {
+    let dir = LocdProcess.makeDirectory()
+    let points = Self.drive(until: 2500, parked: [])
+    try syntheticNMEA(points).write(toFile: dir + "/drive.nmea", atomically: true, encoding: .utf8)
+    let daemon = try LocdProcess(
+      arguments: ["--clock", "replay", "--source", "replay:\(dir)/drive.nmea?speed=50"], directory: dir)
+    let app = "org.example.Fences"
+    #expect(try daemon.locctl(["apps", "grant", app, "--always"]).status == 0)
+    let centre = Self.point(1500)
+    // The first request starts the replay; the app is not connected at the entry, which waits
+    // for it (an always app's events are kept).
+    let add = try daemon.locctl([
+      "regions", app, "add", "a", "\(centre.latitude.value),\(centre.longitude.value)", "200",
+    ])
+    #expect(add.status == 0, "\(add.stderr)")
+    let status = try daemon.waitForStatus(timeout: 60) { $0.sourceState() == .known(.finished) }
+    #expect(status.timezone.zone.id == "Europe/Oslo")
+    let watch = try daemon.locctl(["regions", app, "watch", "--count", "1", "--timeout", "20s"])
+    #expect(watch.status == 0, "\(watch.stderr)")
+    // 2026-06-21 12:02:32 CEST  region  "a" enter, now inside (since 12:02:12 CEST)
+    #expect(watch.stdout.hasPrefix("2026-06-21 12:0"), "\(watch.stdout)")
+    #expect(watch.stdout.contains(" CEST  region  \"a\" enter, now inside (since 12:0"), "\(watch.stdout)")
+    #expect(watch.stdout.hasSuffix(" CEST)\n"), "\(watch.stdout)")
+    #expect(daemon.stop() == 0)
+  }
+
   /// Visits through the daemon: parked 8 min, then away. An always app monitoring visits
   /// hears the arrival (timed from the first fix at the place) and the departure (the last
   /// fix there); `locctl watch` gets them too (a reader sees what the position shows).

@@ -108,6 +108,63 @@ import Testing
     #expect(r.stdout.contains("times in CEST"))
   }
 
+  /// The twilight columns are named twice (astro, nautical, civil before sunrise and after
+  /// sunset): a line above the header says which are dawn's and which dusk's.
+  @Test func tableHeaderSaysDawnAndDusk() throws {
+    let r = try run(
+      Binaries.locctl, ["sun", "--at", "59.91,10.75", "--tz", "Europe/Oslo", "--date", "2026-03-20"],
+      environment: ["NO_COLOR": "1"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let lines = r.stdout.split(separator: "\n").map(String.init)
+    try #require(lines.count >= 4)
+    let groups = lines[1]
+    let names = lines[2]
+    #expect(names.hasPrefix("date        astro"), "\(names)")
+    let dawn = try #require(groups.range(of: "dawn"))
+    let dusk = try #require(groups.range(of: "dusk"))
+    // Each group word stands over the first column of its three.
+    #expect(
+      groups.distance(from: groups.startIndex, to: dawn.lowerBound)
+        == names.distance(
+          from: names.startIndex, to: names.range(of: "astro")!.lowerBound))
+    #expect(
+      groups.distance(from: groups.startIndex, to: dusk.lowerBound)
+        == names.distance(
+          from: names.startIndex, to: names.range(of: "civil", options: .backwards)!.lowerBound))
+    #expect(lines[3].hasPrefix("2026-03-20"))
+  }
+
+  /// `--utc`: the same local days, the times in UTC (Oslo's noon at 13:10 CET is 12:10 UTC).
+  @Test func utcShowsTheTableInUTC() throws {
+    let args = ["sun", "--at", "59.91,10.75", "--tz", "Europe/Oslo", "--date", "2026-01-15"]
+    let local = try run(Binaries.locctl, args, environment: ["NO_COLOR": "1"])
+    let utc = try run(Binaries.locctl, ["--utc"] + args, environment: ["NO_COLOR": "1"])
+    #expect(local.status == 0 && utc.status == 0, "\(local.stderr) \(utc.stderr)")
+    func noon(_ out: String) -> String? {
+      let row = out.split(separator: "\n").first { $0.hasPrefix("2026-01-15") }
+      return row.map { $0.split(separator: " ").map(String.init) }.map { $0[5] }
+    }
+    let l = try #require(noon(local.stdout))
+    let u = try #require(noon(utc.stdout))
+    #expect(l.hasPrefix("12:") || l.hasPrefix("13:"), "\(l)")
+    #expect(Int(l.prefix(2))! - Int(u.prefix(2))! == 1, "\(l) \(u)")
+    #expect(utc.stdout.contains("times in UTC"), "\(utc.stdout)")
+    #expect(local.stdout.contains("times in CET"), "\(local.stdout)")
+  }
+
+  /// A date that is not one says which part is wrong, not only the year range.
+  @Test func aBadDateSaysWhatIsWrong() throws {
+    for (date, message) in [
+      ("2026-13-01", "there is no month 13 (01 to 12)"),
+      ("2026-02-29", "2026-02 has 28 days, there is no day 29"),
+      ("1800-01-01", "the year must be 1900 to 2100"), ("2026-1-1", "expected a date YYYY-MM-DD"),
+    ] {
+      let r = try run(Binaries.locctl, ["sun", "--at", "1,2", "--date", date])
+      #expect(r.status == 2, "\(date)")
+      #expect(r.stderr.hasPrefix("locctl sun: --date '\(date)': \(message)"), "\(date): \(r.stderr)")
+    }
+  }
+
   @Test func defaultZoneIsTheSystemZone() throws {
     let r = try run(
       Binaries.locctl, ["sun", "--at", "35.6762,139.6503", "--date", "2024-03-20", "--json"],

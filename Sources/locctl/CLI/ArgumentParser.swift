@@ -156,11 +156,11 @@ struct ArgumentParser {
     return next + 1
   }
 
-  /// "unknown option '--jsno' for 'locctl status'; did you mean '--json'?"
+  /// "unknown option '--jsno'; did you mean '--json'?" (the error's prefix, `locctl status:`,
+  /// already names the command).
   func unknownOption(_ spelled: String, _ state: State) -> String {
     let known = known(state)
-    let whose = state.command.map { " for 'locctl \($0.name)'" } ?? ""
-    var text = "unknown option '\(spelled)'\(whose)"
+    var text = "unknown option '\(spelled)'"
     let bare = String(spelled.drop(while: { $0 == "-" }))
     if let match = Suggestion.closest(to: bare, among: known.map(\.name)) {
       text += "; did you mean '--\(match)'?"

@@ -1,5 +1,6 @@
 import LocCore
 import LocHost
+import LocProtocol
 
 /// The one zone every time on a screen is shown in (the zone in effect in locd for `status`,
 /// `timers` and `watch`; the place's zone for `sun`), each time with the zone's abbreviation
@@ -58,6 +59,19 @@ struct ScreenZone {
     let days = day.daysSinceEpoch - today.daysSinceEpoch
     if days > 0, days < 7 { return Weekdays.names[day.weekday] + " " + clock(t) }
     return "\(day) " + clock(t)
+  }
+
+  /// The zone in effect in locd, for an app's session that prints events (`regions watch`,
+  /// `app --updates`): an app's session may not read the status, so a session of locctl's
+  /// own asks for it; this machine's zone when the user may not read it either (no read
+  /// group), UTC without that.
+  static func inEffect(socketPath: String) -> ScreenZone {
+    if let client = try? ControlClient(path: socketPath, client: "locctl"),
+      let status = try? client.call(.status)
+    {
+      return ScreenZone(status.timezone.zone.id, fallbackOffset: status.timezone.zone.offset ?? 0)
+    }
+    return ScreenZone(ZoneDatabase.systemZoneName() ?? "UTC")
   }
 
   /// This machine's wall clock now (clock_gettime(2)); the core never reads it, the CLI does

@@ -74,6 +74,28 @@ enum TimeText {
 
   /// `YYYY-MM-DD` `T`, `t` or a space, `HH:MM`, then `:SS` and `.fraction` if present: the
   /// wall time and where what follows it starts.
+  /// A calendar date `YYYY-MM-DD` for `--option`, in `years`; the refusal says which part is
+  /// wrong (`month 13`, `2026-02 has 28 days`, a year out of range, the shape).
+  static func date(_ text: String, option: String, years: ClosedRange<Int>) throws(UsageError) -> CivilDate {
+    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
+      parts.allSatisfy({ $0.allSatisfy { $0.isASCII && $0.isNumber } }),
+      let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+    else { throw UsageError("--\(option) '\(text)': expected a date YYYY-MM-DD, e.g. 2026-06-21") }
+    guard years.contains(y) else {
+      throw UsageError("--\(option) '\(text)': the year must be \(years.lowerBound) to \(years.upperBound)")
+    }
+    guard (1...12).contains(m) else {
+      throw UsageError("--\(option) '\(text)': there is no month \(m) (01 to 12)")
+    }
+    guard let date = CivilDate(year: y, month: m, day: d) else {
+      let days = CivilDate.daysIn(month: m, year: y)
+      throw UsageError(
+        "--\(option) '\(text)': \(parts[0])-\(parts[1]) has \(days) days, there is no day \(d)")
+    }
+    return date
+  }
+
   static func wallTime(_ s: Substring) -> (LocalDateTime, Substring.Index)? {
     let b = Array(s.utf8)
     guard b.count >= 16, let date = CivilDate(iso: String(decoding: b[0..<10], as: UTF8.self)),

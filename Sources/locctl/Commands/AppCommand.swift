@@ -67,6 +67,8 @@ enum AppCommand {
         return ExitStatus.failure
       }
       var last = hello
+      let zone =
+        json || updates == 0 ? ScreenZone("UTC") : ScreenZone.inEffect(socketPath: invocation.socketPath)
       _ = try client.call(.subscribe([.authorization]))
       if !invocation.flag("background") { last = try client.call(.setActivity(.foreground)).authorization }
       if let level {
@@ -80,7 +82,7 @@ enum AppCommand {
         if now != last { show(now, json: json) }
         last = now
       }
-      return try follow(client, last: last, updates: updates, until: deadline, json: json)
+      return try follow(client, last: last, updates: updates, until: deadline, json: json, zone: zone)
     } catch {
       Output.flush()
       printError("locctl app: \(error)")
@@ -92,11 +94,10 @@ enum AppCommand {
   /// Without updates: until the request is decided; with: until `updates` positions came.
   static func follow(
     _ client: ControlClient, last: AppStatusView, updates: Int, until deadline: ContinuousClock.Instant,
-    json: Bool
+    json: Bool, zone: ScreenZone
   ) throws(ControlClient.Failure) -> Int32 {
     var last = last
     var got = 0
-    let utc = ScreenZone("UTC")
     while updates > 0 ? got < updates : last.prompt.known != PromptState.none {
       let left = deadline - ContinuousClock.now
       guard left > .zero else {
@@ -114,8 +115,7 @@ enum AppCommand {
         if json {
           Output.line(ServerMessage.event(event).line)
         } else {
-          // An app may not read the status (its uid's access): times are shown in UTC.
-          Output.line(WatchCommand.render(event, zone: utc))
+          Output.line(WatchCommand.render(event, zone: zone))
         }
         Output.flush()
       default: continue

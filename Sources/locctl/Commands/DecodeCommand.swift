@@ -48,7 +48,18 @@ enum DecodeCommand {
     decoder.finish { fix in write(fix, json: json, to: &out) }
     out.flush()
     Output.flush()
-    printError("decode: \(decoder.counters)")
+    let counters = decoder.counters
+    printError("decode: \(counters)")
+    // Bytes but not one sentence or report decoded: not a log this reads (a binary file, a
+    // receiver's binary protocol, the wrong file). Random bytes make the odd `$...*hh` line
+    // with a bad checksum or field; junk between good sentences is normal.
+    let read = counters.lines + counters.junkBytes + counters.truncatedLines
+    if read > 0, counters.sentences + counters.gpsdReports + counters.skipped == 0 {
+      printError(
+        "locctl decode: \(path == "-" ? "standard input" : path) holds no NMEA 0183 sentence and no gpsd JSON that decodes; is it a binary log, or a receiver speaking a binary protocol (UBX, SiRF)?"
+      )
+      return ExitStatus.failure
+    }
     return ExitStatus.ok
   }
 

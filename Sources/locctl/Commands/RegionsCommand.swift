@@ -133,6 +133,7 @@ enum RegionsCommand {
     _ client: ControlClient, visits: Bool, count: Int, timeout: Duration, _ invocation: Invocation
   ) throws(ControlClient.Failure) -> Int32 {
     let deadline = ContinuousClock.now.advanced(by: timeout)
+    let zone = invocation.json ? ScreenZone("UTC") : ScreenZone.inEffect(socketPath: invocation.socketPath)
     if !invocation.flag("background") { _ = try client.call(.setActivity(.foreground)) }
     if visits {
       _ = try client.call(.monitorVisits(true))
@@ -141,7 +142,6 @@ enum RegionsCommand {
     }
     defer { if visits { _ = try? client.call(.monitorVisits(false)) } }
     var got = 0
-    let utc = ScreenZone("UTC")
     while got < count {
       let left = deadline - ContinuousClock.now
       guard left > .zero else {
@@ -152,7 +152,8 @@ enum RegionsCommand {
       switch event.data {
       case .region, .visit:
         got += 1
-        Output.line(invocation.json ? ServerMessage.event(event).line : WatchCommand.render(event, zone: utc))
+        Output.line(
+          invocation.json ? ServerMessage.event(event).line : WatchCommand.render(event, zone: zone))
         Output.flush()
       default: continue
       }

@@ -78,10 +78,7 @@ enum SunCommand {
     }
     var date: CivilDate? = nil
     if let text = invocation.value("date") {
-      guard let d = CivilDate(iso: text), (1900...2100).contains(d.year) else {
-        throw UsageError("--date '\(text)': expected YYYY-MM-DD between 1900 and 2100")
-      }
-      date = d
+      date = try TimeText.date(text, option: "date", years: 1900...2100)
     }
     var tz: ZoneRules? = nil
     if let name = invocation.value("tz") { tz = try rules(name) }
@@ -121,8 +118,10 @@ enum SunCommand {
         calculator.day(first.adding(days: $0), in: place.zone, events: events)
       }
       let today = date == nil ? "; today by " + clockName : ""
-      Output.write(header(place, height: height) + today + "; local times\n")
-      Output.write(SunTable.render(solarDays, zone: place.zone))
+      // --utc: the rows stay the place's local days; only the times are shown in UTC.
+      Output.write(
+        header(place, height: height) + today + (ScreenZone.utc ? "; times in UTC\n" : "; local times\n"))
+      Output.write(SunTable.render(solarDays, zone: ScreenZone.utc ? .utc : place.zone))
     }
     return ExitStatus.ok
   }

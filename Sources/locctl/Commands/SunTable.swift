@@ -8,6 +8,16 @@ enum SunTable {
     var out = ""
     let headers = firstDay.events.map(header)
     let widths = headers.map { max(9, $0.count + 1) }
+    // The twilight columns repeat their names at dawn and at dusk: a line above says which.
+    let groups = firstDay.events.map(group)
+    if groups.contains(where: { $0 != nil }) {
+      var line = "            "
+      for (i, g) in groups.enumerated() {
+        let starts = g != nil && (i == 0 || groups[i - 1] != g)
+        line += (starts ? g ?? "" : "").column(widths[i])
+      }
+      out += Style.bold(line.trimmingTrailingSpaces) + "\n"
+    }
     out += Style.bold(
       ("date        " + zip(headers, widths).map { $0.0.column($0.1) }.joined()).trimmingTrailingSpaces)
     out += "\n"
@@ -55,6 +65,15 @@ enum SunTable {
     case .polarDay: return "-day"
     case .polarNight: return "-night"
     case .otherDay: return "-other"
+    }
+  }
+
+  /// `dawn` or `dusk` for a twilight's start or end, nil for the other events.
+  static func group(_ event: SolarEvent) -> String? {
+    switch event {
+    case .astronomicalDawn, .nauticalDawn, .civilDawn: return "dawn"
+    case .civilDusk, .nauticalDusk, .astronomicalDusk: return "dusk"
+    default: return nil
     }
   }
 
