@@ -194,10 +194,66 @@ import Testing
       for name in Self.commands { #expect(r.stdout.contains(name), "\(shell) completes \(name)") }
       #expect(r.stdout.contains("--socket") || r.stdout.contains("socket"), "\(shell)")
     }
-    // The scripts parse in their shells, where the shell is installed.
-    let bash = try run(Binaries.locctl, ["completion", "bash"])
-    let check = try run(URL(fileURLWithPath: "/bin/bash"), ["-n"], stdin: bash.stdout)
-    #expect(check.status == 0, "\(check.stderr)")
+    // The scripts parse in their shells (scripts/deps.sh test installs zsh and fish).
+    for (shell, path) in [("bash", "/bin/bash"), ("zsh", "/usr/bin/zsh"), ("fish", "/usr/bin/fish")] {
+      let script = try run(Binaries.locctl, ["completion", shell])
+      let check = try run(URL(fileURLWithPath: path), ["-n"], stdin: script.stdout)
+      #expect(check.status == 0, "\(shell): \(check.stderr)")
+    }
+  }
+
+  /// What bash and fish offer, asked as they ask when Tab is pressed: timer names after
+  /// `timers show` (it offered `show add remove` again), nothing after `timers add`, app ids
+  /// after `apps grant` and `regions`, zone names after `--tz`, the options and `-` after a
+  /// lone `-`. Timer names and app ids come from the running locd named by --socket.
+  @Test func completionsOfferLiveWordsFromLocdAndTzdata() throws {
+    let daemon = try LocdProcess(arguments: ["--timers-dir", LocdProcess.makeDirectory()])
+    #expect(try daemon.locctl(["timers", "add", "porch", "sunset-10m"]).status == 0)
+    #expect(try daemon.locctl(["apps", "grant", "org.example.Fences"]).status == 0)
+    let locctl = Binaries.locctl.path
+    let s = daemon.socketPath
+    let cases: [([String], [String])] = [
+      ([locctl, "--socket", s, "timers", "show", ""], ["porch"]),
+      ([locctl, "--socket", s, "timers", "remove", "p"], ["porch"]),
+      ([locctl, "--socket", s, "timers", "add", ""], []),
+      ([locctl, "--socket", s, "timers", ""], ["show", "add", "remove"]),
+      ([locctl, "--socket", s, "apps", "grant", ""], ["org.example.Fences"]),
+      ([locctl, "--socket", s, "regions", ""], ["org.example.Fences"]),
+      ([locctl, "sun", "--tz", "Europe/Os"], ["Europe/Oslo"]),
+      ([locctl, "decode", "-"], ["--socket", "--json", "--no-color", "--utc", "--help", "-h", "-"]),
+    ]
+    var script = try run(Binaries.locctl, ["completion", "bash"]).stdout
+    script += "\ncomp() { COMP_WORDS=(\"$@\"); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); COMPREPLY=(); _locctl; "
+    script += "printf '%s\\n' \"${COMPREPLY[*]}\"; }\n"
+    for (words, _) in cases { script += "comp " + words.map { "'\($0)'" }.joined(separator: " ") + "\n" }
+    let bash = try run(URL(fileURLWithPath: "/bin/bash"), ["-s"], stdin: script)
+    #expect(bash.status == 0, "\(bash.stderr)")
+    let answers = bash.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+    for (i, (words, wanted)) in cases.enumerated() {
+      #expect(
+        i < answers.count && answers[i] == wanted.joined(separator: " "),
+        "bash \(words.dropFirst()): \(answers)")
+    }
+    // fish asks the same through `complete -C` (it prints each candidate, a tab and its help).
+    let fishScript = try run(Binaries.locctl, ["completion", "fish"]).stdout
+    let dir = LocdProcess.makeDirectory()
+    try fishScript.write(toFile: dir + "/locctl.fish", atomically: true, encoding: .utf8)
+    for (line, wanted) in [
+      ("\(locctl) --socket \(s) timers show ", ["porch"]),
+      ("\(locctl) --socket \(s) timers ", ["add", "remove", "show"]),
+      ("\(locctl) --socket \(s) apps grant ", ["org.example.Fences"]),
+      ("\(locctl) sun --tz Europe/Osl", ["Europe/Oslo"]),
+    ] {
+      let fish = try run(
+        URL(fileURLWithPath: "/usr/bin/fish"),
+        ["--no-config", "-c", "source \(dir)/locctl.fish; complete -C '\(line)'"])
+      #expect(fish.status == 0, "\(fish.stderr)")
+      let got = fish.stdout.split(separator: "\n").map { String($0.prefix { $0 != "\t" }) }
+      #expect(got == wanted, "fish '\(line)': \(fish.stdout)")
+    }
+    // Without a daemon the live words are none, quickly and quietly.
+    let none = try run(Binaries.locctl, ["--socket", "/nonexistent/s", "__complete", "timer-names"])
+    #expect(none.status == 0 && none.stdout.isEmpty && none.stderr.isEmpty, "\(none.stderr)")
   }
 }
 

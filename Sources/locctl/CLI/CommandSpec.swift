@@ -86,12 +86,15 @@ enum Completion: Sendable, Hashable {
   case wordsOrFile([String])
   /// The names of locctl's commands (`locctl help`).
   case commandNames
+  /// Words only the running system knows, asked of `locctl __complete` when the shell
+  /// completes (timer names and app ids from locd, zone names from tzdata).
+  case live(LiveWords)
 
   /// The fixed words offered, if any.
   var words: [String] {
     switch self {
     case .words(let w), .wordsOrFile(let w): return w
-    case .none, .file, .commandNames: return []
+    case .none, .file, .commandNames, .live: return []
     }
   }
 
@@ -99,9 +102,27 @@ enum Completion: Sendable, Hashable {
   var files: Bool {
     switch self {
     case .file, .wordsOrFile: return true
-    case .none, .words, .commandNames: return false
+    case .none, .words, .commandNames, .live: return false
     }
   }
+
+  /// The kind of live words, if these are.
+  var live: LiveWords? {
+    if case .live(let kind) = self { return kind }
+    return nil
+  }
+}
+
+/// What `locctl __complete KIND [WORDS...]` prints, one per line (`WORDS`: the command's
+/// positional words before the one being completed).
+enum LiveWords: String, Sendable, Hashable, CaseIterable {
+  /// The timers locd has (`timers show|remove NAME`); nothing after `timers add`.
+  case timerNames = "timer-names"
+  /// The app ids of the caller's apps, or everyone's for an administrator (`apps grant APP`,
+  /// `regions APP`, `app APP`).
+  case appIDs = "app-ids"
+  /// The zone names of this machine's tzdata (`--tz ZONE`).
+  case zoneNames = "zone-names"
 }
 
 /// The options every command takes, before or after the command's name.

@@ -9,6 +9,6 @@ enum CommandTable {
     SetLocationCommand.spec, ClearLocationCommand.spec, ReloadCommand.spec, TimersCommand.spec,
     SunCommand.spec, TzCommand.spec, DecodeCommand.spec, BeaconsCommand.spec, AgentCommand.spec,
     AppsCommand.spec, AppCommand.spec, RegionsCommand.spec,
-    HelpCommand.spec, VersionCommand.spec, CompletionCommand.spec,
+    HelpCommand.spec, VersionCommand.spec, CompletionCommand.spec, LiveCompletionCommand.spec,
   ]
 }

@@ -22,7 +22,7 @@ enum AppCommand {
       .valued("updates", "N", "start updates and print the first N positions given"),
       .valued("timeout", "DURATION", "give up after this long (default 30s), exit status 1"),
     ],
-    arguments: [.none],
+    arguments: [.live(.appIDs)],
     help: """
       Talks to locd as app APP, to try the permission model from a shell: says it is in the
       foreground (unless --background), asks for authorization (--request), and prints its

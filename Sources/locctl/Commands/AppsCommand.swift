@@ -18,7 +18,7 @@ enum AppsCommand {
       .flag("always", "grant: always rather than while in use"),
       .flag("reduced", "grant: reduced (5 km) rather than full accuracy"),
     ],
-    arguments: [.words(verbs), .none],
+    arguments: [.words(verbs), .live(.appIDs), .none],
     help: """
       Lists apps with their authorization, accuracy, whether they use the location now or when they
       last did, who decided and how their identity is known. Anyone sees their own apps; the

@@ -24,7 +24,7 @@ enum RegionsCommand {
       .valued("count", "N", "watch, visits: stop after N events"),
       .valued("timeout", "DURATION", "watch, visits: give up after this long (default: never)"),
     ],
-    arguments: [.none, .words(subcommands)],
+    arguments: [.live(.appIDs), .words(subcommands), .none],
     help: """
       Talks to locd as app APP (it needs an authorization with precise accuracy: locctl apps
       grant). add registers a circular region (radius 10 m to 100 km) and prints it; remove

@@ -16,7 +16,9 @@ enum SunCommand {
       .valued("at", "LAT,LON", "the place (default: locd's position and zone)"),
       .valued("date", "YYYY-MM-DD", "the first local date (default today there)"),
       .valued("days", "N", "this many days, 1 to \(maximumDays)"),
-      .valued("tz", "ZONE", "local days and times in this zone (default the place's)"),
+      .valued(
+        "tz", "ZONE", "local days and times in this zone (default the place's)", completion: .live(.zoneNames)
+      ),
       .valued("height", "DISTANCE", "the observer's height above the surroundings: 30m"),
       .valued(
         "event", "NAME", "add an event (civil-dusk, elevation:-8.5:evening); repeatable",

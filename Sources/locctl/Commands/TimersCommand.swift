@@ -17,7 +17,7 @@ enum TimersCommand {
         "missed", "POLICY", "add: skip (default), once or all missed occurrences",
         completion: .words(["skip", "once", "all"])),
     ],
-    arguments: [.words(["show", "add", "remove"])],
+    arguments: [.words(["show", "add", "remove"]), .live(.timerNames), .none],
     help: """
       The list is sorted by the next deadline: NEXT (in the zone in effect), LEFT until then (on
       locd's clock: the simulated time under locd --clock replay), LAST
