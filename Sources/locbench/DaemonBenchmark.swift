@@ -4,16 +4,19 @@ import LocSystem
 /// `locbench daemon [--idle-seconds N] [--locd PATH]`: the built daemon, measured from
 /// outside: exec to READY=1, idle RSS, wakeups while idle (no source traffic; an on-demand
 /// gpsd source once it has a good fix), status round trips, and fix-to-subscriber latency
-/// with 100 subscribers.
+/// with 100 subscribers. `--latency-only` measures only the last; `--per-fix` prints each
+/// fix's slowest and median delivery too, in the fix's order (which fix makes the p99).
 enum DaemonBenchmark: Benchmark {
   static let name = "daemon"
 
   static func run(_ arguments: [String]) -> Int32 {
     guard
       let options = try? CommandLineOptions(
-        arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: [])
+        arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: ["latency-only", "per-fix"])
     else {
-      print("usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG]")
+      print(
+        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only] [--per-fix]"
+      )
       return 2
     }
     let locd = options.value("locd") ?? ".build/release/locd"
@@ -23,11 +26,13 @@ enum DaemonBenchmark: Benchmark {
       print("daemon: \(locd) not built (swift build -c release)")
       return 1
     }
-    startup(locd)
-    idle(locd, seconds: idleSeconds)
-    idleOnDemand(locd, seconds: idleSeconds, fixture: "Tests/Fixtures/nmea/nmea-rtk.log")
-    roundTrips(locd)
-    latency(locd, fixture: fixture)
+    if !options.flag("latency-only") {
+      startup(locd)
+      idle(locd, seconds: idleSeconds)
+      idleOnDemand(locd, seconds: idleSeconds, fixture: "Tests/Fixtures/nmea/nmea-rtk.log")
+      roundTrips(locd)
+    }
+    latency(locd, fixture: fixture, perFix: options.flag("per-fix"))
     return 0
   }
 
@@ -107,7 +112,7 @@ enum DaemonBenchmark: Benchmark {
     print("`locctl status --json` (exec, connect, hello, status): median \(fmt(median(execs))) ms")
   }
 
-  static func latency(_ locd: String, fixture: String) {
+  static func latency(_ locd: String, fixture: String, perFix: Bool = false) {
     let run = DaemonRun(
       locd: locd, extraArguments: ["--source", "replay:\(fixture)?speed=1&loop=1"], watchdogUSec: nil)
     run.start()
@@ -148,6 +153,7 @@ enum DaemonBenchmark: Benchmark {
     // The slowest delivery of each fix, by the fix's time: 100 subscribers make one fix 1.3 %
     // of the samples, so the p99 is the slowest fix or two, and this says which.
     var worstOfFix: [Int64: Double] = [:]
+    var allOfFix: [Int64: [Double]] = [:]
     for (arrival, line) in received {
       guard let json = try? JSON.parse(line), json["event"]?.string == "location",
         json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
@@ -155,6 +161,7 @@ enum DaemonBenchmark: Benchmark {
       let sample = Double(arrival - t.microsecondsSinceEpoch)
       samples.append(sample)
       worstOfFix[t.microsecondsSinceEpoch] = max(worstOfFix[t.microsecondsSinceEpoch] ?? 0, sample)
+      if perFix { allOfFix[t.microsecondsSinceEpoch, default: []].append(sample) }
     }
     subscribers.removeAll()  // closes their sockets
     guard !samples.isEmpty else {
@@ -170,6 +177,13 @@ enum DaemonBenchmark: Benchmark {
       print(
         "  last subscriber reached, \(worst.count) fixes: median \(fmt(median(worst) / 1000)) ms, slowest \(fmt((worst.max() ?? 0) / 1000)) ms, first fix \(fmt(first / 1000)) ms"
       )
+    }
+    if perFix {
+      for (i, (time, deliveries)) in allOfFix.sorted(by: { $0.key < $1.key }).enumerated() {
+        print(
+          "  fix \(i) (\(deliveries.count) subscribers): last \(fmt((deliveries.max() ?? 0) / 1000)) ms, first \(fmt((deliveries.min() ?? 0) / 1000)) ms, median \(fmt(median(deliveries) / 1000)) ms, time \(time % 100_000_000)"
+        )
+      }
     }
   }
 
