@@ -1,5 +1,6 @@
 import Foundation
 import LocCore
+import LocHost
 import Testing
 
 /// `locctl sun`, through the built binary.
@@ -150,6 +151,113 @@ import Testing
     #expect(Int(l.prefix(2))! - Int(u.prefix(2))! == 1, "\(l) \(u)")
     #expect(utc.stdout.contains("times in UTC"), "\(utc.stdout)")
     #expect(local.stdout.contains("times in CET"), "\(local.stdout)")
+  }
+
+  /// The pixels of a PNG at (x, y) points, as `#rrggbb`, read by a few lines of Python's
+  /// standard library (zlib and the five PNG filters), independent of the code that drew it.
+  static func pixels(_ png: String, _ points: [(Int, Int)]) throws -> [String] {
+    let script = """
+      import sys, zlib, struct
+      data = open(sys.argv[1], 'rb').read()
+      assert data[:8] == b'\\x89PNG\\r\\n\\x1a\\n'
+      pos, idat = 8, b''
+      while pos < len(data):
+          n, kind = struct.unpack('>I4s', data[pos:pos + 8])
+          body = data[pos + 8:pos + 8 + n]
+          if kind == b'IHDR':
+              w, h, depth, colour = struct.unpack('>IIBB', body[:10])
+          if kind == b'IDAT':
+              idat += body
+          pos += 12 + n
+      assert depth == 8 and colour in (2, 6)
+      bpp = 4 if colour == 6 else 3
+      raw = zlib.decompress(idat)
+      stride = w * bpp
+      rows, prev = [], bytearray(stride)
+      for r in range(h):
+          f = raw[r * (stride + 1)]
+          line = bytearray(raw[r * (stride + 1) + 1:(r + 1) * (stride + 1)])
+          for i in range(stride):
+              a = line[i - bpp] if i >= bpp else 0
+              b = prev[i]
+              c = prev[i - bpp] if i >= bpp else 0
+              if f == 1: line[i] = (line[i] + a) & 255
+              elif f == 2: line[i] = (line[i] + b) & 255
+              elif f == 3: line[i] = (line[i] + (a + b) // 2) & 255
+              elif f == 4:
+                  p = a + b - c
+                  pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                  line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+          rows.append(line)
+          prev = line
+      for arg in sys.argv[2:]:
+          x, y = map(int, arg.split(','))
+          px = rows[y][x * bpp:x * bpp + 3]
+          print('#%02x%02x%02x' % tuple(px))
+      """
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script, png] + points.map { "\($0.0),\($0.1)" })
+    guard r.status == 0 else { throw HarnessError("python3: \(r.stderr)") }
+    return r.stdout.split(separator: "\n").map(String.init)
+  }
+
+  /// `sun --svg` and `--png`: a year at Oslo, rendered by rsvg-convert (librsvg) and looked at
+  /// pixel by pixel: noon in June is daylight, 03:00 in December night, and around the table's
+  /// own sunrise and civil dusk of a day the colour changes where the table says.
+  @Test func aYearAsAPictureShowsDaylightWhereTheTableSaysItIs() throws {
+    let place = ["sun", "--at", "59.91,10.75", "--tz", "Europe/Oslo"]
+    let svg = try run(Binaries.locctl, place + ["--date", "2026-03-01", "--svg"])
+    #expect(svg.status == 0, "\(svg.stderr)")
+    #expect(svg.stdout.hasPrefix("<?xml") && svg.stdout.hasSuffix("</svg>\n"))
+    for band in ["night", "astronomical", "nautical", "civil", "day"] {
+      #expect(svg.stdout.contains("<path class=\"\(band)\""), "\(band)")
+    }
+    #expect(svg.stdout.contains("Europe/Oslo at 59.91, 10.75, 2026"))
+    // Today is marked in this year's picture, not in another year's.
+    let thisYear = Instant(secondsSinceEpoch: Date().timeIntervalSince1970).utcDate.year
+    let now = try run(Binaries.locctl, place + ["--date", "\(thisYear)-06-01", "--svg"])
+    #expect(now.stdout.contains("class=\"today\""))
+    #expect(
+      !(try run(Binaries.locctl, place + ["--date", "2020-06-01", "--svg"])).stdout.contains(
+        "class=\"today\""))
+    let dir = LocdProcess.makeDirectory()
+    let png = dir + "/oslo.png"
+    let r = try run(
+      URL(fileURLWithPath: "/bin/sh"),
+      ["-c", "exec \"$0\" \"$@\" > \(png)", Binaries.locctl.path] + place + ["--date", "2026-03-01", "--png"])
+    #expect(r.status == 0, "\(r.stderr)")
+    // The chart's geometry (SunChart): x = 56 + 2 × (day of the year + 0.5), y = 44 + 20 px an hour.
+    func x(_ dayOfYear: Int) -> Int { 56 + 2 * dayOfYear + 1 }
+    func y(_ minutes: Double) -> Int { Int(44 + minutes / 3) }
+    let day = "#f6d776"
+    let night = "#0d1330"
+    let civil = "#7c9ed8"
+    let nautical = "#3a5aa0"
+    // 2026-03-20 is day 78 of the year (0-based); its sunrise and civil dusk from the table.
+    let json = try run(Binaries.locctl, place + ["--date", "2026-03-20", "--json"])
+    let reference = try JSON.parse(json.stdout)
+    let zone = try ZoneDatabase().rules(named: "Europe/Oslo")
+    func minutes(_ key: String) throws -> Double {
+      let t = try #require(reference[key]?.string.flatMap { Instant(iso8601: $0) })
+      let l = zone.localDateTime(at: t)
+      return Double(l.hour * 60 + l.minute) + Double(l.second) / 60
+    }
+    let sunrise = try minutes("sunrise")
+    let dusk = try minutes("civil_dusk")
+    let got = try Self.pixels(
+      png,
+      [
+        (x(171), y(12 * 60 + 30)), (x(354), y(3 * 60 + 30)), (x(78), y(sunrise - 6)), (x(78), y(sunrise + 6)),
+        (x(78), y(dusk - 6)), (x(78), y(dusk + 6)),
+      ])
+    #expect(got == [day, night, civil, day, civil, nautical], "\(got)")
+    // --png to a terminal is refused; without rsvg-convert it says what to install.
+    let missing = try run(Binaries.locctl, place + ["--png"], environment: ["PATH": "/nonexistent"])
+    #expect(missing.status == 1, "\(missing.stderr)")
+    #expect(
+      missing.stderr.contains("--png needs rsvg-convert (apt install librsvg2-bin)"), "\(missing.stderr)")
+    let both = try run(Binaries.locctl, place + ["--svg", "--days", "3"])
+    #expect(both.status == 2 && both.stderr.contains("draws a whole year"), "\(both.stderr)")
   }
 
   /// A date that is not one says which part is wrong, not only the year range.

@@ -11,6 +11,7 @@ enum SunCommand {
     usage: [
       "sun [--at LAT,LON] [--date YYYY-MM-DD] [--days N] [--tz ZONE] [--height DISTANCE] [--event NAME]... [--json]",
       "sun --now [--at LAT,LON] [--tz ZONE] [--json]",
+      "sun --svg|--png [--at LAT,LON] [--date YYYY-MM-DD] [--tz ZONE] [--height DISTANCE] > FILE",
     ],
     options: [
       .valued("at", "LAT,LON", "the place (default: locd's position and zone)"),
@@ -24,6 +25,8 @@ enum SunCommand {
         "event", "NAME", "add an event (civil-dusk, elevation:-8.5:evening); repeatable",
         completion: .words(RuleText.eventNames), repeatable: true),
       .flag("now", "the Sun's elevation, azimuth and part of the day now, and when that changes"),
+      .flag("svg", "a year of daylight, twilights and night as an SVG picture (the year of --date)"),
+      .flag("png", "the same picture as PNG (rendered by rsvg-convert, from librsvg2-bin)"),
     ],
     help: """
       Computed here, no daemon needed with --at. Without --at it asks locd for its position, zone
@@ -32,11 +35,13 @@ enum SunCommand {
       object per day (SOLAR.md): date, timezone, each event in UTC or null, and polar saying why each
       null is null. Event names take - or _ (civil-dusk, civil_dusk). --now prints the part of the
       day (day, golden hour, civil, nautical or astronomical twilight, night), the Sun's elevation and
-      azimuth, and the next change.
+      azimuth, and the next change. --svg and --png draw the year of --date (default this year)
+      day by day in local time, with solar noon, the months, the hours and today marked.
       """,
     examples: [
       "locctl sun", "locctl sun --at 69.6492,18.9553 --date 2026-12-21 --days 7",
       "locctl sun --now --json", "locctl sun --at 59.91,10.75 --days 3660 --json > oslo.jsonl",
+      "locctl sun --at 59.91,10.75 --svg > oslo.svg",
     ],
     needsDaemon: false, run: run)
 
@@ -87,6 +92,18 @@ enum SunCommand {
     if invocation.flag("now"), date != nil || days != 1 || !invocation.all("event").isEmpty {
       throw UsageError("--now shows this instant: it takes no --date, --days or --event")
     }
+    let picture = invocation.flag("png") ? "--png" : invocation.flag("svg") ? "--svg" : nil
+    if let picture {
+      guard !(invocation.flag("svg") && invocation.flag("png")) else {
+        throw UsageError("give --svg or --png, not both")
+      }
+      guard !invocation.flag("now"), days == 1, invocation.all("event").isEmpty, !invocation.json else {
+        throw UsageError("\(picture) draws a whole year: it takes no --now, --days, --event or --json")
+      }
+      if picture == "--png", StandardStreams.outputIsTerminal {
+        throw UsageError("--png writes a picture: send it to a file (> sun.png)")
+      }
+    }
 
     let place: Place
     if let at {
@@ -113,6 +130,29 @@ enum SunCommand {
     }
     let first = date ?? place.zone.localDate(at: now)
     let calculator = SolarCalculator(coordinate: place.coordinate, height: height)
+    if let picture {
+      let chart = SunChart(
+        year: first.year, calculator: calculator, zone: place.zone, today: place.zone.localDate(at: now),
+        title: header(place, height: height) + ", \(first.year), local time (\(place.zone.name))")
+      let svg = Array(chart.svg.utf8)
+      guard picture == "--png" else {
+        Output.write(chart.svg)
+        return ExitStatus.ok
+      }
+      Output.flush()
+      do throws(ProgramRun.Failure) {
+        try ProgramRun.filter("rsvg-convert", ["--format", "png"], input: svg)
+      } catch {
+        if case .cannotStart = error {
+          printError(
+            "locctl sun: --png needs rsvg-convert (apt install librsvg2-bin), or use --svg: \(error)")
+        } else {
+          printError("locctl sun: \(error)")
+        }
+        return ExitStatus.failure
+      }
+      return ExitStatus.ok
+    }
     if invocation.json {
       SunJSON.write(days: days, from: first, calculator: calculator, zone: place.zone, events: events)
     } else {
