@@ -5,7 +5,8 @@ import LocHost
 /// or after the command; the command's own options come after it. `-h`/`--help` anywhere
 /// (before `--`) asks for help and wins over every other problem, so it never runs anything.
 /// A word starting with `-` and a digit or a point is a number (`-33.92`), not an option; a
-/// lone `-` is a positional (standard input); `--` ends the options.
+/// lone `-` is a positional (standard input); `--` ends the options. A coordinate option's
+/// value takes the next word too when it holds only a latitude (`--at 59.91 10.75`).
 struct ArgumentParser {
   /// What the command line asks for.
   enum Outcome {
@@ -130,7 +131,8 @@ struct ArgumentParser {
     return index
   }
 
-  /// Records `option` (its value inline, or the next word whatever it looks like).
+  /// Records `option` (its value inline, or the next word whatever it looks like; a
+  /// coordinate's, with the word after it when the value holds only a latitude).
   func take(
     _ option: OptionSpec, spelled: String, inline: String?, _ words: [String], _ next: Int,
     _ state: inout State
@@ -144,16 +146,25 @@ struct ArgumentParser {
       if option.name == "help" { state.help = true }
       return next
     }
+    var value: String
+    var after = next
     if let inline {
-      state.invocation.values[option.name, default: []].append(inline)
-      return next
+      value = inline
+    } else {
+      guard next < words.count else {
+        state.fail("option \(spelled) needs a value (\(placeholder))")
+        return next
+      }
+      value = words[next]
+      after += 1
     }
-    guard next < words.count else {
-      state.fail("option \(spelled) needs a value (\(placeholder))")
-      return next
+    if option.coordinate, after < words.count, !isOption(words[after]), CoordinateText.wantsAnotherWord(value)
+    {
+      value += " " + words[after]
+      after += 1
     }
-    state.invocation.values[option.name, default: []].append(words[next])
-    return next + 1
+    state.invocation.values[option.name, default: []].append(value)
+    return after
   }
 
   /// "unknown option '--jsno'; did you mean '--json'?" (the error's prefix, `locctl status:`,

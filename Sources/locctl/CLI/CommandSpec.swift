@@ -51,6 +51,8 @@ struct OptionSpec: Sendable, Hashable {
   var completion: Completion = .none
   /// Whether it may be given more than once (every value counts).
   var repeatable = false
+  /// Whether its value is a coordinate, which may take two words (`--at 59.91 10.75`).
+  var coordinate = false
 
   /// A flag.
   static func flag(_ name: String, short: Character? = nil, _ help: String) -> OptionSpec {
@@ -63,6 +65,12 @@ struct OptionSpec: Sendable, Hashable {
     repeatable: Bool = false
   ) -> OptionSpec {
     OptionSpec(name: name, value: placeholder, help: help, completion: completion, repeatable: repeatable)
+  }
+
+  /// An option whose value is a coordinate (`CoordinateText`): one word, or two when the
+  /// first holds only a latitude.
+  static func coordinate(_ name: String, _ help: String) -> OptionSpec {
+    OptionSpec(name: name, value: "LAT,LON", help: help, coordinate: true)
   }
 
   /// `--name VALUE` or `-x, --name`, as the help shows it.

@@ -60,19 +60,25 @@ struct Invocation: Sendable {
     return m
   }
 
-  /// Option `name` as a coordinate (`CoordinateText`).
-  func coordinate(_ name: String) throws(UsageError) -> Coordinate? {
+  /// Option `name` as a coordinate in any of the forms of `CoordinateText` (locctl(1),
+  /// COORDINATES); the parser gave it the next word too when its own held only a latitude.
+  func coordinate(_ name: String) throws(UsageError) -> CoordinateText.Reading? {
     guard let text = value(name) else { return nil }
     do { return try CoordinateText.parse(text) } catch { throw UsageError("--\(name) '\(text)': \(error)") }
   }
 
-  /// The positional words as one coordinate: `LAT,LON` or `LAT LON` in one or two words.
-  func positionalCoordinate() throws(UsageError) -> Coordinate {
-    guard (1...2).contains(positionals.count) else {
-      throw UsageError("expected a coordinate, LAT LON or LAT,LON (degrees)")
+  /// The positional words as one coordinate (`CoordinateText`), in one word or two: `59.91,10.75`,
+  /// `59.91 10.75`, `59°54'50"N 10°45'8"E`, `geo:59.91,10.75;u=35`.
+  func positionalCoordinate() throws(UsageError) -> CoordinateText.Reading {
+    guard !positionals.isEmpty else { throw UsageError(CoordinateText.Problem.empty.description) }
+    let read: (reading: CoordinateText.Reading, words: Int)
+    do { read = try CoordinateText.read(positionals) } catch {
+      throw UsageError("'\(positionals.prefix(2).joined(separator: " "))': \(error)")
     }
-    let text = positionals.joined(separator: " ")
-    do { return try CoordinateText.parse(text) } catch { throw UsageError("'\(text)': \(error)") }
+    if read.words < positionals.count {
+      throw UsageError("unexpected argument '\(positionals[read.words])' after the coordinate")
+    }
+    return read.reading
   }
 
   /// Fails unless there are no positional words.

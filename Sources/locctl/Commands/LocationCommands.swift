@@ -15,15 +15,23 @@ enum SetLocationCommand {
     ],
     help: """
       Used when there is no fix and no cached position; kept across restarts in the state file.
-      Coordinates are decimal degrees, north and east positive: 59.9139,10.7522 or 59.9139 10.7522.
-      Prints what it set. Needs root, locd's user or the admin group.
+      The coordinate takes any form of COORDINATES in locctl(1): 59.9139,10.7522, 59.9139 10.7522,
+      59°54'50"N 10°45'8"E, geo:59.9139,10.7522;u=35 (whose u= is the accuracy unless --accuracy
+      is given). Prints what it set. Needs root, locd's user or the admin group.
       """,
     examples: ["sudo locctl set-location 59.9139,10.7522 --name Oslo"],
     needsDaemon: true, run: run)
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
-    let coordinate = try invocation.positionalCoordinate()
-    let accuracy = try invocation.distance("accuracy", in: 0...20_000_000)
+    let reading = try invocation.positionalCoordinate()
+    let coordinate = reading.coordinate
+    var accuracy = try invocation.distance("accuracy", in: 0...20_000_000)
+    if accuracy == nil, let u = reading.uncertainty {
+      guard u.value <= 20_000_000 else {
+        throw UsageError("the geo: URI's u=\(u.value): an accuracy must be 0 to 20000 km")
+      }
+      accuracy = u
+    }
     let name = invocation.value("name")
     if let name, name.utf8.count > 128 { throw UsageError("--name: at most 128 bytes") }
     return withDaemon(invocation) { client throws(ControlClient.Failure) in

@@ -14,6 +14,7 @@ enum RegionsCommand {
     summary: "act as an app: register regions, show their states, print region and visit events",
     usage: [
       "regions APP add ID LAT,LON RADIUS [--notify entry,exit,dwell] [--dwell DURATION] [--json]",
+      "regions APP add ID LAT LON RADIUS [...]",
       "regions APP remove ID", "regions APP state [ID] [--json]",
       "regions APP watch|visits [--background] [--count N] [--timeout DURATION] [--json]",
     ],
@@ -27,7 +28,8 @@ enum RegionsCommand {
     arguments: [.live(.appIDs), .words(subcommands), .none],
     help: """
       Talks to locd as app APP (it needs an authorization with precise accuracy: locctl apps
-      grant). add registers a circular region (radius 10 m to 100 km) and prints it; remove
+      grant). add registers a circular region (radius 10 m to 100 km; the centre in any form of
+      COORDINATES in locctl(1), one word or two) and prints it; remove
       unregisters it; state prints the app's regions and their states now (unknown, inside,
       outside). The regions stay after locctl exits, like an app's. watch stays connected and
       prints the app's region events (the ones that waited while it was away first, if it has
@@ -83,13 +85,18 @@ enum RegionsCommand {
     }
     switch sub {
     case "add":
-      guard rest.count == 3 else { throw UsageError("regions APP add: expected ID LAT,LON RADIUS") }
+      let shape = "regions APP add: expected ID LAT,LON RADIUS or ID LAT LON RADIUS"
+      guard rest.count >= 3 else { throw UsageError(shape) }
+      // The centre is one word or two (`CoordinateText.read`), the radius the word after it.
       let centre: Coordinate
-      do throws(CoordinateText.Problem) { centre = try CoordinateText.parse(rest[1]) } catch {
+      let words: Int
+      do throws(CoordinateText.Problem) { (centre, words) = try read(rest) } catch {
         throw UsageError("regions APP add: \(error)")
       }
-      guard let radius = Double(rest[2]), radius.isFinite else {
-        throw UsageError("regions APP add: radius '\(rest[2])' is not a number of metres")
+      guard rest.count == 2 + words else { throw UsageError(shape) }
+      let radiusText = rest[1 + words]
+      guard let radius = Double(radiusText), radius.isFinite else {
+        throw UsageError("regions APP add: radius '\(radiusText)' is not a number of metres")
       }
       let notify = Set((invocation.value("notify") ?? "entry,exit").split(separator: ",").map(String.init))
       for word in notify where !["entry", "exit", "dwell"].contains(word) {
@@ -126,6 +133,13 @@ enum RegionsCommand {
       let timeout = try invocation.duration("timeout", in: .milliseconds(1)...WaitCommand.forever)
       return .follow(visits: sub == "visits", count: count, timeout: timeout ?? WaitCommand.forever)
     }
+  }
+
+  /// The centre of `add ID CENTRE RADIUS`, from `rest[1]` (and `rest[2]` when that holds only a
+  /// latitude), and how many words it took.
+  static func read(_ rest: [String]) throws(CoordinateText.Problem) -> (Coordinate, Int) {
+    let read = try CoordinateText.read(rest, from: 1)
+    return (read.reading.coordinate, read.words)
   }
 
   /// Prints the events of the app until `count` of them came, or the deadline.

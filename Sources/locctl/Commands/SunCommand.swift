@@ -14,7 +14,8 @@ enum SunCommand {
       "sun --svg|--png [--at LAT,LON] [--date YYYY-MM-DD] [--tz ZONE] [--height DISTANCE] > FILE",
     ],
     options: [
-      .valued("at", "LAT,LON", "the place (default: locd's position and zone)"),
+      .coordinate(
+        "at", "the place, in a form of COORDINATES in locctl(1) (default: locd's position and zone)"),
       .valued("date", "YYYY-MM-DD", "the first local date (default today there)"),
       .valued("days", "N", "this many days, 1 to \(maximumDays)"),
       .valued(
@@ -69,7 +70,7 @@ enum SunCommand {
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
     try invocation.noPositionals()
-    let at = try invocation.coordinate("at")
+    let at = try invocation.coordinate("at")?.coordinate
     let height = try invocation.distance("height", in: 0...99_999) ?? Meters(0)
     var days = 1
     if let text = invocation.value("days") {

@@ -20,7 +20,7 @@ enum TzCommand {
     ],
     arguments: [.words(["-"])],
     help: """
-      The IANA zone at a coordinate (decimal degrees, LAT,LON or LAT LON) from the boundary data,
+      The IANA zone at a coordinate (LAT,LON or LAT LON, any form of COORDINATES in locctl(1)) from the boundary data,
       with its UTC offset and abbreviation from this machine's tzdata. '-' reads one coordinate per
       line on standard input and prints one zone per line, in order; a line that is not a
       coordinate gets an empty line and a message on standard error, and the exit status is 1 at
@@ -47,7 +47,7 @@ enum TzCommand {
     if invocation.flag("version") || invocation.flag("check") {
       guard words.isEmpty else { throw UsageError("--version and --check take no coordinate") }
     } else if !stream {
-      coordinate = try invocation.positionalCoordinate()
+      coordinate = try invocation.positionalCoordinate().coordinate
     }
 
     let file: ZoneBoundaryFile
