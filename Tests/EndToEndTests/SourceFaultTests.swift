@@ -19,6 +19,14 @@ import Testing
     }
   }
 
+  /// The line of `locctl status` under a source that shows its fault: `headline for AGE
+  /// (since TIME ZONE): reason`, or without the age in its first second.
+  static func faultLine(_ screen: String, _ headline: String) -> String? {
+    screen.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.first {
+      $0.hasPrefix(headline + " for ") || $0.hasPrefix(headline + " (since ")
+    }
+  }
+
   @Test func aSilentFeedIsAFaultInStatusUntilItSendsAgain() throws {
     let (daemon, peer) = try BadSourceInputTests.listening()
     defer { close(peer) }
@@ -39,6 +47,9 @@ import Testing
     #expect(fault.since > lastByte.adding(.seconds(5)))
     #expect(fault.since <= (silent.now ?? fault.since))
     #expect(daemon.log.contains("sent nothing for 10 s"))
+    // On screen: the fault with its age on locd's clock.
+    let screen = try daemon.locctl(["status"]).stdout
+    #expect(Self.faultLine(screen, "silent")?.hasSuffix("): sent nothing for 10 s") == true, "\(screen)")
 
     // Data again: the fault clears, and one event says so.
     try writeAll(peer, epochs(2, firstIndex: 2))
@@ -82,6 +93,8 @@ import Testing
     #expect(since <= (status.now ?? since))
     #expect(status.counters()["baudProbes"] ?? 0 > SourceURI.autoBaudRates.count)
     #expect(daemon.log.contains("\(reason); still trying"))
+    let screen = try daemon.locctl(["status"]).stdout
+    #expect(Self.faultLine(screen, "no NMEA")?.hasSuffix("): \(reason)") == true, "\(screen)")
 
     // A receiver at last: the speed settles and the error goes.
     try device.write(epochs(3))
@@ -102,6 +115,21 @@ import Testing
     try daemon.waitForCounters { $0["opens"] == 1 }
     let watcher = try FixWatcher(daemon)
     try watcher.waitUntilSubscribed()
+    // And as people see it: `locctl watch --events source-status`, its lines in a file.
+    let screenPath = dir + "/watch.txt"
+    let fd = open(screenPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let screen = try Child(
+      "/usr/bin/setpriv",
+      [
+        "--pdeathsig", "KILL", "--", Binaries.locctl.path, "--socket", daemon.socketPath, "watch", "--events",
+        "source-status",
+      ],
+      stdoutFD: fd)
+    close(fd)
+    defer {
+      if screen.isRunning { kill(screen.pid, SIGTERM) }
+      screen.wait(timeout: 5)
+    }
     try device.write(epochs(2))
     try daemon.waitForCounters { $0["fixes"] == 2 }
     let before = Self.sourceEvents(watcher).count
@@ -130,6 +158,12 @@ import Testing
     #expect(events.first?.fault?.kind == .known(.error))
     #expect(events.last?.state == .known(.connected))
     #expect(events.last?.fault == nil)
+    // One line for the loss, with the fault's age at the event, and one for the return.
+    let lines = try waitForFile(screenPath) { $0.contains(" connected") }.split(separator: "\n")
+    let lost = lines.filter { $0.contains(" reconnecting") }
+    #expect(lost.count == 1, "\(lines)")
+    #expect(lost.first?.contains("; failing") == true, "\(lines)")
+    #expect(lines.filter { $0.contains(" connected") }.count == 1, "\(lines)")
     daemon.stop()
     device.unplug()
   }
