@@ -64,6 +64,30 @@ import Testing
     #expect(events.last?.state == .known(.connected))
   }
 
+  @Test func aListenerIsSilentOnlyWhenEveryPeerIs() throws {
+    let (daemon, quiet) = try BadSourceInputTests.listening()
+    defer { close(quiet) }
+    let port = try #require(daemon.status().sources.first?.uri.split(separator: ":").last.flatMap { Int($0) })
+    let talker = try connectTCP("127.0.0.1", port)
+    defer { close(talker) }
+    try daemon.waitForCounters { $0["peers"] == 2 }
+    try writeAll(quiet, epochs(1, endingSecondsAgo: 30))
+    // One peer falls silent (logged) while the other goes on: the source is fed, no fault.
+    var index = 0
+    let deadline = Date().addingTimeInterval(40)
+    while !daemon.log.contains("sent nothing for 10 s") {
+      guard Date() < deadline else { throw HarnessError("the quiet peer's silence was not logged") }
+      try writeAll(talker, epoch(at: Date(), index: index))
+      index += 1
+      usleep(500_000)
+    }
+    #expect(try daemon.status().sources.first?.fault == nil)
+    // Both silent: the fault, saying so.
+    let silent = try daemon.waitForStatus(timeout: 30) { $0.sources.first?.fault != nil }
+    #expect(silent.sources.first?.fault?.kind == .known(.silent))
+    #expect(silent.sources.first?.fault?.reason == "all 2 peers sent nothing for 10 s")
+  }
+
   @Test func aSpeedHuntThatFindsNoNMEAIsTheLastErrorWithSinceWhen() throws {
     let dir = LocdProcess.makeDirectory()
     let device = try FakeSerialDevice()

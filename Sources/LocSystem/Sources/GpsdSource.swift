@@ -141,7 +141,12 @@ public final class GpsdSource: FixSource {
       live.watchesSilence = on
     case .error(let text):
       sink.log(.warning, "source \(uri): gpsd says: \(text)")
-      sink.update(snapshot, false)  // `lastError` until the next connection: status shows it
+      // `lastError` until the next connection: reported so status shows it, once the line
+      // is decoded (the snapshot reads the decoder's counters, in use until then).
+      loop.soon { [weak self] in
+        guard let self else { return }
+        self.sink.update(self.snapshot, false)
+      }
     case nil:
       break
     }
