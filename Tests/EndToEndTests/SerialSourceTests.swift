@@ -34,8 +34,10 @@ import Testing
     try device.write(epochs(3, endingSecondsAgo: 30))
     try daemon.waitForCounters { $0["fixes"] == 3 }
 
-    // Unplugged: locd closes the device and keeps trying to open it.
+    // Unplugged: locd closes the device and keeps trying to open it. The link goes too, as
+    // udev removes it: the pty's number is free for another test's pty meanwhile.
     device.unplug()
+    unlink(link)
     c = try daemon.waitForCounters { $0["disconnects"] == 1 }
     #expect(try daemon.status().sourceState() == .known(.reconnecting))
     // A hung-up pty reads as end of file; a pulled USB adapter as EIO. Either is an unplug.

@@ -197,7 +197,9 @@ import Testing
     let lost = SourceSnapshot(
       id: source, uri: "replay:x", state: .reconnecting(retryAt: Self.t0), lastError: "EOF")
     let pushes = e.handle(.sourceUpdated(lost, restarted: false), at: Self.t0)
-    #expect(pushes.contains(.push([s], .sourceStatus(lost), at: Self.t0)))
+    var told = lost
+    told.fault = SourceFault(kind: .error, reason: "EOF", since: Self.t0)
+    #expect(pushes.contains(.push([s], .sourceStatus(told), at: Self.t0)))
     _ = e.handle(.sessionClosed(s), at: Self.t0)
     let none = e.handle(
       .fixDecoded(fix(Self.oslo, at: Self.t0.adding(.seconds(1))), source: source), at: Self.t0)

@@ -176,6 +176,12 @@ import Testing
         .significantChange(from: S.manual, to: S.position, distance: 1234.56),
         .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source),
         .sourceStatus(SourceSnapshot(id: SourceID(1), uri: "serial:/dev/ttyACM0", state: .idle)),
+        .sourceStatus(
+          SourceSnapshot(
+            id: SourceID(2), uri: "serial:/dev/ttyUSB0?baud=auto", state: .starting,
+            lastError: "no NMEA at 9600, 4800, 38400, 115200 baud",
+            fault: SourceFault(kind: .noNMEA, reason: "no NMEA at 9600, 4800, 38400, 115200 baud", since: S.t)
+          )),
         .timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start)),
         .timezoneChanged(
           ZoneChange(

@@ -42,6 +42,24 @@ import Testing
     #expect(WireFormat.truncate(early, 0) == Instant(microsecondsSinceEpoch: -1_000_000))
   }
 
+  @Test func aFaultIsToTheSecondAndAbsentWithoutOne() throws {
+    #expect(SourceView(S.source).json["fault"] == nil, "no member while all is well (protocol 1.7)")
+    var silent = S.source
+    silent.state = .connected
+    silent.fault = SourceFault(kind: .silent, reason: "sent nothing for 10 s", since: S.t)
+    let fault = try #require(SourceView(silent).json["fault"]?.object)
+    #expect(fault["kind"] == .string("silent"))
+    #expect(fault["reason"] == .string("sent nothing for 10 s"))
+    #expect(fault["since"] == .string("2026-06-21T19:57:21Z"))
+    // A kind from a newer daemon decodes as it is.
+    let newer = try FaultView(
+      json: .object([
+        "kind": .string("overheated"), "reason": .string("x"), "since": .string("2026-06-21T19:57:21Z"),
+      ]),
+      path: WirePath())
+    #expect(newer.kind == .other("overheated"))
+  }
+
   @Test func durationsAndDistances() throws {
     // Fired 12.3456 ms late: 0.012 s. Located after 2.3456 s: 2.346 s. Age 1.234 s: 1.2 s.
     let fired = try TimerFiredEvent(

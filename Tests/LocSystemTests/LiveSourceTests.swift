@@ -119,6 +119,24 @@ import Testing
     close(peer)
   }
 
+  @Test func gpsdsErrorIsReportedAtOnceAsTheLastError() throws {
+    let client = try FakeGpsdClient(nmea: false)
+    defer { client.source.stop() }
+    let (loop, server, r, source) = (client.loop, client.server, client.recorder, client.source)
+    let peer = client.peer
+    defer { close(peer) }
+    #expect(pump(loop) { source.snapshot.state == .connected })
+    server.send(peer, Self.version)
+    server.send(peer, #"{"class":"ERROR","message":"Unrecognized request '?WATCH'"}"# + "\n")
+    // Told without waiting for another change: status shows it (the engine's `error` fault).
+    #expect(pump(loop) { r.updates.last?.snapshot.lastError == "gpsd: Unrecognized request '?WATCH'" })
+    #expect(r.updates.last?.snapshot.state == .connected)
+    #expect(
+      r.logs.contains {
+        $0.level == .warning && $0.message.hasSuffix("gpsd says: Unrecognized request '?WATCH'")
+      })
+  }
+
   @Test func aLiveStreamIsDatedByTheLoopsClock() throws {
     // A GGA carries no date: a live source dates it by its clock, from the first sentence.
     // The peer listens on 127.0.0.1 only; where `localhost` is ::1 first (a stock Debian 12),

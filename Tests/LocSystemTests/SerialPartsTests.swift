@@ -49,6 +49,26 @@ import Testing
     #expect(firstFailures == [count])
   }
 
+  @Test func aFailedPassIsAFailureUntilTheHuntSettlesOrStartsOver() {
+    var speed = SerialSpeed(.auto)
+    _ = speed.opened(validSentences: 0)
+    for _ in 1..<SourceURI.autoBaudRates.count { _ = speed.nextRate(validSentences: 0) }
+    #expect(speed.failure == nil, "a first pass not yet over is no failure")
+    _ = speed.nextRate(validSentences: 0)
+    #expect(speed.failure == "no NMEA at 9600, 4800, 38400, 115200 baud")
+    _ = speed.nextRate(validSentences: 0)
+    #expect(speed.failure != nil, "still failing while trying again")
+    let settled = speed.observe(validSentences: BaudHunt.sentencesToLock)
+    #expect(settled && speed.failure == nil)
+    // Unplugged after another failed pass: the hunt starts over, with no failure yet.
+    var other = SerialSpeed(.auto)
+    for _ in SourceURI.autoBaudRates { _ = other.nextRate(validSentences: 0) }
+    #expect(other.failure != nil)
+    other.deviceGone(validSentences: 0)
+    #expect(other.failure == nil, "an unplug starts over")
+    #expect(SerialSpeed(.fixed(4800)).failure == nil)
+  }
+
   @Test func anOutageBeginsOnceAndEndsWithAnOpenOrIdle() {
     var openings = DeviceOpenings()
     let began = openings.unavailable()
@@ -65,6 +85,10 @@ import Testing
     #expect(beganAfterIdle)
     let openedAgain = openings.opened()
     #expect(openedAgain)
-    #expect(openings.counters == [Counter("opens", 2), Counter("disconnects", 1), Counter("bytes", 5)])
+    openings.openFailed()
+    #expect(
+      openings.counters == [
+        Counter("opens", 2), Counter("failedOpens", 1), Counter("disconnects", 1), Counter("bytes", 5),
+      ])
   }
 }

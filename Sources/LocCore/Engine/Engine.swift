@@ -59,8 +59,8 @@ public struct Engine {
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
     case .sourceUpdated(let snapshot, let restarted):
-      if positions.sourceUpdated(snapshot, restarted: restarted) {
-        publish(.sourceStatus(snapshot), at: now, into: &effects)
+      if let news = positions.sourceUpdated(snapshot, restarted: restarted, at: now) {
+        publish(.sourceStatus(news), at: now, into: &effects)
       }
     case .sessionOpened(let id, let hello, let reply):
       open(id, hello, reply: reply, at: now, into: &effects)

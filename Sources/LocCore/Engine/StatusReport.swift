@@ -146,14 +146,17 @@ public struct StatusReport: Sendable, Hashable {
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the
-  /// engine learns of a source when its state changes, not at every sentence it counts).
+  /// engine learns of a source when its state changes, not at every sentence it counts),
+  /// with the fault as the engine dated it (the shell reports each beginning and end).
   public func completed(server counters: ServerCounters, sources live: [SourceSnapshot]) -> StatusReport {
     var report = self
     var server = counters
     server.permissionDenied = self.server.permissionDenied
     report.server = server
     for i in report.sources.indices {
-      if let s = live.first(where: { $0.id == report.sources[i].id }) { report.sources[i] = s }
+      guard var s = live.first(where: { $0.id == report.sources[i].id }) else { continue }
+      s.fault = report.sources[i].fault
+      report.sources[i] = s
     }
     return report
   }

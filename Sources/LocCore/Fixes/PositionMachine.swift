@@ -57,12 +57,18 @@ struct PositionMachine: EngineMachine {
     stateProblem = problem
   }
 
-  /// A source changed; returns whether its connection state changed (news for subscribers).
-  mutating func sourceUpdated(_ snapshot: SourceSnapshot, restarted: Bool) -> Bool {
+  /// A source changed at `now`: keeps it with its fault dated (`SourceFault.continuing`) and
+  /// returns it when what subscribers are told of (`SourceSnapshot.notice`: the state's name,
+  /// the fault) changed, nil for a repeat (another attempt, new counters).
+  mutating func sourceUpdated(_ snapshot: SourceSnapshot, restarted: Bool, at now: Instant) -> SourceSnapshot?
+  {
     let old = sources[snapshot.id]
-    sources[snapshot.id] = snapshot
+    var kept = snapshot
+    kept.fault = SourceFault.continuing(
+      old?.fault, reported: snapshot.fault, lastError: snapshot.lastError, at: now)
+    sources[snapshot.id] = kept
     if restarted { acceptance.restarted(snapshot.id) }
-    return old?.state != snapshot.state
+    return old?.notice == kept.notice ? nil : kept
   }
 
   /// Judges a fix from `source` received at `now`; a source stays live (outranking less

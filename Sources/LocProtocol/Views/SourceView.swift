@@ -26,6 +26,9 @@ public struct SourceView: WireCodable {
   /// Its fixes being dropped one after another, and why; nil when its last fix was taken.
   /// `status` only.
   public var dropping: DroppingView?
+  /// What is wrong with it, with its reason and since when; nil (the member absent) while
+  /// all is well, and from a daemon before protocol 1.7.
+  public var fault: FaultView?
 
   /// A source's trust on the wire (`SourceTrust`); newer minor versions may add values.
   public enum Trust: String, Sendable, Hashable, CaseIterable {
@@ -39,7 +42,7 @@ public struct SourceView: WireCodable {
   public init(
     uri: String, state: OpenEnum<State>, retryAt: Instant? = nil, lastError: String? = nil,
     counters: [Counter] = [], trust: OpenEnum<Trust>? = nil, clockOffset: Duration? = nil,
-    dropping: DroppingView? = nil
+    dropping: DroppingView? = nil, fault: FaultView? = nil
   ) {
     self.uri = uri
     self.state = state
@@ -49,6 +52,7 @@ public struct SourceView: WireCodable {
     self.trust = trust
     self.clockOffset = clockOffset
     self.dropping = dropping
+    self.fault = fault
   }
 
   /// The wire form of `s`, with what acceptance made of its fixes (`status`) when given.
@@ -61,6 +65,7 @@ public struct SourceView: WireCodable {
     trust = OpenEnum(s.trust.description)
     clockOffset = fixes?.clockOffset.map { WireFormat.seconds($0, 0) }
     dropping = fixes?.dropping.map(DroppingView.init)
+    fault = s.fault.map(FaultView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -73,6 +78,7 @@ public struct SourceView: WireCodable {
     trust = try o.optionalOpen("trust")
     clockOffset = try o.optionalSeconds("clockOffset")
     dropping = try o.optionalDecode("dropping")
+    fault = try o.optionalDecode("fault")
   }
 
   /// The counter named `name`, if the source has one.
@@ -86,6 +92,7 @@ public struct SourceView: WireCodable {
     if let trust { o["trust"] = .string(trust.word) }
     o["clockOffset"] = WireFormat.seconds(clockOffset)
     o["dropping"] = dropping?.json ?? .null
+    if let fault { o["fault"] = fault.json }
     return .object(o)
   }
 }
@@ -122,5 +129,40 @@ public struct DroppingView: WireCodable {
       "reason": .string(reason.word), "count": .int(count), "since": WireFormat.time(since, 0),
       "detail": .string(detail),
     ])
+  }
+}
+
+/// What is wrong with a source (`fault` in the source object, protocol 1.7).
+public struct FaultView: WireCodable {
+  /// Which fault (`SourceFault.Kind`); newer minor versions may add kinds.
+  public var kind: OpenEnum<SourceFault.Kind>
+  /// What is wrong, in words, as the log says it.
+  public var reason: String
+  /// When it began, to the second.
+  public var since: Instant
+
+  /// A view from its parts, as they are on the wire.
+  public init(kind: OpenEnum<SourceFault.Kind>, reason: String, since: Instant) {
+    self.kind = kind
+    self.reason = reason
+    self.since = since
+  }
+
+  /// The wire form of `f`.
+  public init(_ f: SourceFault) {
+    kind = .known(f.kind)
+    reason = f.reason
+    since = WireFormat.truncate(f.since, 0)
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    kind = try o.open("kind")
+    reason = try o.string("reason")
+    since = try o.instant("since")
+  }
+
+  public var json: JSON {
+    .object(["kind": .string(kind.word), "reason": .string(reason), "since": WireFormat.time(since, 0)])
   }
 }

@@ -1,11 +1,14 @@
 import LocCore
 
 /// What a source on a device that comes and goes (`SerialSource`) keeps of its opens: the
-/// opens and the losses, the bytes read, whether it was ever opened (an open after that is
+/// opens, the failed attempts and the losses, the bytes read, whether it was ever opened (an open after that is
 /// "again"), and whether opening is failing (an outage, logged once when it begins). Pure.
 struct DeviceOpenings {
   /// Successful opens.
   private(set) var opens = 0
+  /// Attempts to open that failed (one every 2 s while a device is missing): counted here,
+  /// in `status`, not told as events (decision 0047).
+  private(set) var failedOpens = 0
   /// Opened devices that went away.
   private(set) var disconnects = 0
   /// Bytes read.
@@ -21,6 +24,9 @@ struct DeviceOpenings {
     defer { everOpened = true }
     return everOpened
   }
+
+  /// An attempt to open failed.
+  mutating func openFailed() { failedOpens += 1 }
 
   /// An open device went away.
   mutating func lost() { disconnects += 1 }
@@ -39,6 +45,9 @@ struct DeviceOpenings {
 
   /// The counters for a snapshot, named as `locctl status` shows them.
   var counters: [Counter] {
-    [Counter("opens", opens), Counter("disconnects", disconnects), Counter("bytes", bytes)]
+    [
+      Counter("opens", opens), Counter("failedOpens", failedOpens), Counter("disconnects", disconnects),
+      Counter("bytes", bytes),
+    ]
   }
 }

@@ -50,7 +50,9 @@ public final class GpsdSource: FixSource {
       self.sink.fix(fix, self.id)
     }
     live.onLine = { [unowned self] line in self.inspect(line) }
-    live.logSilences(of: "source \(uri): gpsd", to: sink.log)
+    live.logSilences(of: "source \(uri): gpsd", to: sink.log) { [unowned self] in
+      self.sink.update(self.snapshot, false)
+    }
     connection.handlers = StreamConnection.Handlers(
       connected: { [unowned self] in self.connected() },
       bytes: { [unowned self] bytes in self.live.feed(bytes) },
@@ -66,7 +68,7 @@ public final class GpsdSource: FixSource {
       + connection.counters + session.counters
     return SourceSnapshot(
       id: id, uri: uri, state: connection.state, counters: counters,
-      lastError: connection.lastError ?? session.protocolError, trust: trust)
+      lastError: connection.lastError ?? session.protocolError, trust: trust, fault: live.fault)
   }
 
   public func setActive(_ active: Bool) {
@@ -125,7 +127,8 @@ public final class GpsdSource: FixSource {
   }
 
   /// Acts on gpsd's own messages (`GpsdSession` reads them): the greeting asks for
-  /// reports, a watch reply turns the silence watch on or off, an error is logged.
+  /// reports, a watch reply turns the silence watch on or off, an error is logged and
+  /// reported (`lastError`).
   private func inspect(_ line: UnsafeRawBufferPointer) {
     switch session.inspect(line) {
     case .greeting(let v):
@@ -138,6 +141,12 @@ public final class GpsdSource: FixSource {
       live.watchesSilence = on
     case .error(let text):
       sink.log(.warning, "source \(uri): gpsd says: \(text)")
+      // `lastError` until the next connection: reported so status shows it, once the line
+      // is decoded (the snapshot reads the decoder's counters, in use until then).
+      loop.soon { [weak self] in
+        guard let self else { return }
+        self.sink.update(self.snapshot, false)
+      }
     case nil:
       break
     }

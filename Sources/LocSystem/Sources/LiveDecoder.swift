@@ -50,15 +50,28 @@ final class LiveDecoder {
     }
   }
 
+  /// A silence in words, as the log and the `silent` fault say it: "sent nothing for 10 s".
+  static let silenceReason = "sent nothing for \(SilenceWatch.limitMicroseconds / 1_000_000) s"
+
+  /// The `silent` fault while the stream is silent (dated `now`: the engine keeps the date
+  /// it began), else nil.
+  var fault: SourceFault? {
+    silent ? SourceFault(kind: .silent, reason: LiveDecoder.silenceReason, since: loop.now) : nil
+  }
+
   /// Logs each silence where it begins (notice: "`who` sent nothing for 10 s") and where it
-  /// ends (info: "`who` sending again"); every live source words it the same way.
-  func logSilences(of who: String, to log: @escaping (LogLevel, String) -> Void) {
+  /// ends (info: "`who` sending again"), then calls `changed` so the source reports its
+  /// fault beginning and ending; every live source words it the same way.
+  func logSilences(
+    of who: String, to log: @escaping (LogLevel, String) -> Void, then changed: @escaping () -> Void
+  ) {
     onSilence = { began in
       if began {
-        log(.notice, "\(who) sent nothing for \(SilenceWatch.limitMicroseconds / 1_000_000) s")
+        log(.notice, "\(who) \(LiveDecoder.silenceReason)")
       } else {
         log(.info, "\(who) sending again")
       }
+      changed()
     }
   }
 

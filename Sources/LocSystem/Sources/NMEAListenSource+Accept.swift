@@ -93,7 +93,9 @@ extension NMEAListenSource {
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,
       at: loop.monotonicMicroseconds)
-    live.logSilences(of: "source \(uri): \(newcomer.label)", to: sink.log)
+    live.logSilences(of: "source \(uri): \(newcomer.label)", to: sink.log) { [unowned self] in
+      self.sink.update(self.snapshot, false)
+    }
     do {
       peer.watch = try loop.watch(socket, events: Epoll.input) { [weak self, unowned peer] _ in
         self?.read(peer)

@@ -145,7 +145,16 @@ public final class NMEAListenSource: FixSource {
       + tally.counters(peers: peers.count)
       + [Counter("idleBytes", total.ignoredBytes), Counter("idleLines", total.ignoredLines)]
     return SourceSnapshot(
-      id: id, uri: uri, state: binding.state, counters: counters, lastError: binding.lastError, trust: trust)
+      id: id, uri: uri, state: binding.state, counters: counters, lastError: binding.lastError, trust: trust,
+      fault: silence)
+  }
+
+  /// The `silent` fault while every peer is silent (one still sending feeds the source);
+  /// nil without peers: a listener waits for them, it is not silent.
+  private var silence: SourceFault? {
+    guard let first = peers.first?.live.fault, peers.allSatisfy(\.live.silent) else { return nil }
+    guard peers.count > 1 else { return first }
+    return SourceFault(kind: .silent, reason: "all \(peers.count) peers \(first.reason)", since: first.since)
   }
 
   public func start() { binding.start() }

@@ -23,7 +23,9 @@ public final class NMEATCPSource: FixSource {
     self.trust = SourceURI.nmeaTCP(host: host, port: port).trust
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.logSilences(of: "source \(uri)", to: sink.log)
+    live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
+      self.sink.update(self.snapshot, false)
+    }
     connection.handlers = StreamConnection.Handlers(
       connected: { [unowned self] in
         self.live.begin()
@@ -40,7 +42,7 @@ public final class NMEATCPSource: FixSource {
       id: id, uri: uri, state: connection.state,
       counters: live.counters.sourceCounters + [Counter("silences", live.silences)] + connection.counters
         + [Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines)],
-      lastError: connection.lastError, trust: trust)
+      lastError: connection.lastError, trust: trust, fault: live.fault)
   }
 
   public func start() { connection.start() }

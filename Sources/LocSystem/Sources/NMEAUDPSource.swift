@@ -42,7 +42,9 @@ public final class NMEAUDPSource: FixSource {
     self.binding = SocketBinding(
       uri: uri, host: address, port: port, socketType: SocketAddress.datagramSocket, loop: loop, sink: sink)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.logSilences(of: "source \(uri)", to: sink.log)
+    live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
+      self.sink.update(self.snapshot, false)
+    }
     binding.handlers = SocketBinding.Handlers(
       open: { [unowned self] address throws(Errno) in
         let socket = try InetSocket.bound(address, flags: InetSocket.datagramFlags)
@@ -62,7 +64,7 @@ public final class NMEAUDPSource: FixSource {
       counters: live.counters.sourceCounters + [
         Counter("silences", live.silences), Counter("datagrams", datagrams), Counter("bytes", bytes),
         Counter("idleBytes", live.ignoredBytes), Counter("idleLines", live.ignoredLines),
-      ], lastError: binding.lastError, trust: trust)
+      ], lastError: binding.lastError, trust: trust, fault: live.fault)
   }
 
   public func start() { binding.start() }

@@ -38,7 +38,9 @@ public final class SerialSource: FixSource {
     self.uri = SourceURI.serial(path: path, baud: baud).description
     self.speed = SerialSpeed(baud)
     self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
-    live.logSilences(of: "source \(uri)", to: sink.log)
+    live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
+      self.sink.update(self.snapshot, false)
+    }
   }
 
   /// The speed in use (or being tried).
@@ -48,8 +50,10 @@ public final class SerialSource: FixSource {
     var counters = live.counters.sourceCounters + [Counter("silences", live.silences)]
     counters += openings.counters
     counters += speed.counters
+    // Silence says more than a hunt failing on it; either is a fault the state does not say.
+    let fault = live.fault ?? speed.failure.map { SourceFault(kind: .noNMEA, reason: $0, since: loop.now) }
     return SourceSnapshot(
-      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: .system)
+      id: id, uri: uri, state: state, counters: counters, lastError: lastError, trust: .system, fault: fault)
   }
 
   public func start() {
@@ -105,6 +109,7 @@ public final class SerialSource: FixSource {
     do throws(Errno) {
       isTerminal = try device.open(baud: baud, on: loop) { [weak self] events in self?.readAvailable(events) }
     } catch {
+      openings.openFailed()
       unavailable(error.description)
       return
     }
@@ -169,6 +174,7 @@ public final class SerialSource: FixSource {
     guard speed.observe(validSentences: live.counters.sentences) else { return }
     timer?.disarm()
     state = .connected
+    lastError = nil
     sink.log(.info, "source \(uri): receiving NMEA at \(baud) baud")
     sink.update(snapshot, false)
   }
@@ -180,9 +186,11 @@ public final class SerialSource: FixSource {
       return
     }
     guard let next = speed.nextRate(validSentences: live.counters.sentences) else { return }
-    if next.firstRoundFailed {
-      let rates = speed.rates.map(String.init).joined(separator: ", ")
-      sink.log(.warning, "source \(uri): no NMEA at \(rates) baud; still trying")
+    if next.firstRoundFailed, let failure = speed.failure {
+      // Until a speed works: status shows it (`lastError`, the `no-nmea` fault), not only the log.
+      lastError = failure
+      sink.log(.warning, "source \(uri): \(failure); still trying")
+      sink.update(snapshot, false)
     }
     do throws(Errno) {
       try device.setSpeed(next.rate)

@@ -29,6 +29,13 @@ struct SerialSpeed {
   /// The rates a hunt tries, in order (empty for a fixed rate).
   var rates: [Int] { hunt?.rates ?? [] }
 
+  /// "no NMEA at 9600, 4800, 38400, 115200 baud" once a hunt has tried every rate without
+  /// settling (it goes on trying); nil for a fixed rate, a settled hunt or a first round.
+  var failure: String? {
+    guard let hunt, !hunt.isLocked, hunt.failedRounds > 0 else { return nil }
+    return "no NMEA at \(hunt.rates.map(String.init).joined(separator: ", ")) baud"
+  }
+
   /// The counters for a snapshot: the rate, and the rates tried while hunting.
   var counters: [Counter] {
     var out = [Counter("baud", rate)]

@@ -1,5 +1,6 @@
 import LocCore
 import LocHost
+import LocProtocol
 
 /// Quantities as locctl shows them on screens (never in --json, which keeps the protocol's
 /// units): metric unless `LOCCTL_UNITS=imperial`, distances scaled for reading (`±5 km`, not
@@ -74,5 +75,23 @@ enum Measures {
     }
     let d = decimals(accuracy: a)
     return Numbers.fixed(c.latitude.value, d) + ", " + Numbers.fixed(c.longitude.value, d)
+  }
+
+  /// A source's fault with its age against `now` (the daemon's clock: `status`'s `now`, an
+  /// event's `time`; never this machine's) and its beginning in `zone`: `silent for 12 s
+  /// (since 14:03:07 CET): sent nothing for 10 s`. The words are `headline`'s, to be styled.
+  static func fault(_ f: FaultView, now: Instant, zone: ScreenZone) -> (headline: String, rest: String) {
+    let what: String
+    switch f.kind {
+    case .known(.silent): what = "silent"
+    case .known(.noNMEA): what = "no NMEA"
+    case .known(.error): what = "failing"
+    case .other(let word): what = word
+    }
+    let rest = " (since \(zone.clock(f.since, seconds: true))): \(f.reason)"
+    // In whole seconds, `since` being to the second; at its beginning (the event that
+    // announces it) an age says nothing.
+    let age = Duration.seconds(max(now.duration(since: f.since).seconds, 0).rounded(.down))
+    return (age < .seconds(1) ? what : "\(what) for \(TimeFormat.duration(age))", rest)
   }
 }

@@ -72,9 +72,14 @@ enum StatusCommand {
     }
     for (i, source) in s.sources.enumerated() {
       var text = source.uri + "  " + source.state.word
-      if let err = source.lastError { text += " (\(err))" }
+      // An outage's fault is the error that began it; the latest attempt's is `lastError`.
+      if let err = source.lastError, err != source.fault?.reason { text += " (\(err))" }
       if let trust = source.trust { text += ", trust \(trust.word)" }
       let indent = "\n" + String(repeating: " ", count: 13)
+      if let f = source.fault {
+        let (headline, rest) = Measures.fault(f, now: now, zone: zone)
+        text += indent + Style.yellow(headline) + rest
+      }
       if let d = source.dropping {
         text +=
           indent + Style.yellow("\(d.count) fix\(d.count == 1 ? "" : "es") dropped as \(d.reason.word)")

@@ -163,7 +163,13 @@ enum WatchCommand {
     case .acquisition(let a):
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
-      text = "\(s.uri) \(s.state.word)" + (s.lastError.map { " (\($0))" } ?? "")
+      var t = "\(s.uri) \(s.state.word)"
+      if let err = s.lastError, err != s.fault?.reason { t += " (\(err))" }
+      if let f = s.fault {
+        let (headline, rest) = Measures.fault(f, now: e.time, zone: zone)
+        t += "; " + headline + rest
+      }
+      text = t
     case .authorization(let a):
       text = "\(a.app) \(a.status.word), \(a.accuracy.word)" + (a.provisional ? ", provisional" : "")
     case .agentPrompt(.ask(let p)):
