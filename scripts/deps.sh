@@ -10,10 +10,11 @@ case "$what" in
   # face (docs/GEOCLUE.md). python3-dbusmock's bluez5 template stands in for BlueZ (no
   # Bluetooth controller on a build machine) in the tests of the bluez: source. zsh and fish
   # run the completion scripts locctl makes for them; librsvg2-bin renders locctl sun --svg
-  # (and is what --png runs).
+  # (and is what --png runs); chrony's chronyd (run with -x, never setting the clock) reads
+  # the time samples of [Time] ChronySocket=.
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db
     python3-dbus python3-gi geoclue-2.0 libgeoclue-2-dev geoclue-2-demo gammastep redshift python3-dbusmock
-    zsh fish librsvg2-bin" ;;
+    zsh fish librsvg2-bin chrony" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the

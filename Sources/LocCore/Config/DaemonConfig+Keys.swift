@@ -107,6 +107,10 @@ extension DaemonConfig {
     // dbus-daemon refuses locd's calls past max_replies_per_connection (128 by default).
     .count("GeoClue", "MaxAgentCalls", \.geoClue.maxAgentCalls, 1...1024),
     .count("GeoClue", "MaxAgentCallsPerUser", \.geoClue.maxAgentCallsPerUser, 1...1024),
+    // [Time]
+    .text(
+      "Time", "ChronySocket", "PATH", what: "an absolute path", \.chronySocket,
+      valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

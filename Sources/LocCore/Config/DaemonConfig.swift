@@ -74,6 +74,9 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var geoClueEnabled = false
   /// The GeoClue2 face's limits (`[GeoClue]`).
   public var geoClue = GeoClueSettings()
+  /// `[Time] ChronySocket=`: the socket of chrony's SOCK refclock that each live receiver's
+  /// fix sends a time sample to; nil: none are sent (docs/TIME.md).
+  public var chronySocket: String? = nil
 
   /// The defaults.
   public init() {}

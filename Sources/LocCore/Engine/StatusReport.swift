@@ -137,6 +137,8 @@ public struct StatusReport: Sendable, Hashable {
   public var simulation: SimulationReport? = nil
   /// With `[GeoClue] Enable=yes`, the GeoClue2 face (the shell fills it in); nil otherwise.
   public var geoClue: GeoClueReport? = nil
+  /// The samples sent to chrony, while `[Time] ChronySocket=` names a socket (the shell's).
+  public var chrony: ChronyReport? = nil
   /// The state directory's files: refused when read, writes refused or failed (the shell
   /// fills it in).
   public var stateFiles: [Counter] = []

@@ -5,6 +5,10 @@
 /// The kernel's clocks read directly (clock_gettime(2)), and the local time of the
 /// system's zone (localtime_r(3)), for the code that needs a reading outside the event loop.
 public enum Clocks {
+  /// The size of this C library's `struct timeval` (16 bytes where time_t is 64-bit, 8 on
+  /// 32-bit ones), for data laid out as C lays it out (chrony's refclock samples).
+  public static let timevalSize = MemoryLayout<timeval>.size
+
   /// A clock of clock_gettime(2).
   public enum Kind: Sendable {
     /// CLOCK_REALTIME: wall time, which can be set.

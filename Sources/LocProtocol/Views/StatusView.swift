@@ -38,6 +38,9 @@ public struct StatusView: WireCodable {
   public var simulation: SimulationView?
   /// The GeoClue2 face (absent before protocol 1.4, and while `[GeoClue] Enable=no`).
   public var geoclue: GeoClueStatusView?
+  /// The time samples sent to chrony (since 1.7; present only while `[Time] ChronySocket=`
+  /// names a socket).
+  public var chrony: ChronyStatusView?
   /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
@@ -62,6 +65,7 @@ public struct StatusView: WireCodable {
     regions = r.regions.map(RegionsStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
+    chrony = r.chrony.map(ChronyStatusView.init)
     now = r.now
   }
 
@@ -85,6 +89,7 @@ public struct StatusView: WireCodable {
     regions = try o.optionalDecode("regions")
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
+    chrony = try o.optionalDecode("chrony")
     now = try o.optionalInstant("now")
   }
 
@@ -100,6 +105,7 @@ public struct StatusView: WireCodable {
     if let beacons { o["beacons"] = beacons.json }
     if let regions { o["regions"] = regions.json }
     if let geoclue { o["geoclue"] = geoclue.json }
+    if let chrony { o["chrony"] = chrony.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
     return .object(o)
   }

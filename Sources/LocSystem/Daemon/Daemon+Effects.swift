@@ -12,6 +12,7 @@ extension Daemon {
     var completed = report.completed(server: counters, sources: sources.snapshots)
     if clock == .replay { completed.simulation = simulationReport }
     completed.geoClue = faces.geoClue?.report
+    completed.chrony = actions.chrony?.report
     completed.stateFiles = files.counters.all
     return .success(.status(completed))
   }

@@ -11,7 +11,10 @@ extension Daemon {
     }
     let sink = SourceSink(
       // With the replay clock a fix's time moves simulated time first (the driver).
-      fix: { [unowned self] fix, id in self.feed(.fixDecoded(fix, source: id), advancingTo: fix.time) },
+      fix: { [unowned self] fix, id in
+        self.sampleTime(fix, from: id)
+        self.feed(.fixDecoded(fix, source: id), advancingTo: fix.time)
+      },
       update: { [unowned self] snapshot, restarted in
         self.feed(.sourceUpdated(snapshot, restarted: restarted))
         self.sourceChanged(snapshot)
@@ -44,4 +47,31 @@ extension Daemon {
   }
 
   func stopSources() { sources.stopAll() }
+
+  /// The receiver's time of `fix` to chrony (`[Time] ChronySocket=`), read on the wall clock
+  /// now: only from a live receiver on the system clock, never a replay's recorded times.
+  func sampleTime(_ fix: Fix, from id: SourceID) {
+    guard let chrony = actions.chrony, clock == .system, config.effectiveSources.indices.contains(id.index)
+    else { return }
+    if case .replay = config.effectiveSources[id.index] { return }
+    chrony.send(fix, readAt: Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime)))
+  }
+
+  /// Makes, replaces or drops the chrony refclock for `[Time] ChronySocket=` (at start and
+  /// on reload; a new path starts its counters again).
+  func applyChrony(_ config: DaemonConfig) {
+    guard let path = config.chronySocket else {
+      actions.chrony = nil
+      return
+    }
+    if config.acquisition.mode != .continuous {
+      logger.notice(
+        "[Time] ChronySocket=: samples go only while the receiver is read; set [Acquisition] Policy=continuous for a steady stream"
+      )
+    }
+    guard actions.chrony?.path != path else { return }
+    actions.chrony = ChronyRefclock(path: path) { [unowned self] level, message in
+      self.logger.log(level, message)
+    }
+  }
 }

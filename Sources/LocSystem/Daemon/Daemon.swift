@@ -130,6 +130,7 @@ public final class Daemon {
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
     startGeoClue()
+    applyChrony(config)
     watchZoneData()
     enableFlowControl()
     if clock == .replay {
@@ -278,6 +279,7 @@ public final class Daemon {
   /// socket path needs a restart.
   func apply(_ new: DaemonConfig, old: DaemonConfig) {
     faces.policy = Daemon.accessPolicy(new)
+    applyChrony(new)
     recheckAccess(reason: .configurationReloaded)
     faces.server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode

@@ -111,6 +111,7 @@ enum StatusCommand {
     }
     if let apps = s.apps { self.apps(apps, row) }
     if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
+    if let c = s.chrony { row("Time:", describe(chrony: c, zone: zone)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
@@ -256,6 +257,22 @@ enum StatusCommand {
 }
 
 extension StatusCommand {
+  /// "to chrony at /run/chrony.locd.sock: 120 samples, last offset +0.251 s", or since when
+  /// and why they fail (`[Time] ChronySocket=`).
+  static func describe(chrony c: ChronyStatusView, zone: ScreenZone) -> String {
+    var text = "to chrony at \(c.socket): "
+    if let error = c.lastError {
+      let since = c.failingSince.map { " since " + zone.clock($0, seconds: true) } ?? ""
+      return text + Style.yellow("failing\(since) (\(error)), \(c.sent) of \(c.sent + c.failed) samples sent")
+    }
+    guard c.sent > 0 else { return text + "no sample yet (no fix from a live receiver)" }
+    text += "\(c.sent) sample\(c.sent == 1 ? "" : "s")"
+    if let offset = c.lastOffset {
+      text += ", last offset " + (offset >= 0 ? "+" : "") + Numbers.fixed(offset, 3) + " s"
+    }
+    return text
+  }
+
   /// "on the system bus, 2 clients (1 active), 1 agent", or why locd does not serve GeoClue2;
   /// with `verbose` the face's counters on the next line.
   static func describe(geoclue g: GeoClueStatusView, verbose: Bool) -> String {
