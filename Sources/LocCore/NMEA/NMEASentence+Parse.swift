@@ -1,6 +1,7 @@
 extension NMEASentence {
   /// Checks and decodes one line (`$GPRMC,...*hh`, without its line terminator; trailing
-  /// spaces are ignored). Works in place on the bytes: no allocation.
+  /// spaces are ignored). Works in place on the bytes: no allocation,
+  /// except the small satellite lists of GSA and GSV.
   ///
   /// Order of checks: a line with a `*hh` checksum must match it (XOR of the bytes between
   /// `$`/`!` and `*`); a proprietary sentence (`$P...`) is `.proprietary`, with or without
@@ -308,47 +309,6 @@ extension NMEASentence {
       time: time, coordinate: try coordinate(lat, ns, lon, ew), mode: best, satellitesUsed: used, hdop: hdop,
       altitudeMSL: try altitude.decimal().map { Meters($0) },
       geoidSeparation: try separation.decimal().map { Meters($0) }, navigationalStatus: nav)
-  }
-
-  static func parseGSA(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSA {
-    r.skip(1)  // selection mode, A or M
-    let modeField = r.next()
-    var fixMode: FixMode? = nil
-    if let m = try modeField.unsignedInteger() {
-      guard let f = FixMode(rawValue: m) else {
-        throw NMEAFieldError(field: modeField.number, reason: .outOfRange)
-      }
-      fixMode = f
-    }
-    var used = 0
-    for _ in 0..<12 where !r.next().isEmpty { used += 1 }
-    let pdop = try dop(r.next())
-    let hdop = try dop(r.next())
-    let vdop = try dop(r.next())
-    // Field 18 is the system id in NMEA 4.10+, but some receivers put a TDOP there
-    // (SiRF: "3.3"): a field that is not a small integer is simply not a system id.
-    let systemID = (try? r.next().unsignedInteger()).flatMap { $0 }
-    return GSA(fixMode: fixMode, satellitesUsed: used, pdop: pdop, hdop: hdop, vdop: vdop, systemID: systemID)
-  }
-
-  static func parseGSV(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSV {
-    let totalField = r.next()
-    let partField = r.next()
-    guard let total = try totalField.unsignedInteger(), total >= 1 else {
-      throw NMEAFieldError(field: totalField.number, reason: totalField.isEmpty ? .missing : .outOfRange)
-    }
-    guard let part = try partField.unsignedInteger(), part >= 1, part <= total else {
-      throw NMEAFieldError(field: partField.number, reason: partField.isEmpty ? .missing : .outOfRange)
-    }
-    let inView = try r.next().unsignedInteger()
-    // After the header come blocks of four fields (id, elevation, azimuth, SNR); NMEA 4.10
-    // adds one signal-id field at the end.
-    let rest = r.remainingCount
-    var signal: Int? = nil
-    if rest % 4 == 1 {
-      signal = try r.lastField(number: r.number + rest).unsignedInteger()
-    }
-    return GSV(totalParts: total, part: part, satellitesInView: inView, signalID: signal)
   }
 
   static func parseVTG(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> VTG {
