@@ -41,6 +41,9 @@ public struct StatusView: WireCodable {
   /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
+  /// The latest sky's summary (of whichever source reported one last): absent before any
+  /// sky, and from a daemon before protocol 1.7.
+  public var satellites: SatellitesSummaryView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -63,6 +66,7 @@ public struct StatusView: WireCodable {
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     now = r.now
+    satellites = r.satellites.map(SatellitesSummaryView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -86,6 +90,7 @@ public struct StatusView: WireCodable {
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
     now = try o.optionalInstant("now")
+    satellites = try o.optionalDecode("satellites")
   }
 
   public var json: JSON {
@@ -101,6 +106,7 @@ public struct StatusView: WireCodable {
     if let regions { o["regions"] = regions.json }
     if let geoclue { o["geoclue"] = geoclue.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
+    if let satellites { o["satellites"] = satellites.json }
     return .object(o)
   }
 }

@@ -1,5 +1,6 @@
 import LocCore
 import LocHost
+import LocProtocol
 
 /// Quantities as locctl shows them on screens (never in --json, which keeps the protocol's
 /// units): metric unless `LOCCTL_UNITS=imperial`, distances scaled for reading (`±5 km`, not
@@ -74,5 +75,12 @@ enum Measures {
     }
     let d = decimals(accuracy: a)
     return Numbers.fixed(c.latitude.value, d) + ", " + Numbers.fixed(c.longitude.value, d)
+  }
+
+  /// `9 of 14 used, best signal 41 dB-Hz` (`no signal` when none is heard): a sky's
+  /// summary, as `status`, `sky` and `watch` say it.
+  static func satellites(_ s: SatellitesSummaryView) -> String {
+    "\(s.used) of \(s.inView) used, "
+      + (s.bestSignal.map { "best signal \(Numbers.short($0, 1)) dB-Hz" } ?? "no signal")
   }
 }
