@@ -18,7 +18,7 @@ enum WatchCommand {
       One line per event: the local time in the zone in effect (with its abbreviation), the event's
       kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
       of its own instead. Every kind is watched but sky, which may come every second while the
-      satellites move (--events sky lists them). A subscription to location events keeps the receiver on while the watch
+      satellites move (--events sky lists them; locctl sky --watch draws them). A subscription to location events keeps the receiver on while the watch
       runs; --events without location does not. When a reload of locd's configuration leaves this
       session's access with nothing to watch, locctl says so and exits with status 4. When locd stops
       (systemctl stop or restart, SIGTERM) it says so to its clients: watch prints that notice and
