@@ -171,6 +171,47 @@ import Testing
     #expect(sky?.summary == Sky.Summary(used: 3, inView: 8, bestSignal: 44))
   }
 
+  /// `line` with its checksum, parsed.
+  static func parse(_ line: String) -> NMEASentence? {
+    var sum: UInt8 = 0
+    for b in line.utf8.dropFirst() { sum ^= b }
+    let full = line + "*" + (sum < 16 ? "0" : "") + String(sum, radix: 16, uppercase: true)
+    guard case .sentence(let s) = Array(full.utf8).withUnsafeBytes({ NMEASentence.parse($0) }) else {
+      return nil
+    }
+    return s
+  }
+
+  @Test func blocksAndIDsAsSent() throws {
+    // Empty fields are missing, padding is left out, and so is a block that is not numbers.
+    let gsv = try #require(Self.parse("$GPGSV,3,3,11,20,09,138,,13,,,51,,,,,07,x,1,2"))
+    guard case .gsv(let v) = gsv.content else {
+      Issue.record("not a GSV")
+      return
+    }
+    #expect(
+      Array(v.satellites) == [
+        NMEASentence.SatelliteBlock(id: 20, elevation: 9, azimuth: 138, snr: nil),
+        NMEASentence.SatelliteBlock(id: 13, elevation: nil, azimuth: nil, snr: 51),
+      ])
+    #expect(v.satellitesInView == 11 && v.signalID == nil)
+    let gsa = try #require(Self.parse("$GNGSA,A,3,05,x,12,,,,,,,,,,1.5,0.9,1.2,3"))
+    guard case .gsa(let a) = gsa.content else {
+      Issue.record("not a GSA")
+      return
+    }
+    #expect(Array(a.satelliteIDs) == [5, 12])
+    #expect(a.satellitesUsed == 3 && a.systemID == 3)
+  }
+
+  @Test func aDecoderForFixesOnlyMakesNoSky() {
+    var decoder = NMEADecoder(skies: false)
+    NMEAFixtures.bytes("bu353s4.log").withUnsafeBytes { decoder.feed($0) { _ in } }
+    decoder.finish { _ in }
+    #expect(decoder.sky == nil && decoder.skyCount == 0)
+    #expect(decoder.counters.fixes > 0)
+  }
+
   @Test func gpsdSkyIsDecoded() throws {
     let line = Array(
       ("{\"class\":\"SKY\",\"satellites\":[{\"PRN\":36,\"gnssid\":1,\"svid\":123,\"el\":30.0,\"az\":200.0,"

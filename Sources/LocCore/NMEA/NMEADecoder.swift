@@ -12,6 +12,7 @@ public struct NMEADecoder: Sendable {
   private var lastSky: GpsdMessage.SKY?
   private var lastGpsdFix: Fix?
   private var assembledSkies = 0
+  private let assemblesSkies: Bool
 
   /// The latest sky: of the latest NMEA cycle that completed a GSV message, or of the latest
   /// gpsd `SKY` that listed satellites; `nil` before either.
@@ -20,14 +21,16 @@ public struct NMEADecoder: Sendable {
   public private(set) var skyCount = 0
 
   /// A decoder. `referenceTime`: see `EpochAssembler.referenceTime`. `maxLineLength`: the
-  /// framer's bound for NMEA lines. `gpsdJSON`: also decode gpsd JSON lines.
+  /// framer's bound for NMEA lines. `gpsdJSON`: also decode gpsd JSON lines. `skies`:
+  /// assemble `sky` (off for a reader that wants only fixes, such as `locctl decode`).
   public init(
     referenceTime: Instant? = nil, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
-    gpsdJSON: Bool = false
+    gpsdJSON: Bool = false, skies: Bool = true
   ) {
     framer = NMEAFramer(
       maxLineLength: maxLineLength, maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
-    assembler = EpochAssembler(referenceTime: referenceTime)
+    assembler = EpochAssembler(referenceTime: referenceTime, skies: skies)
+    assemblesSkies = skies
   }
 
   /// The caller's clock, for dating a stream that has not yet given a date and for the GPS
@@ -90,7 +93,7 @@ public struct NMEADecoder: Sendable {
     switch message {
     case .sky(let sky):
       lastSky = sky
-      if !sky.satellites.isEmpty {
+      if assemblesSkies, !sky.satellites.isEmpty {
         self.sky = Sky(satellites: sky.satellites)
         skyCount += 1
       }

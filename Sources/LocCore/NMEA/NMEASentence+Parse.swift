@@ -1,7 +1,6 @@
 extension NMEASentence {
   /// Checks and decodes one line (`$GPRMC,...*hh`, without its line terminator; trailing
-  /// spaces are ignored). Works in place on the bytes: no allocation,
-  /// except the small satellite lists of GSA and GSV.
+  /// spaces are ignored). Works in place on the bytes: no allocation.
   ///
   /// Order of checks: a line with a `*hh` checksum must match it (XOR of the bytes between
   /// `$`/`!` and `*`); a proprietary sentence (`$P...`) is `.proprietary`, with or without

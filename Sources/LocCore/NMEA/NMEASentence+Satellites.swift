@@ -12,16 +12,13 @@ extension NMEASentence {
       fixMode = f
     }
     var used = 0
-    var ids: [Int] = []
+    var ids = SatelliteIDs()
     for _ in 0..<12 {
       let field = r.next()
       guard !field.isEmpty else { continue }
       used += 1
       // An id that is not a number still counts as used (as before), but names nobody.
-      if let id = (try? field.unsignedInteger()).flatMap({ $0 }) {
-        if ids.isEmpty { ids.reserveCapacity(12) }
-        ids.append(id)
-      }
+      if let id = (try? field.unsignedInteger()).flatMap({ $0 }) { ids.append(id) }
     }
     let pdop = try dop(r.next())
     let hdop = try dop(r.next())
@@ -36,7 +33,8 @@ extension NMEASentence {
 
   /// GSV: parts, this part, satellites in view, then blocks of four fields (id, elevation,
   /// azimuth, SNR), then (NMEA 4.10+) one signal-id field. A block without an id (padding)
-  /// or with a field that is not a number is left out; the sentence stays good.
+  /// or with a field that is not a number is left out, and blocks after the fourth (more
+  /// than NMEA 0183 allows in one sentence); the sentence stays good.
   static func parseGSV(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSV {
     let totalField = r.next()
     let partField = r.next()
@@ -52,10 +50,8 @@ extension NMEASentence {
     if rest % 4 == 1 {
       signal = try r.lastField(number: r.number + rest).unsignedInteger()
     }
-    var blocks: [SatelliteBlock] = []
-    let count = rest / 4
-    if count > 0 { blocks.reserveCapacity(count) }
-    for _ in 0..<count {
+    var blocks = SatelliteBlocks()
+    for _ in 0..<min(rest / 4, SatelliteBlocks.capacity) {
       let idField = r.next()
       let elevationField = r.next()
       let azimuthField = r.next()

@@ -175,12 +175,12 @@ public struct NMEASentence: Hashable, Sendable {
     public var systemID: Int?
     /// 3-14: the ids of the satellites used, as numbered by the talker (see
     /// `SatelliteNumbering`); ids that are not integers are left out.
-    public var satelliteIDs: [Int]
+    public var satelliteIDs: SatelliteIDs
 
     /// A GSA from its fields.
     public init(
       fixMode: FixMode?, satellitesUsed: Int, pdop: Double?, hdop: Double?, vdop: Double?, systemID: Int?,
-      satelliteIDs: [Int] = []
+      satelliteIDs: SatelliteIDs = SatelliteIDs()
     ) {
       self.fixMode = fixMode
       self.satellitesUsed = satellitesUsed
@@ -202,13 +202,14 @@ public struct NMEASentence: Hashable, Sendable {
     public var satellitesInView: Int?
     /// Last field (NMEA 4.10+): signal id.
     public var signalID: Int?
-    /// 4-7, 8-11, ...: the satellite blocks of this part (usually up to four), without the
-    /// empty ones some receivers pad the last part with.
-    public var satellites: [SatelliteBlock]
+    /// 4-7, 8-11, 12-15, 16-19: the satellite blocks of this part, without the empty ones
+    /// some receivers pad the last part with.
+    public var satellites: SatelliteBlocks
 
     /// A GSV from its fields.
     public init(
-      totalParts: Int, part: Int, satellitesInView: Int?, signalID: Int?, satellites: [SatelliteBlock] = []
+      totalParts: Int, part: Int, satellitesInView: Int?, signalID: Int?,
+      satellites: SatelliteBlocks = SatelliteBlocks()
     ) {
       self.totalParts = totalParts
       self.satellites = satellites
