@@ -73,7 +73,7 @@ public struct NMEADecoder: Sendable {
       decodeJSON(line, onFix)
       return
     }
-    switch NMEASentence.parse(line) {
+    switch NMEASentence.parse(line, satellites: assemblesSkies) {
     case .sentence(let sentence):
       own.sentences += 1
       assembler.add(sentence, onFix)

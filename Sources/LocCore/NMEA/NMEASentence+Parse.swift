@@ -6,7 +6,10 @@ extension NMEASentence {
   /// `$`/`!` and `*`); a proprietary sentence (`$P...`) is `.proprietary`, with or without
   /// a checksum; any other sentence without one is `.badChecksum` (NMEA 0183 makes it
   /// mandatory); then the address must be two talker letters and a three-letter type.
-  public static func parse(_ line: UnsafeRawBufferPointer) -> NMEAParseResult {
+  ///
+  /// `satellites: false` leaves GSV's satellite blocks unread (empty), for a reader that
+  /// wants only fixes: reading them is most of a GSV's cost.
+  public static func parse(_ line: UnsafeRawBufferPointer, satellites: Bool = true) -> NMEAParseResult {
     guard let base = line.baseAddress else { return .malformed(NMEAFieldError(field: 0, reason: .missing)) }
     var n = line.count
     while n > 0, base.load(fromByteOffset: n - 1, as: UInt8.self) == 0x20 { n -= 1 }
@@ -54,7 +57,7 @@ extension NMEASentence {
       case SentenceType.gll: content = .gll(try parseGLL(&fields))
       case SentenceType.gns: content = .gns(try parseGNS(&fields))
       case SentenceType.gsa: content = .gsa(try parseGSA(&fields))
-      case SentenceType.gsv: content = .gsv(try parseGSV(&fields))
+      case SentenceType.gsv: content = .gsv(try parseGSV(&fields, blocks: satellites))
       case SentenceType.vtg: content = .vtg(try parseVTG(&fields))
       case SentenceType.zda: content = .zda(try parseZDA(&fields))
       case SentenceType.gst: content = .gst(try parseGST(&fields))

@@ -35,7 +35,8 @@ extension NMEASentence {
   /// azimuth, SNR), then (NMEA 4.10+) one signal-id field. A block without an id (padding)
   /// or with a field that is not a number is left out, and blocks after the fourth (more
   /// than NMEA 0183 allows in one sentence); the sentence stays good.
-  static func parseGSV(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSV {
+  /// `blocks: false` skips the blocks (the header and signal id are still read).
+  static func parseGSV(_ r: inout NMEAFieldReader, blocks wanted: Bool = true) throws(NMEAFieldError) -> GSV {
     let totalField = r.next()
     let partField = r.next()
     guard let total = try totalField.unsignedInteger(), total >= 1 else {
@@ -51,7 +52,7 @@ extension NMEASentence {
       signal = try r.lastField(number: r.number + rest).unsignedInteger()
     }
     var blocks = SatelliteBlocks()
-    for _ in 0..<min(rest / 4, SatelliteBlocks.capacity) {
+    for _ in 0..<(wanted ? min(rest / 4, SatelliteBlocks.capacity) : 0) {
       let idField = r.next()
       let elevationField = r.next()
       let azimuthField = r.next()

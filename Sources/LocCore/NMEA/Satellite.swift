@@ -77,10 +77,13 @@ public struct Satellite: Hashable, Sendable {
   }
 
   /// The order of tables: by system, then number, then signal.
-  public static func tableOrder(_ a: Satellite, _ b: Satellite) -> Bool {
-    if a.constellation != b.constellation { return a.constellation < b.constellation }
-    if a.svid != b.svid { return a.svid < b.svid }
-    return (a.signalID ?? 0) < (b.signalID ?? 0)
+  public static func tableOrder(_ a: Satellite, _ b: Satellite) -> Bool { a.orderKey < b.orderKey }
+
+  /// System, number and signal in one integer, for sorting without comparing field by field
+  /// (numbers and signals are far below 2^24 and 2^16; a negative one sorts first).
+  var orderKey: Int64 {
+    Int64(constellation.rawValue) << 40 | Int64(min(max(svid, 0), 0xFF_FFFF)) << 16
+      | Int64(min(max(signalID ?? 0, 0), 0xFFFF))
   }
 }
 
@@ -89,9 +92,11 @@ public struct Sky: Hashable, Sendable {
   /// The satellites, in `Satellite.tableOrder`.
   public var satellites: [Satellite]
 
-  /// A sky; the list is sorted.
-  public init(satellites: [Satellite]) {
-    self.satellites = satellites.sorted(by: Satellite.tableOrder)
+  /// A sky; the list is sorted (in place: the list is taken, not copied).
+  public init(satellites: consuming [Satellite]) {
+    var list = satellites
+    list.sort(by: Satellite.tableOrder)
+    self.satellites = list
   }
 
   /// The one-line summary `locctl status` prints.

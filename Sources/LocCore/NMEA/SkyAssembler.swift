@@ -43,14 +43,16 @@ struct SkyAssembler: Sendable {
   mutating func add(_ gsv: NMEASentence.GSV, from talker: NMEATalker) {
     let key = SkyAssembler.setKey(talker, gsv.signalID)
     let system = SatelliteNumbering.system(ofTalker: talker)
+    // Taken out of the dictionary while it grows, so that appending copies nothing.
     var set: Pending
     if gsv.part == 1 {
+      pending[key] = nil
       set = Pending(nextPart: 1, satellites: [])
-    } else if let p = pending[key], p.nextPart == gsv.part {
+      set.satellites.reserveCapacity(max(gsv.satellitesInView ?? 0, gsv.satellites.count))
+    } else if let p = pending.removeValue(forKey: key), p.nextPart == gsv.part {
       set = p
     } else {
-      pending[key] = nil  // a part is missing: the set cannot be complete
-      return
+      return  // a part is missing: the set cannot be complete
     }
     for block in gsv.satellites {
       guard let who = SatelliteNumbering.identify(block.id, system: system) else { continue }
@@ -60,7 +62,6 @@ struct SkyAssembler: Sendable {
           azimuth: block.azimuth, signal: block.snr, signalID: gsv.signalID))
     }
     if gsv.part == gsv.totalParts {
-      pending[key] = nil
       complete[key] = (epoch, set.satellites)
       completedOne = true
     } else {
@@ -92,8 +93,11 @@ struct SkyAssembler: Sendable {
     }
     if let used = cycleUsed { lastUsed = used }
     guard completedOne else { return nil }
-    complete = complete.filter { epoch - $0.value.epoch < SkyAssembler.staleEpochs }
+    for (key, set) in complete where epoch - set.epoch >= SkyAssembler.staleEpochs {
+      complete[key] = nil
+    }
     var satellites: [Satellite] = []
+    satellites.reserveCapacity(complete.values.reduce(0) { $0 + $1.satellites.count })
     for set in complete.values {
       for var s in set.satellites {
         s.used = lastUsed.contains(SkyAssembler.satelliteKey(s.constellation, s.svid))
