@@ -3,7 +3,8 @@
 ///
 /// A GSV message comes in parts (1 of 3, 2 of 3, 3 of 3), one message per talker and, from
 /// NMEA 4.10 on, per signal: each (talker, signal) is one set, complete when its last part
-/// has arrived after all the others in order (a set with a part missing is dropped). A cycle
+/// has arrived after all the others in order, within the cycle of its first part or the next
+/// (a set with a part missing, or whose parts are cycles apart, is dropped). A cycle
 /// that completes at least one set gives a sky: the sets it completed, with the latest set
 /// of each other (talker, signal) from the last `staleEpochs` cycles (receivers that send
 /// one system's GSV per cycle, or GSV every few cycles). Whether a satellite is used comes
@@ -16,6 +17,8 @@ struct SkyAssembler: Sendable {
   private struct Pending: Sendable {
     var nextPart: Int
     var satellites: [Satellite]
+    /// The cycle its first part came in.
+    var epoch: Int
   }
 
   /// Sets being collected, by `setKey`.
@@ -47,9 +50,9 @@ struct SkyAssembler: Sendable {
     var set: Pending
     if gsv.part == 1 {
       pending[key] = nil
-      set = Pending(nextPart: 1, satellites: [])
+      set = Pending(nextPart: 1, satellites: [], epoch: epoch)
       set.satellites.reserveCapacity(max(gsv.satellitesInView ?? 0, gsv.satellites.count))
-    } else if let p = pending.removeValue(forKey: key), p.nextPart == gsv.part {
+    } else if let p = pending.removeValue(forKey: key), p.nextPart == gsv.part, epoch - p.epoch <= 1 {
       set = p
     } else {
       return  // a part is missing: the set cannot be complete
