@@ -21,8 +21,11 @@ extension NMEASentence {
       stored += 1
     }
 
+    /// 0.
     public var startIndex: Int { 0 }
+    /// How many ids there are.
     public var endIndex: Int { Int(stored) }
+    /// The id at `position`.
     public subscript(position: Int) -> Int { Int(ids[position]) }
   }
 
@@ -68,8 +71,11 @@ extension NMEASentence {
       stored += 1
     }
 
+    /// 0.
     public var startIndex: Int { 0 }
+    /// How many blocks there are.
     public var endIndex: Int { Int(stored) }
+    /// The block at `position`.
     public subscript(position: Int) -> SatelliteBlock {
       func value(_ v: Int16) -> Double? { v == SatelliteBlocks.missing ? nil : Double(v) / 10 }
       return SatelliteBlock(
