@@ -126,6 +126,26 @@ import Testing
     SatelliteNumbering.identify(id, system: system).map { "\($0.constellation) \($0.svid) \($0.prn)" }
   }
 
+  /// The multi-system logs whose `.chk` has SKYs with satellites.
+  static let multiSystemLogs = [
+    "beidou-bd.log", "bu353-glonass.log", "furuno_gl_ga.log", "quectel-l76k-nmea.log", "telit-pls83-w.log",
+    "ublox-zed-f9p-nmea.log",
+  ]
+
+  @Test(arguments: multiSystemLogs) func multiSystemIdentitiesAreGpsds(_ log: String) throws {
+    // gpsd joins a multi-system cycle's messages its own way, so the skies are not compared
+    // one by one here; but every satellite locd names over the log (system, svid, PRN) must be
+    // one gpsd names, and the other way round: the numbering of every talker is gpsd's.
+    func identities(_ skies: [Sky]) -> Set<String> {
+      Set(skies.flatMap { $0.satellites.map { "\($0.constellation) \($0.svid) \($0.prn)" } })
+    }
+    let mine = identities(Self.locdSkies(log))
+    let theirs = identities(try Self.gpsdSkies(log))
+    #expect(!mine.isEmpty)
+    #expect(mine.subtracting(theirs).isEmpty, "\(log): only locd: \(mine.subtracting(theirs).sorted())")
+    #expect(theirs.subtracting(mine).isEmpty, "\(log): only gpsd: \(theirs.subtracting(mine).sorted())")
+  }
+
   @Test func multiSystemNumbering() {
     // NMEA 4.x single numbering by range, and each system's own talker.
     #expect(Self.who(36, system: nil) == "sbas 123 36")
