@@ -138,6 +138,23 @@ final class GpsFake {
         "\(fix.json.serialized) not among gpsd's \(candidates.map(\.serialized))")
     }
     #expect(Set(fixes.compactMap { $0.coordinate?.latitude.value }).count > 5, "the position changes")
+    // The sky comes through gpsd too: locd's is one of the SKYs gpsd sent (gpspipe may
+    // not have written the latest yet: poll).
+    var sky = "none"
+    var skyMatched = false
+    let skyDeadline = Date().addingTimeInterval(15)
+    repeat {
+      let r = try daemon.locctl(["sky", "--json"])
+      if let got = try decodeOutput(r.stdout, as: SkyResult.self).skies.first {
+        sky = SkyDaemonTests.key(got)
+        if SkyDaemonTests.gpsdSkies(pipePath).contains(sky) {
+          skyMatched = true
+          break
+        }
+      }
+      usleep(200_000)
+    } while Date() < skyDeadline
+    #expect(skyMatched, "locd's sky \(sky) is not among gpsd's")
     let c = try daemon.status().counters()
     #expect(c["watching"] == 1)
     #expect(c["devices"] == 1)

@@ -75,6 +75,7 @@ import Testing
     case .setLocation, .clearLocation: return try Call.clearLocation.result(json).json
     case .reload, .removeTimer: return try Call.reload.result(json).json
     case .listTimers: return try Call.listTimers.result(json).json
+    case .sky: return try Call.sky.result(json).json
     case .showTimer, .addTimer: return try Call.showTimer("x").result(json).json
     case .locate: return try Call.locate().result(json).json
     case .refresh: return try Call.refresh.result(json).json

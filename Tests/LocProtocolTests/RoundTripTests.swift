@@ -110,7 +110,7 @@ import Testing
         .beaconMonitor(S.beaconConstraint, state: .inside, exitAfter: .seconds(30)),
         .waited(try S.waitedForRule()),
         .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
-        .regions(RegionWireTests.monitored),
+        .regions(RegionWireTests.monitored), .skies([S.sky]), .skies([]),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -153,6 +153,10 @@ import Testing
         #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
       case .regions(let list):
         #expect(try Call.regionState().result(result) == RegionsResult(regions: list.map(RegionView.init)))
+      case .skies(let list):
+        let decoded = try Call.sky.result(result)
+        #expect(decoded == SkyResult(skies: list.map(SkyView.init)))
+        #expect(decoded.skies.first?.summary == list.first.map { SatellitesSummaryView($0.sky.summary) })
       }
     }
   }
@@ -174,7 +178,7 @@ import Testing
       [
         .location(S.fresh, fix: S.fix), .location(S.degraded, fix: nil), .location(S.fresh, fix: S.noFix),
         .significantChange(from: S.manual, to: S.position, distance: 1234.56),
-        .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source),
+        .significantChange(from: nil, to: S.position, distance: nil), .sourceStatus(S.source), .sky(S.sky),
         .sourceStatus(SourceSnapshot(id: SourceID(1), uri: "serial:/dev/ttyACM0", state: .idle)),
         .sourceStatus(
           SourceSnapshot(

@@ -6,6 +6,19 @@ import LocProtocol
 /// decimals, missing values) for the wire tests: what the engine hands the daemon.
 enum WireSamples {
   static let t = Instant(iso8601: "2026-06-21T19:57:21.316544Z")!
+  /// A sky: a used GPS satellite, an SBAS one without a signal, a GLONASS one without a
+  /// position, and one GPS satellite on a second signal.
+  static let sky = SourceSky(
+    source: "serial:/dev/ttyACM0",
+    sky: Sky(satellites: [
+      Satellite(constellation: .gps, svid: 17, prn: 17, elevation: 72, azimuth: 207, signal: 32, used: true),
+      Satellite(
+        constellation: .gps, svid: 17, prn: 17, elevation: 72, azimuth: 207, signal: 29.5, used: true,
+        signalID: 8
+      ),
+      Satellite(constellation: .sbas, svid: 123, prn: 36, elevation: 30, azimuth: 200.5),
+      Satellite(constellation: .glonass, svid: 6, prn: 70, signal: 21),
+    ]), time: t)
 
   /// A wildcard-minor constraint of the Govee thermometers' UUID (Tests/Fixtures/beacons).
   static let beaconConstraint = BeaconConstraint("494e5445-4c4c-495f-524f-434b535f4857:20597")!
@@ -109,6 +122,7 @@ enum WireSamples {
       rejectedFixes: [Counter("no-fix", 0), Counter("implausible-jump", 1)], acquisition: acquisition())
     report.manual = manual
     report.now = t.adding(microseconds: 400_321)
+    report.satellites = sky.sky.summary
     return report
   }
 
@@ -160,7 +174,7 @@ enum WireSamples {
         .request(.unsubscribe([.timerFired, .acquisition])),
         .request(.setLocation(S.oslo, name: nil, accuracy: nil)),
         .request(.setLocation(S.oslo, name: "Oslo \"sentrum\"", accuracy: 12.5)), .request(.clearLocation),
-        .request(.reload), .request(.listTimers), .request(.showTimer("lamp")),
+        .request(.reload), .request(.listTimers), .request(.sky), .request(.showTimer("lamp")),
         .request(.removeTimer("a.b@c-d_1")),
         .request(
           .addTimer(TimerDefinition(name: "lamp", rule: try TimerRule(parsing: "sunset-30m Mon-Fri")))),

@@ -27,6 +27,8 @@ extension Engine {
       handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .status:
       reply(.status(status(at: now)))
+    case .sky:
+      reply(.skies(positions.skies))
     case .subscribe(let kinds):
       reply(.subscriptions(sessions.subscribe(ref.session, to: kinds)))
       if kinds.contains(.location) {

@@ -33,6 +33,7 @@ extension Engine {
       rejectedFixes: positions.rejectionCounters, acquisition: acquisition.report, apps: appsReport(at: now),
       beacons: beacons.report)
     report.sourceFixes = positions.reports
+    report.satellites = positions.newestSky?.sky.summary
     report.now = now
     report.manual = positions.manualLocation
     if regions.hasReport {

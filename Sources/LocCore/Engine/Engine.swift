@@ -58,6 +58,13 @@ public struct Engine {
       start(state, problem: problem, at: now, into: &effects)
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
+    case .skyDecoded(let sky, let source):
+      // Satellites are no position, but they are the receiver's business: debug only.
+      if config.logLevel >= .debug {
+        let s = sky.summary
+        effects.append(.log(.debug, "sky from \(positions.uri(of: source)): \(s.used) of \(s.inView) used"))
+      }
+      if let due = positions.sky(sky, from: source, at: now) { publish(.sky(due), at: now, into: &effects) }
     case .sourceUpdated(let snapshot, let restarted):
       if let news = positions.sourceUpdated(snapshot, restarted: restarted, at: now) {
         publish(.sourceStatus(news), at: now, into: &effects)

@@ -4,6 +4,8 @@ public enum EngineEvent: Sendable {
   case started(StoredState?, stateProblem: String?)
   /// A source decoded a fix.
   case fixDecoded(Fix, source: SourceID)
+  /// A source's receiver reported the satellites it sees (one cycle's sky).
+  case skyDecoded(Sky, source: SourceID)
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,
   /// replay loop): fix times may start over.
   case sourceUpdated(SourceSnapshot, restarted: Bool)

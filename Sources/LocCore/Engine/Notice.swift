@@ -14,6 +14,8 @@ public enum EventKind: String, Sendable, Hashable, CaseIterable, Comparable {
   case sourceStatus = "source-status"
   /// Acquisition changed phase (idle, acquiring, settled), with the reason.
   case acquisition
+  /// A source's sky changed (at most once a second per source).
+  case sky
   /// An app's own authorization changed (app sessions only).
   case authorization
   /// A prompt for the agent (sessions registered as an agent only).
@@ -47,6 +49,8 @@ public enum Notice: Sendable, Hashable {
   case timerFired(TimerFiring, zone: String, local: LocalDateTime)
   /// Acquisition changed phase.
   case acquisition(AcquisitionChange)
+  /// A source's satellites changed.
+  case sky(SourceSky)
   /// An app's authorization, as it is told.
   case authorization(AppStatusReport)
   /// A prompt put to an agent.
@@ -78,6 +82,7 @@ public enum Notice: Sendable, Hashable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .sky: return .sky
     case .authorization: return .authorization
     case .agentPrompt, .agentPromptWithdrawn: return .agentPrompt
     case .accessChanged: return .accessChanged

@@ -14,6 +14,8 @@ public enum Request: Sendable, Hashable {
   case reload
   /// Every timer with its next deadline.
   case listTimers
+  /// Each source's latest satellites.
+  case sky
   /// One timer.
   case showTimer(String)
   /// Add a runtime timer (event and unit actions only).

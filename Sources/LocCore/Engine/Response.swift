@@ -13,6 +13,8 @@ public enum Response: Sendable, Hashable {
   case timers([TimerStatus], problems: [String], now: Instant)
   /// One timer.
   case timer(TimerStatus)
+  /// Each source's latest sky (`sky`).
+  case skies([SourceSky])
   /// The answer to `locate`.
   case located(LocateAnswer)
   /// The acquisition state (after `refresh`).

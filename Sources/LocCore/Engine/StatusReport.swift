@@ -145,6 +145,8 @@ public struct StatusReport: Sendable, Hashable {
   /// The engine's now when the report was made: the clock every time in it is on (simulated
   /// under `--clock replay`); nil only in reports made outside the engine.
   public var now: Instant? = nil
+  /// The latest sky's summary (of whichever source reported one last); nil before any.
+  public var satellites: Sky.Summary? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -42,6 +42,20 @@ struct PositionMachine: EngineMachine {
   private(set) var stateProblem: String?
   /// The tier last reported.
   private var tier: PositionTier = .none
+  /// Each source's latest sky (memory only) and what was last sent of it.
+  private var skyBoard = SkyBoard()
+
+  /// Keeps `sky` as the latest of `source`; returns it when a `sky` event is due
+  /// (`SkyBoard`).
+  mutating func sky(_ sky: Sky, from source: SourceID, at now: Instant) -> SourceSky? {
+    skyBoard.note(sky, from: source, uri: uri(of: source), at: now)
+  }
+
+  /// Every source's latest sky, by source.
+  var skies: [SourceSky] { skyBoard.skies }
+
+  /// The latest sky of any source.
+  var newestSky: SourceSky? { skyBoard.newest }
 
   /// What the state file should hold now.
   var storedState: StoredState { StoredState(lastKnown: persisted, manual: manual) }

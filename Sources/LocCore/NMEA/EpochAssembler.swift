@@ -31,6 +31,8 @@
 /// epoch: a `GN` (combined) talker before single systems, then GGA or GNS, RMC, GLL; ties go
 /// to the first. Speed and course from RMC, else VTG.
 /// Satellites used: the largest of the GGA/GNS counts and the total of the GSA id lists.
+/// The satellites themselves (GSV's blocks, GSA's ids) make one `sky` per cycle that
+/// completes a GSV message (`SkyAssembler`).
 /// Satellites in view: per system, the largest GSV count (NMEA 4.10 repeats a system's
 /// satellites once per signal), summed. HDOP from GSA, else GGA/GNS; PDOP and VDOP from GSA.
 /// Horizontal accuracy (the 68 % radius, `HorizontalAccuracy`): from GST's σlat and σlon when
@@ -103,10 +105,22 @@ public struct EpochAssembler: Sendable {
   private var lastDimension: FixMode?
   /// The latest epoch that had no date yet, waiting for the next epoch's.
   private var undated: Epoch?
+  /// The GSV and GSA of the cycles, joined into skies (unless `assemblesSkies` is off).
+  private var skies = SkyAssembler()
+  /// Whether skies are assembled at all.
+  private let assemblesSkies: Bool
 
-  /// An assembler; `referenceTime` as described above.
-  public init(referenceTime: Instant? = nil) {
+  /// The sky of the latest cycle that completed a GSV set (see `SkyAssembler`), `nil`
+  /// before one did. It is set when that cycle ends, before its fix is emitted.
+  public private(set) var sky: Sky?
+  /// How many skies were assembled: it changes with every new `sky`, even an equal one.
+  public private(set) var skyCount = 0
+
+  /// An assembler; `referenceTime` as described above. `skies`: whether to assemble the
+  /// satellites into `sky` (a reader that only wants fixes saves the work).
+  public init(referenceTime: Instant? = nil, skies: Bool = true) {
     self.referenceTime = referenceTime
+    assemblesSkies = skies
   }
 
   /// The last sentence type learned as the end of a receiver cycle, as "GNRMC" (for tests
@@ -232,12 +246,14 @@ public struct EpochAssembler: Sendable {
       epoch.hasStatus = true
       if g.valid, timed { offerPosition(g.coordinate, rank: 1 + combined, quality: g.mode?.quality ?? .gps) }
     case .gsa(let a):
+      if assemblesSkies { skies.add(a, from: s.talker) }
       if let m = a.fixMode, epoch.gsaMode.map({ m > $0 }) ?? true { epoch.gsaMode = m }
       epoch.gsaUsed = (epoch.gsaUsed ?? 0) + a.satellitesUsed
       if epoch.pdop == nil { epoch.pdop = a.pdop }
       if epoch.gsaHDOP == nil { epoch.gsaHDOP = a.hdop }
       if epoch.vdop == nil { epoch.vdop = a.vdop }
     case .gsv(let v):
+      if assemblesSkies { skies.add(v, from: s.talker) }
       if let n = v.satellitesInView {
         let slot = s.talker.systemSlot
         epoch.inView[slot] = max(epoch.inView[slot], Int32(clamping: n))
@@ -269,6 +285,10 @@ public struct EpochAssembler: Sendable {
   private mutating func close(_ onFix: (Fix) -> Void, onCycleEnd: Bool) {
     let e = epoch
     epoch = Epoch()
+    if assemblesSkies, let newSky = skies.closeEpoch() {
+      sky = newSky
+      skyCount += 1
+    }
     if !onCycleEnd { learnCycleEnd(e.lastKey) }
     guard let timeOfDay = e.time, e.hasStatus else { return }
     guard let date = resolveDate(e.date, timeOfDay) else {

@@ -147,7 +147,7 @@ public enum GpsdMessage: Hashable, Sendable {
     }
   }
 
-  /// `SKY` fields (the per-satellite list is reduced to counts).
+  /// `SKY` fields.
   public struct SKY: Hashable, Sendable {
     /// `device`.
     public var device: String?
@@ -163,12 +163,17 @@ public enum GpsdMessage: Hashable, Sendable {
     public var pdop: Double?
     /// `vdop`.
     public var vdop: Double?
+    /// `satellites`: each object's `PRN`, `gnssid`, `svid`, `el`, `az`, `ss`, `used` and
+    /// `sigid` (see `GpsdMessage.satellite`); empty when the report has none (gpsd sends
+    /// SKY with DOPs only between its satellite reports).
+    public var satellites: [Satellite]
 
     /// A SKY report.
     public init(
       device: String? = nil, time: Instant? = nil, satellitesInView: Int? = nil, satellitesUsed: Int? = nil,
-      hdop: Double? = nil, pdop: Double? = nil, vdop: Double? = nil
+      hdop: Double? = nil, pdop: Double? = nil, vdop: Double? = nil, satellites: [Satellite] = []
     ) {
+      self.satellites = satellites
       self.device = device
       self.time = time
       self.satellitesInView = satellitesInView
@@ -227,12 +232,34 @@ public enum GpsdMessage: Hashable, Sendable {
           satellitesInView: integer(object["nSat"]) ?? satellites?.count,
           satellitesUsed: integer(object["uSat"])
             ?? satellites.map { list in list.filter { $0["used"]?.bool == true }.count },
-          hdop: object["hdop"]?.number, pdop: object["pdop"]?.number, vdop: object["vdop"]?.number))
+          hdop: object["hdop"]?.number, pdop: object["pdop"]?.number, vdop: object["vdop"]?.number,
+          satellites: satellites?.compactMap(satellite) ?? []))
     case "ERROR":
       return .error(message: object["message"]?.string)
     default:
       return .other(className: className)
     }
+  }
+
+  /// One object of a SKY's `satellites`. gpsd 3.20+ names the satellite by `gnssid` and
+  /// `svid`; older ones by `PRN` alone (its single numbering, `SatelliteNumbering.byRange`).
+  /// `nil` for an object that names no satellite. `sigid` is gpsd's signal id (u-blox
+  /// numbering), kept so a satellite's signals stay apart.
+  static func satellite(_ object: JSON) -> Satellite? {
+    let prn = integer(object["PRN"])
+    var who: (constellation: GNSSConstellation, svid: Int, prn: Int)? = nil
+    if let g = integer(object["gnssid"]).flatMap(GNSSConstellation.init(rawValue:)),
+      let svid = integer(object["svid"])
+    {
+      who = (g, svid, prn ?? svid)
+    } else if let prn {
+      who = SatelliteNumbering.byRange(prn)
+    }
+    guard let who else { return nil }
+    return Satellite(
+      constellation: who.constellation, svid: who.svid, prn: who.prn, elevation: object["el"]?.number,
+      azimuth: object["az"]?.number, signal: object["ss"]?.number, used: object["used"]?.bool == true,
+      signalID: integer(object["sigid"]))
   }
 
   private static func integer(_ value: JSON?) -> Int? {

@@ -11,16 +11,26 @@ public struct NMEADecoder: Sendable {
   private var own = NMEACounters()
   private var lastSky: GpsdMessage.SKY?
   private var lastGpsdFix: Fix?
+  private var assembledSkies = 0
+  private let assemblesSkies: Bool
+
+  /// The latest sky: of the latest NMEA cycle that completed a GSV message, or of the latest
+  /// gpsd `SKY` that listed satellites; `nil` before either.
+  public private(set) var sky: Sky?
+  /// How many skies came so far: a caller that remembers it sees when `sky` is new.
+  public private(set) var skyCount = 0
 
   /// A decoder. `referenceTime`: see `EpochAssembler.referenceTime`. `maxLineLength`: the
-  /// framer's bound for NMEA lines. `gpsdJSON`: also decode gpsd JSON lines.
+  /// framer's bound for NMEA lines. `gpsdJSON`: also decode gpsd JSON lines. `skies`:
+  /// assemble `sky` (off for a reader that wants only fixes, such as `locctl decode`).
   public init(
     referenceTime: Instant? = nil, maxLineLength: Int = NMEAFramer.defaultMaxLineLength,
-    gpsdJSON: Bool = false
+    gpsdJSON: Bool = false, skies: Bool = true
   ) {
     framer = NMEAFramer(
       maxLineLength: maxLineLength, maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
-    assembler = EpochAssembler(referenceTime: referenceTime)
+    assembler = EpochAssembler(referenceTime: referenceTime, skies: skies)
+    assemblesSkies = skies
   }
 
   /// The caller's clock, for dating a stream that has not yet given a date and for the GPS
@@ -63,10 +73,11 @@ public struct NMEADecoder: Sendable {
       decodeJSON(line, onFix)
       return
     }
-    switch NMEASentence.parse(line) {
+    switch NMEASentence.parse(line, satellites: assemblesSkies) {
     case .sentence(let sentence):
       own.sentences += 1
       assembler.add(sentence, onFix)
+      takeAssembledSky()
     case .badChecksum: own.badChecksums += 1
     case .proprietary, .unsupported: own.skipped += 1
     case .malformed: own.errors += 1
@@ -80,7 +91,12 @@ public struct NMEADecoder: Sendable {
     }
     own.gpsdReports += 1
     switch message {
-    case .sky(let sky): lastSky = sky
+    case .sky(let sky):
+      lastSky = sky
+      if assemblesSkies, !sky.satellites.isEmpty {
+        self.sky = Sky(satellites: sky.satellites)
+        skyCount += 1
+      }
     case .tpv(let tpv):
       guard var fix = tpv.fix(sky: lastSky) else { return }
       let dropped = FixPlausibility.bound(&fix)
@@ -97,6 +113,15 @@ public struct NMEADecoder: Sendable {
   /// receiver cycle, so the last fix is not held back.
   public mutating func flush(_ onFix: (Fix) -> Void) {
     assembler.flush(onFix)
+    takeAssembledSky()
+  }
+
+  /// Takes the assembler's sky when it has a new one.
+  private mutating func takeAssembledSky() {
+    guard assembler.skyCount != assembledSkies else { return }
+    assembledSkies = assembler.skyCount
+    sky = assembler.sky
+    skyCount += 1
   }
 
   /// Ends the input: a line left open is decoded if it can be (counted as unterminated) and
@@ -107,5 +132,6 @@ public struct NMEADecoder: Sendable {
     local.finish { line in decodeLine(line, onFix) }
     swap(&local, &framer)
     assembler.flush(onFix)
+    takeAssembledSky()
   }
 }

@@ -6,7 +6,10 @@ extension NMEASentence {
   /// `$`/`!` and `*`); a proprietary sentence (`$P...`) is `.proprietary`, with or without
   /// a checksum; any other sentence without one is `.badChecksum` (NMEA 0183 makes it
   /// mandatory); then the address must be two talker letters and a three-letter type.
-  public static func parse(_ line: UnsafeRawBufferPointer) -> NMEAParseResult {
+  ///
+  /// `satellites: false` leaves GSV's satellite blocks unread (empty), for a reader that
+  /// wants only fixes: reading them is most of a GSV's cost.
+  public static func parse(_ line: UnsafeRawBufferPointer, satellites: Bool = true) -> NMEAParseResult {
     guard let base = line.baseAddress else { return .malformed(NMEAFieldError(field: 0, reason: .missing)) }
     var n = line.count
     while n > 0, base.load(fromByteOffset: n - 1, as: UInt8.self) == 0x20 { n -= 1 }
@@ -54,7 +57,7 @@ extension NMEASentence {
       case SentenceType.gll: content = .gll(try parseGLL(&fields))
       case SentenceType.gns: content = .gns(try parseGNS(&fields))
       case SentenceType.gsa: content = .gsa(try parseGSA(&fields))
-      case SentenceType.gsv: content = .gsv(try parseGSV(&fields))
+      case SentenceType.gsv: content = .gsv(try parseGSV(&fields, blocks: satellites))
       case SentenceType.vtg: content = .vtg(try parseVTG(&fields))
       case SentenceType.zda: content = .zda(try parseZDA(&fields))
       case SentenceType.gst: content = .gst(try parseGST(&fields))
@@ -308,47 +311,6 @@ extension NMEASentence {
       time: time, coordinate: try coordinate(lat, ns, lon, ew), mode: best, satellitesUsed: used, hdop: hdop,
       altitudeMSL: try altitude.decimal().map { Meters($0) },
       geoidSeparation: try separation.decimal().map { Meters($0) }, navigationalStatus: nav)
-  }
-
-  static func parseGSA(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSA {
-    r.skip(1)  // selection mode, A or M
-    let modeField = r.next()
-    var fixMode: FixMode? = nil
-    if let m = try modeField.unsignedInteger() {
-      guard let f = FixMode(rawValue: m) else {
-        throw NMEAFieldError(field: modeField.number, reason: .outOfRange)
-      }
-      fixMode = f
-    }
-    var used = 0
-    for _ in 0..<12 where !r.next().isEmpty { used += 1 }
-    let pdop = try dop(r.next())
-    let hdop = try dop(r.next())
-    let vdop = try dop(r.next())
-    // Field 18 is the system id in NMEA 4.10+, but some receivers put a TDOP there
-    // (SiRF: "3.3"): a field that is not a small integer is simply not a system id.
-    let systemID = (try? r.next().unsignedInteger()).flatMap { $0 }
-    return GSA(fixMode: fixMode, satellitesUsed: used, pdop: pdop, hdop: hdop, vdop: vdop, systemID: systemID)
-  }
-
-  static func parseGSV(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSV {
-    let totalField = r.next()
-    let partField = r.next()
-    guard let total = try totalField.unsignedInteger(), total >= 1 else {
-      throw NMEAFieldError(field: totalField.number, reason: totalField.isEmpty ? .missing : .outOfRange)
-    }
-    guard let part = try partField.unsignedInteger(), part >= 1, part <= total else {
-      throw NMEAFieldError(field: partField.number, reason: partField.isEmpty ? .missing : .outOfRange)
-    }
-    let inView = try r.next().unsignedInteger()
-    // After the header come blocks of four fields (id, elevation, azimuth, SNR); NMEA 4.10
-    // adds one signal-id field at the end.
-    let rest = r.remainingCount
-    var signal: Int? = nil
-    if rest % 4 == 1 {
-      signal = try r.lastField(number: r.number + rest).unsignedInteger()
-    }
-    return GSV(totalParts: total, part: part, satellitesInView: inView, signalID: signal)
   }
 
   static func parseVTG(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> VTG {

@@ -173,13 +173,18 @@ public struct NMEASentence: Hashable, Sendable {
     public var vdop: Double?
     /// 18 (NMEA 4.10+): GNSS system id (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
     public var systemID: Int?
+    /// 3-14: the ids of the satellites used, as numbered by the talker (see
+    /// `SatelliteNumbering`); ids that are not integers are left out.
+    public var satelliteIDs: SatelliteIDs
 
     /// A GSA from its fields.
     public init(
-      fixMode: FixMode?, satellitesUsed: Int, pdop: Double?, hdop: Double?, vdop: Double?, systemID: Int?
+      fixMode: FixMode?, satellitesUsed: Int, pdop: Double?, hdop: Double?, vdop: Double?, systemID: Int?,
+      satelliteIDs: SatelliteIDs = SatelliteIDs()
     ) {
       self.fixMode = fixMode
       self.satellitesUsed = satellitesUsed
+      self.satelliteIDs = satelliteIDs
       self.pdop = pdop
       self.hdop = hdop
       self.vdop = vdop
@@ -187,7 +192,7 @@ public struct NMEASentence: Hashable, Sendable {
     }
   }
 
-  /// GSV header fields (the per-satellite blocks are not kept).
+  /// GSV fields: the header and this part's satellite blocks.
   public struct GSV: Hashable, Sendable {
     /// 1: number of parts of this message.
     public var totalParts: Int
@@ -197,13 +202,40 @@ public struct NMEASentence: Hashable, Sendable {
     public var satellitesInView: Int?
     /// Last field (NMEA 4.10+): signal id.
     public var signalID: Int?
+    /// 4-7, 8-11, 12-15, 16-19: the satellite blocks of this part, without the empty ones
+    /// some receivers pad the last part with.
+    public var satellites: SatelliteBlocks
 
     /// A GSV from its fields.
-    public init(totalParts: Int, part: Int, satellitesInView: Int?, signalID: Int?) {
+    public init(
+      totalParts: Int, part: Int, satellitesInView: Int?, signalID: Int?,
+      satellites: SatelliteBlocks = SatelliteBlocks()
+    ) {
       self.totalParts = totalParts
+      self.satellites = satellites
       self.part = part
       self.satellitesInView = satellitesInView
       self.signalID = signalID
+    }
+  }
+
+  /// One satellite of a GSV: its id as the talker numbers it, and what the receiver knows.
+  public struct SatelliteBlock: Hashable, Sendable {
+    /// The satellite id (see `SatelliteNumbering`).
+    public var id: Int
+    /// Elevation, degrees.
+    public var elevation: Double?
+    /// Azimuth, degrees true.
+    public var azimuth: Double?
+    /// Signal to noise ratio, dB-Hz; `nil` when not tracked.
+    public var snr: Double?
+
+    /// A block from its fields.
+    public init(id: Int, elevation: Double?, azimuth: Double?, snr: Double?) {
+      self.id = id
+      self.elevation = elevation
+      self.azimuth = azimuth
+      self.snr = snr
     }
   }
 

@@ -139,7 +139,7 @@ struct SessionMachine: EngineMachine {
     switch request {
     // Asking for a fresh fix needs no more than reading it: a reader can already keep the
     // receiver on by subscribing to `location` (docs/PRIVACY.md).
-    case .status, .listTimers, .showTimer, .refresh, .wait: return .plain(.read)
+    case .status, .listTimers, .showTimer, .refresh, .wait, .sky: return .plain(.read)
     case .subscribe, .unsubscribe, .locate: return .appOrPlain(.read)
     case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .plain(.admin)
     case .requestAuthorization, .setActivity, .startUpdates, .stopUpdates: return .app

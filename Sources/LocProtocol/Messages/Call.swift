@@ -67,6 +67,11 @@ extension Call where Result == EmptyResult {
   public static func removeTimer(_ name: String) -> Call { Call(.request(.removeTimer(name))) }
 }
 
+extension Call where Result == SkyResult {
+  /// `sky` (1.7): each source's latest satellites.
+  public static var sky: Call { Call(.request(.sky)) }
+}
+
 extension Call where Result == TimerListResult {
   /// `list-timers`.
   public static var listTimers: Call { Call(.request(.listTimers)) }

@@ -50,6 +50,8 @@ public enum EventData: Hashable, Sendable {
   case timerFired(TimerFiredEvent)
   /// `acquisition`.
   case acquisition(AcquisitionEvent)
+  /// `sky` (1.7): a source's satellites changed.
+  case sky(SkyView)
   /// `authorization`: the app's authorization object.
   case authorization(AppStatusView)
   /// `agent-prompt`: a question for the agent, or one taken back.
@@ -81,6 +83,7 @@ public enum EventData: Hashable, Sendable {
     case .timerFired(let f, let zone, let local):
       self = .timerFired(TimerFiredEvent(f, zone: zone, local: local))
     case .acquisition(let c): self = .acquisition(AcquisitionEvent(c))
+    case .sky(let s): self = .sky(SkyView(s))
     case .authorization(let r): self = .authorization(AppStatusView(r))
     case .agentPrompt(let p): self = .agentPrompt(.ask(AgentPromptView(p)))
     case .agentPromptWithdrawn(let id, let reason):
@@ -119,6 +122,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated?: self = .solarRegenerated(try SolarRegeneratedEvent(json: json, path: path))
     case .timerFired?: self = .timerFired(try TimerFiredEvent(json: json, path: path))
     case .acquisition?: self = .acquisition(try AcquisitionEvent(json: json, path: path))
+    case .sky?: self = .sky(try SkyView(json: json, path: path))
     case .authorization?: self = .authorization(try AppStatusView(json: json, path: path))
     case .agentPrompt?: self = .agentPrompt(try AgentPromptEvent(json: json, path: path))
     case .accessChanged?: self = .accessChanged(try AccessChangedEvent(json: json, path: path))
@@ -140,6 +144,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated: return .solarRegenerated
     case .timerFired: return .timerFired
     case .acquisition: return .acquisition
+    case .sky: return .sky
     case .authorization: return .authorization
     case .agentPrompt: return .agentPrompt
     case .accessChanged: return .accessChanged
@@ -170,6 +175,7 @@ public enum EventData: Hashable, Sendable {
     case .solarRegenerated(let e): return e.json
     case .timerFired(let e): return e.json
     case .acquisition(let e): return e.json
+    case .sky(let e): return e.json
     case .authorization(let e): return e.json
     case .agentPrompt(let e): return e.json
     case .accessChanged(let e): return e.json

@@ -217,6 +217,7 @@ extension Response {
     case .timers(let list, let problems, let now):
       return TimerListResult(timers: list.map(TimerView.init), problems: problems, now: now).json
     case .timer(let status): return TimerResult(timer: TimerView(status)).json
+    case .skies(let list): return SkyResult(skies: list.map(SkyView.init)).json
     case .located(let answer): return LocateView(answer).json
     case .acquisition(let report): return AcquisitionResult(acquisition: AcquisitionView(report)).json
     case .hello(let answer): return HelloResult(answer).json

@@ -72,6 +72,7 @@ extension WireRequest {
     case "clear-location": return ok(.clearLocation)
     case "reload": return ok(.reload)
     case "list-timers": return ok(.listTimers)
+    case "sky": return ok(.sky)
     case "locate": return locate(params).map(WireRequest.request)
     case "refresh": return ok(.refresh)
     case "wait": return wait(params).map(WireRequest.request)

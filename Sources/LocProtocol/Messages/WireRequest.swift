@@ -17,7 +17,7 @@ public enum WireRequest: Sendable, Hashable {
     "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
     "range-beacons", "stop-ranging-beacons",
     "monitor-beacons", "stop-monitoring-beacons", "wait", "register-region", "unregister-region",
-    "region-state", "monitor-visits", "set-launch-unit",
+    "region-state", "monitor-visits", "set-launch-unit", "sky",
   ]
 
   /// The method's name.
@@ -31,6 +31,7 @@ public enum WireRequest: Sendable, Hashable {
     case .clearLocation: return "clear-location"
     case .reload: return "reload"
     case .listTimers: return "list-timers"
+    case .sky: return "sky"
     case .showTimer: return "show-timer"
     case .addTimer: return "add-timer"
     case .removeTimer: return "remove-timer"
@@ -76,7 +77,8 @@ public enum WireRequest: Sendable, Hashable {
 
   static func params(_ r: Request) -> JSONObject {
     switch r {
-    case .status, .clearLocation, .reload, .listTimers, .refresh, .stopUpdates, .registerAgent: return [:]
+    case .status, .clearLocation, .reload, .listTimers, .refresh, .stopUpdates, .registerAgent, .sky:
+      return [:]
     case .requestAuthorization, .setActivity, .startUpdates, .answerPrompt, .listApps, .changeApp:
       return appParams(r)
     case .subscribe(let kinds), .unsubscribe(let kinds):

@@ -44,6 +44,9 @@ public struct StatusView: WireCodable {
   /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
+  /// The latest sky's summary (of whichever source reported one last): absent before any
+  /// sky, and from a daemon before protocol 1.7.
+  public var satellites: SatellitesSummaryView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -67,6 +70,7 @@ public struct StatusView: WireCodable {
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     chrony = r.chrony.map(ChronyStatusView.init)
     now = r.now
+    satellites = r.satellites.map(SatellitesSummaryView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -91,6 +95,7 @@ public struct StatusView: WireCodable {
     geoclue = try o.optionalDecode("geoclue")
     chrony = try o.optionalDecode("chrony")
     now = try o.optionalInstant("now")
+    satellites = try o.optionalDecode("satellites")
   }
 
   public var json: JSON {
@@ -107,6 +112,7 @@ public struct StatusView: WireCodable {
     if let geoclue { o["geoclue"] = geoclue.json }
     if let chrony { o["chrony"] = chrony.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
+    if let satellites { o["satellites"] = satellites.json }
     return .object(o)
   }
 }

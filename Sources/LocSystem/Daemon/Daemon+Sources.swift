@@ -24,6 +24,7 @@ extension Daemon {
         self.feed(.beaconHeard(advertisement.sighting, source: id), advancingTo: advertisement.time)
       },
       sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
+      sky: { [unowned self] sky, id in self.feed(.skyDecoded(sky, source: id)) },
       admission: admission)
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)

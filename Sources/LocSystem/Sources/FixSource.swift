@@ -31,6 +31,8 @@ extension FixSource {
 public struct SourceSink {
   /// A fix was decoded.
   public var fix: (Fix, SourceID) -> Void
+  /// A receiver cycle's satellites were decoded (never logged above debug).
+  public var sky: (Sky, SourceID) -> Void
   /// State or counters changed; `restarted` marks a new stream (fix times may start over).
   public var update: (SourceSnapshot, Bool) -> Void
   /// A log line (never coordinates above debug).
@@ -43,15 +45,17 @@ public struct SourceSink {
   /// Whom the listening sources admit (`AllowUsers=`, `AllowGroups=` resolved).
   public var admission: PeerAdmission
 
-  /// A sink; `admission` defaults to no list, root and this process's uid privileged.
+  /// A sink; `sky` defaults to dropping skies, `admission` defaults to no list, root and this process's uid privileged.
   public init(
     fix: @escaping (Fix, SourceID) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
     log: @escaping (LogLevel, String) -> Void,
     beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
     sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },
+    sky: @escaping (Sky, SourceID) -> Void = { _, _ in },
     admission: PeerAdmission = PeerAdmission(daemonUID: CurrentProcess.userID)
   ) {
     self.fix = fix
+    self.sky = sky
     self.update = update
     self.log = log
     self.beacon = beacon

@@ -46,9 +46,10 @@ public final class GpsdSource: FixSource {
     self.uri = SourceURI.gpsd(host: host, port: port, nmea: nmea).description
     self.trust = SourceURI.gpsd(host: host, port: port, nmea: nmea).trust
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
-    self.live = LiveDecoder(loop: loop, gpsdJSON: true, coalescingSameTime: !nmea) { [unowned self] fix in
-      self.sink.fix(fix, self.id)
-    }
+    self.live = LiveDecoder(
+      loop: loop, gpsdJSON: true, coalescingSameTime: !nmea,
+      onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.onLine = { [unowned self] line in self.inspect(line) }
     live.logSilences(of: "source \(uri): gpsd", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)

@@ -24,7 +24,8 @@ final class LiveDecoder {
   private var gate = LineGate()
   /// When the stream falls silent, and the silences so far.
   private var silence = SilenceWatch()
-  private let onFix: (Fix) -> Void
+  /// Where fixes and skies go.
+  private let outputs: Outputs
   /// Sees every line before it is decoded (for gpsd's protocol messages). It must not end
   /// this decoder synchronously.
   var onLine: ((UnsafeRawBufferPointer) -> Void)?
@@ -75,17 +76,28 @@ final class LiveDecoder {
     }
   }
 
+  /// Where a decoder's results go: each fix, and each new sky (`NMEADecoder.sky`).
+  private struct Outputs {
+    var fix: (Fix) -> Void
+    var sky: (Sky) -> Void
+  }
+
   /// A decoder on `loop`. `gpsdJSON`: also frame and decode gpsd JSON lines.
   /// `coalescingSameTime`: hold each fix until one with another time comes (gpsd's TPVs,
-  /// see `FixCoalescer`).
-  init(loop: EventLoop, gpsdJSON: Bool, coalescingSameTime: Bool = false, onFix: @escaping (Fix) -> Void) {
+  /// see `FixCoalescer`). `onSky` gets each new sky as soon as it is decoded (it is not
+  /// coalesced: a sky has no time to wait for).
+  init(
+    loop: EventLoop, gpsdJSON: Bool, coalescingSameTime: Bool = false,
+    onSky: @escaping (Sky) -> Void = { _ in },
+    onFix: @escaping (Fix) -> Void
+  ) {
     self.loop = loop
     framer = NMEAFramer(
       maxLineLength: NMEAFramer.defaultMaxLineLength,
       maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
     decoder = NMEADecoder(gpsdJSON: gpsdJSON)
     coalescer = coalescingSameTime ? FixCoalescer() : nil
-    self.onFix = onFix
+    outputs = Outputs(fix: onFix, sky: onSky)
   }
 
   deinit { timer?.cancel() }
@@ -159,21 +171,30 @@ final class LiveDecoder {
 
   private func decode(_ line: UnsafeRawBufferPointer) {
     onLine?(line)
+    let skies = decoder.skyCount
     decoder.decodeLine(line) { fix in emit(fix) }
+    reportSky(after: skies)
   }
 
   private func emit(_ fix: Fix) {
     if coalescer != nil {
-      coalescer!.add(fix, onFix)
+      coalescer!.add(fix, outputs.fix)
     } else {
-      onFix(fix)
+      outputs.fix(fix)
     }
+  }
+
+  /// Hands the decoder's sky on when it changed since the decoder's count was `count`.
+  private func reportSky(after count: Int) {
+    if decoder.skyCount != count, let sky = decoder.sky { outputs.sky(sky) }
   }
 
   private func flush() {
     flushDue = false
+    let skies = decoder.skyCount
     decoder.flush { fix in emit(fix) }
-    coalescer?.flush(onFix)
+    reportSky(after: skies)
+    coalescer?.flush(outputs.fix)
   }
 
   private func timerFired() {

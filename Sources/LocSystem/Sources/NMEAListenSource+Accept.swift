@@ -88,7 +88,9 @@ extension NMEAListenSource {
   /// Serves an admitted peer.
   func start(_ socket: consuming FileDescriptor, _ newcomer: Newcomer) {
     if case .tcp = endpoint { InetSocket.enableKeepAlive(socket) }
-    let live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    let live = LiveDecoder(
+      loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
     let standing = sink.admission.standing(uid: newcomer.uid) { [] }
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,

@@ -22,7 +22,9 @@ public final class NMEATCPSource: FixSource {
     self.uri = SourceURI.nmeaTCP(host: host, port: port).description
     self.trust = SourceURI.nmeaTCP(host: host, port: port).trust
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
-    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    self.live = LiveDecoder(
+      loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)
     }

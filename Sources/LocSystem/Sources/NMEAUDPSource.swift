@@ -41,7 +41,9 @@ public final class NMEAUDPSource: FixSource {
     self.trust = SourceURI.nmeaUDP(address: address, port: port).trust
     self.binding = SocketBinding(
       uri: uri, host: address, port: port, socketType: SocketAddress.datagramSocket, loop: loop, sink: sink)
-    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    self.live = LiveDecoder(
+      loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)
     }

@@ -155,7 +155,9 @@ public final class ReplaySource: FixSource, PacedPlayback {
     repeat {
       let cycle = tape.cycles[tape.next]
       for n in cycle.lines {
+        let skies = decoder.skyCount
         tape.line(n).withUnsafeBytes { decoder.feed($0) { fix in emit(fix) } }
+        emitSky(after: skies)
         fed += 1
       }
       tape.next += 1
@@ -167,8 +169,15 @@ public final class ReplaySource: FixSource, PacedPlayback {
     schedule()
   }
 
+  /// Hands the decoder's sky on when it changed since its count was `count`.
+  func emitSky(after count: Int) {
+    if decoder.skyCount != count, let sky = decoder.sky { sink.sky(sky, id) }
+  }
+
   func finishRound() {
+    let skies = decoder.skyCount
     decoder.finish { fix in emit(fix) }
+    emitSky(after: skies)
     if rounds.loops {
       sink.update(snapshot, false)
       pace.start(at: loop.monotonicMicroseconds)

@@ -37,7 +37,9 @@ public final class SerialSource: FixSource {
     self.sink = sink
     self.uri = SourceURI.serial(path: path, baud: baud).description
     self.speed = SerialSpeed(baud)
-    self.live = LiveDecoder(loop: loop, gpsdJSON: false) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    self.live = LiveDecoder(
+      loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)
     }

@@ -94,4 +94,11 @@ enum Measures {
     let age = Duration.seconds(max(now.duration(since: f.since).seconds, 0).rounded(.down))
     return (age < .seconds(1) ? what : "\(what) for \(TimeFormat.duration(age))", rest)
   }
+
+  /// `9 of 14 used, best signal 41 dB-Hz` (`no signal` when none is heard): a sky's
+  /// summary, as `status`, `sky` and `watch` say it.
+  static func satellites(_ s: SatellitesSummaryView) -> String {
+    "\(s.used) of \(s.inView) used, "
+      + (s.bestSignal.map { "best signal \(Numbers.short($0, 1)) dB-Hz" } ?? "no signal")
+  }
 }

@@ -16,7 +16,8 @@ enum StatusCommand {
       course when the receiver gives them; the manual location when one is set, also while a fix is in
       use; the time zone in effect, the local time, and whether the system's zone is the same; today's
       sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
-      fixes it drops and how far its clock is off; the receiver; the apps using the location; with
+      fixes it drops and how far its clock is off; the satellites the receiver sees (used, in view,
+      best signal: locctl sky); the receiver; the apps using the location; with
       [GeoClue] Enable=yes, whether locd serves GeoClue2 on the system bus, its clients and agents. In
       degraded mode it says why there is no position and what to do. Every time is in the zone in
       effect, on locd's clock: under locd --clock replay the local time, the Sun now and every time
@@ -95,6 +96,7 @@ enum StatusCommand {
       }
       row(i == 0 ? "Sources:" : "", text)
     }
+    if let sky = s.satellites { row("Satellites:", Measures.satellites(sky)) }
     if let a = s.acquisition { row("Receiver:", describe(acquisition: a, zone: zone)) }
     if let b = s.beacons, b.scanning || b.counters.contains(where: { $0.value > 0 }) {
       row(

@@ -17,7 +17,8 @@ enum WatchCommand {
     help: """
       One line per event: the local time in the zone in effect (with its abbreviation), the event's
       kind and what happened. --json prints each event message of the protocol (PROTOCOL.md) on a line
-      of its own instead. A subscription to location events keeps the receiver on while the watch
+      of its own instead. Every kind is watched but sky, which may come every second while the
+      satellites move (--events sky lists them; locctl sky --watch draws them). A subscription to location events keeps the receiver on while the watch
       runs; --events without location does not. When a reload of locd's configuration leaves this
       session's access with nothing to watch, locctl says so and exits with status 4. When locd stops
       (systemctl stop or restart, SIGTERM) it says so to its clients: watch prints that notice and
@@ -29,7 +30,9 @@ enum WatchCommand {
 
   static func run(_ invocation: Invocation) throws(UsageError) -> Int32 {
     try invocation.noPositionals()
-    var wanted = Set(EventKind.allCases)
+    // Every kind but `sky`, which may come every second while satellites move; `--events sky`
+    // asks for it.
+    var wanted = Set(EventKind.allCases).subtracting([.sky])
     if let list = invocation.value("events") {
       wanted = []
       for word in list.split(separator: ",") {
@@ -170,6 +173,8 @@ enum WatchCommand {
         t += "; " + headline + rest
       }
       text = t
+    case .sky(let s):
+      text = "\(s.source) " + Measures.satellites(s.summary)
     case .authorization(let a):
       text = "\(a.app) \(a.status.word), \(a.accuracy.word)" + (a.provisional ? ", provisional" : "")
     case .agentPrompt(.ask(let p)):
