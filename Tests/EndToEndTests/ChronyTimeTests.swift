@@ -31,6 +31,18 @@ import Testing
         s.sendall(out.encode())
     """
 
+  /// The receiver stand-in (`feeder`) on locd's listening socket, stopped at the end.
+  final class Feeder {
+    let child: Child
+    init(socket: String) throws {
+      child = try Child("/usr/bin/python3", ["-c", ChronyTimeTests.feeder, socket])
+    }
+    deinit {
+      kill(child.pid, SIGTERM)
+      child.wait(timeout: 5)
+    }
+  }
+
   /// chronyd on a private configuration in `dir` (mode 0700, as chronyd wants for its
   /// command socket), its refclock at dir/refclock.sock; stopped at the end of the test.
   final class Chronyd {
@@ -84,11 +96,7 @@ import Testing
     let daemon = try LocdProcess(
       arguments: ["--source", "nmea+unix-listen://\(dir)/nmea.sock", "--log-level", "info"],
       config: "[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=\(dir)/refclock.sock\n")
-    let feeder = try Child("/usr/bin/python3", ["-c", Self.feeder, dir + "/nmea.sock"])
-    defer {
-      kill(feeder.pid, SIGTERM)
-      feeder.wait(timeout: 5)
-    }
+    let feeder = try Feeder(socket: dir + "/nmea.sock")
     // chronyd selects the refclock once a few samples are in (poll 0: one a second).
     var line: [String]? = nil
     let deadline = Date().addingTimeInterval(40)
@@ -114,7 +122,7 @@ import Testing
     // The screen says it too.
     let text = try daemon.locctl(["status"])
     #expect(text.stdout.contains("Time:        to chrony at \(dir)/refclock.sock"), "\(text.stdout)")
-    _ = chronyd
+    _ = (chronyd, feeder)
   }
 
   /// No chronyd: the samples fail, status says why and since when, the log says it once, and
@@ -124,11 +132,7 @@ import Testing
     let daemon = try LocdProcess(
       arguments: ["--source", "nmea+unix-listen://\(dir)/nmea.sock", "--log-level", "info"],
       config: "[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=\(dir)/refclock.sock\n")
-    let feeder = try Child("/usr/bin/python3", ["-c", Self.feeder, dir + "/nmea.sock"])
-    defer {
-      kill(feeder.pid, SIGTERM)
-      feeder.wait(timeout: 5)
-    }
+    let feeder = try Feeder(socket: dir + "/nmea.sock")
     let status = try daemon.waitForStatus(timeout: 20) { ($0.chrony?.failed ?? 0) >= 3 }
     let chrony = try #require(status.chrony)
     #expect(chrony.sent == 0)
@@ -145,5 +149,6 @@ import Testing
       config: "[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=\(dir)/refclock.sock\n")
     let done = try replay.waitForStatus(timeout: 20) { $0.sourceState() == .known(.finished) }
     #expect(done.chrony?.sent == 0 && done.chrony?.failed == 0, "\(done.chrony?.json.serialized ?? "")")
+    _ = feeder
   }
 }

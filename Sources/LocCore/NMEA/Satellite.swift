@@ -18,6 +18,20 @@ public enum GNSSConstellation: Int, Hashable, Sendable, Comparable, CaseIterable
   /// NavIC, formerly IRNSS (India).
   case navic = 7
 
+  /// Its word on the wire (protocol's `system`): `gps`, `sbas`, `galileo`, ...
+  public var word: String {
+    switch self {
+    case .gps: return "gps"
+    case .sbas: return "sbas"
+    case .galileo: return "galileo"
+    case .beidou: return "beidou"
+    case .imes: return "imes"
+    case .qzss: return "qzss"
+    case .glonass: return "glonass"
+    case .navic: return "navic"
+    }
+  }
+
   /// The short name people read in tables: `GPS`, `SBAS`, `Galileo`, ...
   public var name: String {
     switch self {

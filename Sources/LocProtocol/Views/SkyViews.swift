@@ -30,7 +30,7 @@ public struct SatelliteView: WireCodable {
 
   /// The wire form of `s`.
   public init(_ s: Satellite) {
-    system = OpenEnum(String(describing: s.constellation))
+    system = OpenEnum(s.constellation.word)
     gnssid = s.constellation.rawValue
     svid = s.svid
     prn = s.prn

@@ -85,25 +85,11 @@ enum SkyCommand {
   /// One satellite's cells: `GPS`, `36/123`, `30°`, `200°`, `38 dB-Hz`, `yes`.
   static func cells(_ s: SatelliteView) -> [String] {
     func degrees(_ v: Double?) -> String { v.map { Numbers.short($0, 1) + "°" } ?? "-" }
-    let name = s.system.known.map(systemName) ?? s.system.word
+    let name = GNSSConstellation.allCases.first { $0.word == s.system.word }?.name ?? s.system.word
     return [
       name, "\(s.prn)/\(s.svid)", degrees(s.elevation), degrees(s.azimuth),
       s.signal.map { Numbers.short($0, 1) + " dB-Hz" } ?? "-", s.used ? "yes" : "no",
     ]
-  }
-
-  /// A system's name as people write it.
-  static func systemName(_ s: SatelliteView.System) -> String {
-    switch s {
-    case .gps: return "GPS"
-    case .sbas: return "SBAS"
-    case .galileo: return "Galileo"
-    case .beidou: return "BeiDou"
-    case .imes: return "IMES"
-    case .qzss: return "QZSS"
-    case .glonass: return "GLONASS"
-    case .navic: return "NavIC"
-    }
   }
 
   /// The columns: left-aligned text, right-aligned numbers, nothing after the last.
