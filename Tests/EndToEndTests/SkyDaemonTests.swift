@@ -82,6 +82,10 @@ import Testing
     let rows = table.stdout.split(separator: "\n").filter { $0.hasPrefix("GPS ") }
     #expect(rows.count >= 4, "\(table.stdout)")
     #expect(rows.contains { $0.hasSuffix("yes") }, "\(table.stdout)")
+    // The heading's time is a wall time in the zone in effect, as status shows times, not UTC ISO.
+    let heading = String(table.stdout.split(separator: "\n").first ?? "")
+    #expect(heading.contains(#/  \d\d:\d\d:\d\d [A-Z+\-0-9:]+  \d+ of \d+ used/#), "\(heading)")
+    #expect(!heading.contains(#/\d{4}-\d\d-\d\dT/#), "\(heading)")
 
     // The plot: north up, a mark per satellite.
     let plot = try daemon.locctl(["sky", "--plot"])

@@ -32,10 +32,18 @@ enum SkyCommand {
     let plot = watch || invocation.flag("plot")
     return withDaemon(invocation) { client throws(ControlClient.Failure) in
       let result = try client.call(.sky)
+      // The skies' times in the zone in effect, as status shows times (asked before
+      // subscribing: events that come while a reply is awaited are not kept).
+      let zone =
+        invocation.json
+        ? ScreenZone("UTC")
+        : (try? client.call(.status)).map {
+          ScreenZone($0.timezone.zone.id, fallbackOffset: $0.timezone.zone.offset ?? 0)
+        } ?? ScreenZone("UTC")
       if invocation.json {
         Output.line(result.json.serialized)
       } else {
-        Output.write(plot ? plotScreen(result.skies) : table(result.skies))
+        Output.write(plot ? plotScreen(result.skies, zone: zone) : table(result.skies, zone: zone))
       }
       Output.flush()
       guard watch else { return ExitStatus.ok }
@@ -54,26 +62,26 @@ enum SkyCommand {
           }
           // Home and clear on a terminal; elsewhere one screen after the other.
           if StandardStreams.outputIsTerminal { Output.write("\u{1B}[H\u{1B}[2J") }
-          Output.write(plotScreen(skies))
+          Output.write(plotScreen(skies, zone: zone))
         }
         Output.flush()
       }
     }
   }
 
-  /// Each source's heading: its URI, when its sky came (UTC) and its summary.
-  static func heading(_ sky: SkyView) -> String {
-    Style.bold(sky.source) + "  " + sky.time.iso8601(fractionDigits: 0) + "  "
+  /// Each source's heading: its URI, when its sky came (in `zone`) and its summary.
+  static func heading(_ sky: SkyView, zone: ScreenZone) -> String {
+    Style.bold(sky.source) + "  " + zone.clock(sky.time, seconds: true) + "  "
       + Measures.satellites(sky.summary)
   }
 
   /// The tables, one per source with a sky; a line saying there is none otherwise.
-  static func table(_ skies: [SkyView]) -> String {
+  static func table(_ skies: [SkyView], zone: ScreenZone) -> String {
     guard !skies.isEmpty else { return "No satellites: no source has reported a sky yet.\n" }
     var out = ""
     for (i, sky) in skies.enumerated() {
       if i > 0 { out += "\n" }
-      out += heading(sky) + "\n"
+      out += heading(sky, zone: zone) + "\n"
       out += Style.bold(row(["System", "PRN/svid", "Elev", "Azim", "Signal", "Used"])) + "\n"
       for s in sky.satellites {
         out += row(cells(s)) + "\n"
@@ -105,12 +113,12 @@ enum SkyCommand {
   }
 
   /// The plots, one per source, each under its heading.
-  static func plotScreen(_ skies: [SkyView]) -> String {
+  static func plotScreen(_ skies: [SkyView], zone: ScreenZone) -> String {
     guard !skies.isEmpty else { return "No satellites: no source has reported a sky yet.\n" }
     var out = ""
     for (i, sky) in skies.enumerated() {
       if i > 0 { out += "\n" }
-      out += heading(sky) + "\n"
+      out += heading(sky, zone: zone) + "\n"
       out += SkyPlot.render(sky.satellites).joined(separator: "\n") + "\n"
       let unplaced = sky.satellites.filter { $0.elevation == nil || $0.azimuth == nil }.count
       out += "* used  o not used"
