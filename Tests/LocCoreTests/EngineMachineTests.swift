@@ -66,7 +66,10 @@ import Testing
     let effects = clock.advance(&engine, to: back)
     #expect(clock.now == back)
     #expect(effects.allSatisfy { $0.at == back })
-    #expect(effects.contains { $0.effect == .log(.notice, "the wall clock was stepped; re-planning") })
+    #expect(
+      effects.contains {
+        $0.effect == .log(.notice, "the clock was stepped to 2026-06-01T06:00:00Z; re-planning")
+      })
     // The 07:30 of today fired already: it does not fire again as time passes it a second time.
     #expect(firedLogs(clock.advance(&engine, to: at("2026-06-01T08:00:00Z"))).isEmpty)
   }

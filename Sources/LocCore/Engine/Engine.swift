@@ -88,7 +88,9 @@ public struct Engine {
     case .timersLoaded(let files, let problems, let store):
       loadTimers(files, problems: problems, store: store, at: now, into: &effects)
     case .clockStepped:
-      effects.append(.log(.notice, "the wall clock was stepped; re-planning"))
+      // The engine's clock: the wall clock, or under --clock replay the simulated one (whose
+      // start is a step too); the time it stepped to says which.
+      effects.append(.log(.notice, "the clock was stepped to \(now.iso8601()); re-planning"))
       if timers.wentBack(at: now) { timers.steppedBack(to: now) }
       regenerate(.clockStep, at: now, into: &effects)
       let transitions = acquisition.clockStepped(at: now)
