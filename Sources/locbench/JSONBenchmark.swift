@@ -1,4 +1,6 @@
 import LocCore
+import LocProtocol
+import LocSystem
 
 /// `locbench json [--rounds N]`: what one JSON line costs the parser as its objects grow. The
 /// work per member must stay flat (a parser that looks each key up in the members so far is
@@ -10,7 +12,7 @@ enum JSONBenchmark: Benchmark {
   static func run(_ arguments: [String]) -> Int32 {
     let (_, rounds) = pathAndRounds(arguments, path: "", rounds: 5)
     print("json: CPU time, median of \(rounds) rounds")
-    for members in [100, 1000, 10_000, 100_000] {
+    for members in [24, 100, 1000, 10_000, 100_000] {
       let line = objectLine(members: members)
       let seconds = median(rounds) {
         _ = try? JSON.parse(line, maxMembers: members)
@@ -28,7 +30,32 @@ enum JSONBenchmark: Benchmark {
     print(
       "json: 6000-member line (\(hostile.count / 1024) KiB), default limits: \(format(rejected * 1e6)) us, \(reason)"
     )
+    statusReply(rounds: rounds)
     return 0
+  }
+
+  /// A status reply as a client reads it (bench/status-reply.json, one reply of locd's, 147
+  /// members): the JSON alone, and the JSON with the typed decoding `locctl status` does. This
+  /// is most of what a client spends on a status round trip (locbench daemon).
+  static func statusReply(rounds: Int) {
+    guard let line = try? FileIO.read(path: "bench/status-reply.json") else {
+      print("json: bench/status-reply.json not found (run from the repository)")
+      return
+    }
+    let body = line.last == 0x0A ? Array(line.dropLast()) : line
+    let times = 1000
+    let parse = median(rounds) {
+      for _ in 0..<times { _ = try? JSON.parse(body, maxDepth: 64) }
+    }
+    let decode = median(rounds) {
+      for _ in 0..<times {
+        guard case .reply(_, let result)? = try? ServerMessage.decode(body) else { continue }
+        _ = try? StatusView(json: result, path: WirePath())
+      }
+    }
+    print(
+      "json: a status reply (\(body.count) bytes): parse \(format(parse * 1e6 / Double(times))) us, parse and typed decode \(format(decode * 1e6 / Double(times))) us"
+    )
   }
 
   /// `{"k0":0,"k1":1,...}` as UTF-8.

@@ -34,6 +34,25 @@ import Testing
 
   @Test func rejectsInvalidUTF8() {
     #expect(throws: JSONParseError.self) { try JSON.parse([0x22, 0xFF, 0x22]) }
+    // With an escape after it too (the string is then read byte by byte).
+    #expect(throws: JSONParseError.self) { try JSON.parse(Array(#""a"#.utf8) + [0xFF] + Array(#"\n""#.utf8)) }
+  }
+
+  /// A string without escapes is made from its bytes where they lie; one with escapes is
+  /// decoded byte by byte. Both read the same text, and fail at the same places.
+  @Test func stringsReadTheSameWithAndWithoutEscapes() throws {
+    #expect(try JSON.parse(#""Zürich, 59°N""#) == .string("Zürich, 59°N"))
+    #expect(try JSON.parse(#""Z\u00fcrich, 59\u00b0N""#) == .string("Zürich, 59°N"))
+    #expect(try JSON.parse(#""tab\there""#) == .string("tab\there"))
+    #expect(
+      try JSON.parse(#"["", "a", "\"", "\\", "é\n"]"#)
+        == .array([.string(""), .string("a"), .string("\""), .string("\\"), .string("é\n")]))
+    #expect(try JSON.parse(#"{"k":"v","ü":"w"}"#)["ü"] == .string("w"))
+    let control = try #require(throws: JSONParseError.self) { try JSON.parse([0x22, 0x61, 0x0A, 0x22]) }
+    #expect(control.reason == "control character in string")
+    #expect(control.offset == 2)
+    let open = try #require(throws: JSONParseError.self) { try JSON.parse(#""abc"#) }
+    #expect(open.reason == "unterminated string")
   }
 }
 
@@ -69,10 +88,11 @@ import Testing
     _ = try JSON.parse("[\(Self.object(600)),\(Self.object(600))]")
   }
 
-  @Test(arguments: [0, 3, 7, 8, 9, 499])
+  @Test(arguments: [0, 3, 30, 31, 32, 33, 499])
   func aDuplicateKeyIsAnErrorWhereverItIs(_ which: Int) throws {
-    // Small objects are checked by comparing keys, larger ones by hashing; both must catch it.
-    let members = which < 8 ? 8 : 500
+    // Small objects (up to 32 members) are checked by comparing keys, larger ones by
+    // hashing; both must catch it, on either side of the switch.
+    let members = which < 32 ? 32 : 500
     let text = Self.object(members, duplicate: which)
     let error = try #require(throws: JSONParseError.self) { try JSON.parse(text) }
     #expect(error.reason == "duplicate key 'k\(which)'")

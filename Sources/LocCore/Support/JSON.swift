@@ -56,14 +56,21 @@ public struct JSONObject: Hashable, Sendable, ExpressibleByDictionaryLiteral {
 
   /// The value of `key`; setting replaces it in place or appends it.
   public subscript(key: String) -> JSON? {
-    get { members.first(where: { $0.key == key })?.value }
+    get { members.first(where: { JSONObject.same($0.key, key) })?.value }
     set {
-      if let i = members.firstIndex(where: { $0.key == key }) {
+      if let i = members.firstIndex(where: { JSONObject.same($0.key, key) }) {
         if let newValue { members[i].value = newValue } else { members.remove(at: i) }
       } else if let newValue {
         members.append((key: key, value: newValue))
       }
     }
+  }
+
+  /// Whether two keys are equal. Unequal keys nearly always differ in length, which a
+  /// native string knows without looking at its bytes; only keys of one length are compared
+  /// (String's `==`, which may go through Unicode comparison, is what costs in a lookup).
+  @inline(__always) static func same(_ a: String, _ b: String) -> Bool {
+    a.utf8.count == b.utf8.count && a == b
   }
 
   /// The keys in order.

@@ -49,7 +49,7 @@ struct JSONParser {
   /// allocation, and faster than hashing for the small objects that are the rule); past it a
   /// hash set takes over, so an object of n members costs O(n), not O(n²). Swift's `Hasher`
   /// is seeded per process, so a peer cannot send keys chosen to collide.
-  static let linearScanLimit = 8
+  static let linearScanLimit = 32
 
   init(bytes: [UInt8], maxDepth: Int, maxMembers: Int) {
     self.bytes = bytes
@@ -130,7 +130,7 @@ struct JSONParser {
       if keys != nil {
         duplicate = !keys!.insert(key).inserted
       } else {
-        duplicate = members.contains { $0.key == key }
+        duplicate = members.contains { JSONObject.same($0.key, key) }
         if !duplicate, members.count >= JSONParser.linearScanLimit {
           keys = Set(members.map(\.key) + [key])
         }
@@ -218,6 +218,29 @@ struct JSONParser {
 
   mutating func string() throws(JSONParseError) -> String {
     i += 1  // opening quote
+    // The rule on the wire: no escape up to the closing quote. Then the string is made
+    // from the bytes where they lie (one validation, no copy into a scratch array first).
+    var end = i
+    var ascii = true
+    while end < bytes.count {
+      let c = bytes[end]
+      if c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 { break }
+      if c >= 0x80 { ascii = false }
+      end += 1
+    }
+    if end < bytes.count, bytes[end] == UInt8(ascii: "\"") {
+      let text = bytes[i..<end]
+      i = end + 1
+      if ascii { return String(decoding: text, as: UTF8.self) }
+      // Invalid UTF-8 is rejected rather than silently repaired.
+      guard let s = String(validating: text, as: UTF8.self) else { throw fail("invalid UTF-8 in string") }
+      return s
+    }
+    return try escapedString()
+  }
+
+  /// A string with escapes (or one that ends badly), from after its opening quote.
+  mutating func escapedString() throws(JSONParseError) -> String {
     var out: [UInt8] = []
     while true {
       guard i < bytes.count else { throw fail("unterminated string") }
