@@ -10,8 +10,8 @@ root), locd through `nmea+tcp://` from the same feeder. Measured per service:
   - Start to the first LocationUpdated, and to the first one carrying the fed position
     (median of RUNS clients, each a new connection, RequestedAccuracyLevel 8);
   - CPU time and voluntary context switches (wakeups) of the service over ACTIVE seconds with
-    one client active, over IDLE seconds with none (the feed still sending: locd's nmea+tcp
-    source reads a push feed while idle, docs/SOURCES.md; geoclue closed its socket), and
+    one client active, over IDLE seconds with none (the feed still sending: locd lets its
+    nmea+tcp source go while idle, docs/SOURCES.md, and geoclue closes its socket), and
     over IDLE seconds with none and the feed silent (what the service wakes up for by itself);
   - RSS (VmRSS) after the runs, its anonymous and file-backed parts (shared libraries, locd's
     memory-mapped time zone boundaries), its peak (VmHWM), the part of it touched while a

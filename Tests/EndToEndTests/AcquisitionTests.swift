@@ -130,25 +130,33 @@ import Testing
     _ = try daemon.waitForStatus { Self.settled($0, attempts: 2) && $0.sourceState() == .known(.idle) }
   }
 
-  @Test func aPushSourceIgnoresItsInputWhileIdle() throws {
+  @Test func aPushSourceIsLetGoWhileIdle() throws {
     let server = try TestServer()
     let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp://127.0.0.1:\(server.port)"])
     let peer = try server.accept()
-    defer { close(peer) }
     try writeAll(peer, Self.stableEpochs(3))
     _ = try daemon.waitForStatus { Self.settled($0, attempts: 1) }
-    let fixes = try daemon.status().counters()["fixes"]
-    // Idle: five more cycles (ten sentences) are read and counted, not decoded.
-    try writeAll(peer, Self.stableEpochs(5))
-    var c = try daemon.waitForCounters { $0["idleLines"] == 10 }
-    #expect(c["fixes"] == fixes)
-    #expect(c["connects"] == 1, "the connection stays up")
-    // Wanted again: decoded again.
+    // Idle: the feed cannot be told to stop, so the connection is closed (the peer reads
+    // its end) and nothing is read until fixes are wanted.
+    var c = try daemon.waitForCounters { $0["releases"] == 1 }
+    #expect(c["disconnects"] == 0, "closed on purpose, not lost")
+    var byte: UInt8 = 0
+    var p = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&p, 1, 10_000) == 1)
+    #expect(read(peer, &byte, 1) == 0, "the peer sees the end of the connection")
+    close(peer)
+    #expect(try daemon.status().sourceState() == .known(.idle))
+    #expect(daemon.log.contains("connection closed while acquisition is idle"))
+    let fixes = c["fixes"] ?? 0
+    // Wanted again: connected again, decoded again.
     _ = try daemon.locctl(["refresh"])
-    _ = try daemon.waitForStatus { $0.acquisition?.phase == .acquiring }
-    try writeAll(peer, Self.stableEpochs(3))
-    c = try daemon.waitForCounters { $0["fixes"] == (fixes ?? 0) + 3 }
-    #expect(c["idleLines"] == 10)
+    let again = try server.accept()
+    defer { close(again) }
+    try writeAll(again, Self.stableEpochs(3))
+    c = try daemon.waitForCounters { $0["fixes"] == fixes + 3 }
+    #expect(c["connects"] == 2)
+    #expect(c["reconnectAttempts"] == 0)
+    #expect(c["idleLines"] == 0, "nothing was read only to be ignored")
   }
 
   @Test func aReplayKeepsPlayingWhileIdle() throws {

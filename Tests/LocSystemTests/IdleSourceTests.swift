@@ -6,7 +6,8 @@ import Testing
 @testable import LocSystem
 
 /// Sources while acquisition is idle, in-process against fake peers: gpsd's watch off and
-/// no reconnecting until fixes are wanted; a live decoder paused in the middle of a line.
+/// no reconnecting until fixes are wanted; a TCP feed let go and taken back; a live decoder
+/// paused in the middle of a line.
 @Suite struct IdleSourceTests {
   static let version =
     #"{"class":"VERSION","release":"3.22","rev":"3.22","proto_major":3,"proto_minor":14}"# + "\n"
@@ -54,6 +55,56 @@ import Testing
     #expect(counter(source.snapshot, "connects") == 2)
     #expect(counter(source.snapshot, "reconnectAttempts") == 0)
     close(peer)
+  }
+
+  /// A push feed (nmea+tcp) cannot be told to stop sending: while idle its connection is
+  /// closed, and nothing else runs (no retry, no read), until fixes are wanted.
+  @Test func anIdleTCPFeedIsLetGoAndTakenBackWhenFixesAreWanted() throws {
+    let loop = try EventLoop()
+    let server = try FakePeerServer()
+    let recorder = Recorder()
+    let source = NMEATCPSource(
+      id: SourceID(0), host: "127.0.0.1", port: server.port, loop: loop, sink: recorder.sink)
+    defer { source.stop() }
+    source.start()
+    var peer: Int32 = -1
+    #expect(
+      pump(loop) {
+        peer = server.acceptOne(); return peer >= 0
+      })
+    func epoch(_ t: String) -> String {
+      sentence("GPRMC,\(t),A,5954.0000,N,01042.0000,E,0.4,0.0,010526,,,A")
+        + sentence("GPGGA,\(t),5954.0000,N,01042.0000,E,1,08,0.9,20.5,M,18.0,M,,")
+    }
+    server.send(peer, epoch("120000.00") + epoch("120001.00"))
+    #expect(pump(loop) { recorder.fixes.count == 2 })
+
+    source.setActive(false)
+    #expect(pump(loop) { source.snapshot.state == .idle })
+    // The peer sees the end of the connection.
+    var byte: UInt8 = 0
+    var p = pollfd(fd: peer, events: Int16(POLLIN), revents: 0)
+    #expect(poll(&p, 1, 2000) == 1)
+    #expect(read(peer, &byte, 1) == 0, "closed by locd")
+    close(peer)
+    #expect(counter(source.snapshot, "releases") == 1)
+    #expect(counter(source.snapshot, "disconnects") == 0, "let go on purpose, not lost")
+    #expect(source.snapshot.lastError == nil)
+    #expect(!pump(loop, seconds: 1.5) { server.acceptOne() >= 0 }, "no attempt while idle")
+    #expect(recorder.logs.filter { $0.level <= .warning }.isEmpty, "expected, so not a warning")
+
+    // Fixes wanted: connected again at once, and decoding from the first whole line.
+    source.setActive(true)
+    #expect(
+      pump(loop, seconds: 2) {
+        peer = server.acceptOne(); return peer >= 0
+      })
+    defer { close(peer) }
+    server.send(peer, "5954.0000,N*00\r\n" + epoch("120005.00"))
+    #expect(pump(loop) { recorder.fixes.count == 3 })
+    #expect(recorder.fixes.last?.time.utcSecondOfDay == 43205)
+    #expect(counter(source.snapshot, "connects") == 2)
+    #expect(counter(source.snapshot, "reconnectAttempts") == 0)
   }
 
   @Test func aPausedDecoderFinishesItsLineAndResumesAtTheNextOne() throws {

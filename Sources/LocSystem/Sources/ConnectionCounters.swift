@@ -11,6 +11,8 @@ struct ConnectionCounters {
   private(set) var reconnectAttempts = 0
   /// Bytes read.
   private(set) var bytes = 0
+  /// Connections closed on purpose while acquisition was idle (`StreamConnection.release`).
+  private(set) var releases = 0
 
   /// A connection came up.
   mutating func connected() { connects += 1 }
@@ -18,6 +20,8 @@ struct ConnectionCounters {
   mutating func disconnected() { disconnects += 1 }
   /// An attempt after a failure began.
   mutating func reconnecting() { reconnectAttempts += 1 }
+  /// A connection was closed on purpose while idle.
+  mutating func released() { releases += 1 }
   /// `count` bytes arrived.
   mutating func read(_ count: Int) { bytes += count }
 
@@ -25,7 +29,7 @@ struct ConnectionCounters {
   var counters: [Counter] {
     [
       Counter("connects", connects), Counter("disconnects", disconnects),
-      Counter("reconnectAttempts", reconnectAttempts), Counter("bytes", bytes),
+      Counter("reconnectAttempts", reconnectAttempts), Counter("bytes", bytes), Counter("releases", releases),
     ]
   }
 }

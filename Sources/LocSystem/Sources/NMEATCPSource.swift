@@ -4,8 +4,9 @@ import LocCore
 /// "Share GPS", ser2net in front of a serial receiver, a boat's multiplexer) and decodes
 /// them. The connection is a `StreamConnection`: it is retried with backoff forever, and
 /// TCP keepalive notices a peer that vanished. Silence is counted, not acted upon. While
-/// acquisition is idle the input is read and ignored (counted in `idleBytes`, `idleLines`)
-/// and a lost connection is not retried until fixes are wanted.
+/// acquisition is idle the connection is closed (counted in `releases`): a push feed cannot
+/// be told to stop sending, and reading it only to ignore it woke locd for every sentence.
+/// It is connected again when fixes are wanted.
 public final class NMEATCPSource: FixSource {
   public let id: SourceID
   let uri: String
@@ -55,7 +56,7 @@ public final class NMEATCPSource: FixSource {
       connection.resume()
     } else {
       live.pause()
-      connection.pause()
+      connection.release()
     }
   }
 

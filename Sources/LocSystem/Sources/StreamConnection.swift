@@ -121,6 +121,24 @@ final class StreamConnection {
     }
   }
 
+  /// Wants no connection at all until `resume`: pauses, and closes one that is up, on
+  /// purpose (counted in `releases`, not `disconnects`, and no retry). For a push feed that
+  /// cannot be told to stop sending (nmea+tcp): while acquisition is idle nothing is read.
+  /// Not from inside a `bytes` handler (the shell applies it on the next loop iteration).
+  func release() {
+    pause()
+    guard phase == .connected else { return }
+    closeSocket()
+    tally.released()
+    handlers.disconnected()
+    handlers.log(
+      .debug,
+      "source \(name): connection closed while acquisition is idle; connecting again when fixes are wanted")
+    lastError = nil
+    retry.forgetOutage()
+    goDormant()
+  }
+
   /// Wants a connection again: connects at once if none is up.
   func resume() {
     guard paused else { return }
