@@ -98,6 +98,35 @@ import Testing
     #expect(decoder.learnedCycleEnd == "GPGSV")
   }
 
+  /// A 1 Hz receiver whose bursts come whole and far apart (TCP, fast serial): the live
+  /// decoder flushes each cycle after a quiet pause, before the next cycle's time is seen.
+  /// The pause teaches the cycle's end as a time change does, so from the fourth cycle a
+  /// fix goes out on its GGA, not half a second later at the pause.
+  @Test func aQuietPauseTeachesTheCyclesEnd() {
+    var decoder = NMEADecoder()
+    var fixes = 0
+    for t in ["120000", "120001", "120002"] {
+      for body in [Self.rmc(t), Self.gga(t)] {
+        Array((nmea(body) + "\r\n").utf8).withUnsafeBytes { decoder.feed($0) { _ in fixes += 1 } }
+      }
+      #expect(decoder.learnedCycleEnd == nil)
+      decoder.flush { _ in fixes += 1 }  // the pause after the burst
+    }
+    #expect(fixes == 3)
+    #expect(decoder.learnedCycleEnd == "GPGGA")
+    Array((nmea(Self.rmc("120003")) + "\r\n").utf8).withUnsafeBytes { decoder.feed($0) { _ in fixes += 1 } }
+    #expect(fixes == 3)
+    Array((nmea(Self.gga("120003")) + "\r\n").utf8).withUnsafeBytes { decoder.feed($0) { _ in fixes += 1 } }
+    #expect(fixes == 4, "emitted on the cycle's last sentence, without waiting for the pause")
+    decoder.flush { _ in fixes += 1 }
+    #expect(fixes == 4, "nothing left to flush")
+    // The end of the input teaches nothing: a decoder that only ever finishes learns no end.
+    var offline = NMEADecoder()
+    Array((nmea(Self.rmc("120000")) + "\r\n").utf8).withUnsafeBytes { offline.feed($0) { _ in } }
+    offline.finish { _ in }
+    #expect(offline.learnedCycleEnd == nil)
+  }
+
   @Test func tenHertzKeepsMilliseconds() {
     var stream: [String] = []
     for tenth in 0..<10 {

@@ -132,6 +132,9 @@ public struct EpochAssembler: Sendable {
     return "\(talker)\(names[Int(key >> 1 & 0xF)])"
   }
 
+  /// Whether `flush` would do anything: an epoch begun, or an undated one kept.
+  public var holdsEpoch: Bool { epoch.time != nil || epoch.lastKey != 0 || undated != nil }
+
   /// Adds one sentence; calls `onFix` for an epoch it completes.
   public mutating func add(_ sentence: NMEASentence, _ onFix: (Fix) -> Void) {
     if let time = sentence.time {
@@ -160,9 +163,14 @@ public struct EpochAssembler: Sendable {
     }
   }
 
-  /// Emits the pending epoch now (the source went quiet, or closed).
-  public mutating func flush(_ onFix: (Fix) -> Void) {
-    if epoch.time != nil || epoch.lastKey != 0 { close(onFix, onCycleEnd: true) }
+  /// Emits the pending epoch now (the source went quiet, or closed). A quiet pause
+  /// (`afterPause`) ends a cycle as a time change does, so the sentence before it counts
+  /// toward learning the cycle's last sentence: a 1 Hz receiver whose bursts come whole and
+  /// far apart (TCP, fast serial) is flushed by the pause before the next cycle's time is
+  /// seen, and without this would never be learned, each of its fixes held back until the
+  /// pause. The end of the input teaches nothing.
+  public mutating func flush(afterPause: Bool = false, _ onFix: (Fix) -> Void) {
+    if epoch.time != nil || epoch.lastKey != 0 { close(onFix, onCycleEnd: !afterPause) }
     if undated != nil {
       counters.undatedEpochs += 1
       undated = nil

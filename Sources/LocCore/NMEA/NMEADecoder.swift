@@ -43,6 +43,10 @@ public struct NMEADecoder: Sendable {
   /// The last sentence learned as the end of a receiver cycle (see `EpochAssembler`).
   public var learnedCycleEnd: String? { assembler.learnedCycleEnd }
 
+  /// Whether an epoch waits for more sentences (or for `flush`): false once a cycle closed
+  /// on its learned last sentence, so a live source need not wake to flush it.
+  public var holdsEpoch: Bool { assembler.holdsEpoch }
+
   /// All counters.
   public var counters: NMEACounters {
     var c = own
@@ -110,9 +114,10 @@ public struct NMEADecoder: Sendable {
   }
 
   /// Emits the pending epoch now: call it when the source has been quiet for longer than a
-  /// receiver cycle, so the last fix is not held back.
+  /// receiver cycle, so the last fix is not held back. The pause also teaches the assembler
+  /// which sentence ends this receiver's cycles (`EpochAssembler.flush(afterPause:)`).
   public mutating func flush(_ onFix: (Fix) -> Void) {
-    assembler.flush(onFix)
+    assembler.flush(afterPause: true, onFix)
     takeAssembledSky()
   }
 

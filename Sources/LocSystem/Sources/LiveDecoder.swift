@@ -148,6 +148,13 @@ final class LiveDecoder {
     let now = loop.monotonicMicroseconds
     if silence.heard(at: now) { onSilence?(false) }
     framer.feed(bytes) { line in decode(line) }
+    // Once the cycle's last sentence is learned its epoch goes out on arrival, and there is
+    // nothing to flush at the pause: no wakeup for it, only the silence deadline.
+    guard decoder.holdsEpoch || coalescer?.held != nil else {
+      flushDue = false
+      armSilence()
+      return
+    }
     flushDue = true
     timer?.arm(atMicroseconds: now + LiveDecoder.quietMicroseconds)
   }
