@@ -111,6 +111,18 @@ extension DaemonConfig {
     .text(
       "Time", "ChronySocket", "PATH", what: "an absolute path", \.chronySocket,
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    // [Gpsd]
+    .choice(
+      "Gpsd", "Enable", "BOOL", \.gpsd.enabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    // sun_path holds 108 bytes with its NUL (unix(7)).
+    .text(
+      "Gpsd", "Socket", "PATH", what: "an absolute path", \.gpsd.socketPath,
+      valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    .port("Gpsd", "ListenPort", \.gpsd.listenPort),
+    .count("Gpsd", "MaxClients", \.gpsd.maxClients, 1...65536),
+    .count("Gpsd", "MaxClientsPerUser", \.gpsd.maxClientsPerUser, 1...65536),
+    .count("Gpsd", "MaxQueuedBytesPerClient", \.gpsd.maxQueuedBytesPerClient, 4096...(256 << 20)),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

@@ -9,6 +9,7 @@ final class SessionRegistry {
   enum Face: Sendable, Equatable {
     case socket
     case geoClue
+    case gpsd
   }
 
   /// The counter the faces take their session ids from.
