@@ -124,4 +124,29 @@ import Testing
     s = try rig.daemon.waitForStatus(timeout: 30) { $0.acquisition?.receiversActive == false }
     #expect(s.gpsd?.watchers == 0 && s.acquisition?.subscribers == 0)
   }
+
+  @Test func aUnixSocketClientIsTheAppItsProgramIs() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let rig = try GpsdFaceRig()
+    // A program of its own on the Unix socket (libgps 3.22 opens TCP only): python3, whose
+    // /proc/PID/comm names the app.
+    let script = """
+      import socket
+      s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+      s.connect("\(rig.gpsdSocket)")
+      s.sendall(b'?WATCH={"enable":true,"json":true};\\n')
+      f = s.makefile("rb")
+      for line in f:
+          print(line.decode().strip(), flush=True)
+          if b'"ERROR"' in line:
+              break
+      """
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/python3", "-c", script],
+      timeout: 30)
+    #expect(r.status == 0, "\(r.stderr)")
+    #expect(r.stdout.contains("locd: python3 (uid 65534) waits for a decision"), "\(r.stdout)")
+    #expect(!r.stdout.contains("\"lat\""))
+  }
 }

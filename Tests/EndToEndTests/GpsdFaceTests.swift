@@ -172,4 +172,28 @@ import Testing
           && abs(($0.altitudeMSL?.value ?? .nan) - v[2]) < 1e-3
       }, "\(output) is one of the log's fixes")
   }
+
+  @Test func cgpsInATerminalShowsTheFix() throws {
+    let rig = try GpsdFaceRig()
+    let session = "locd-cgps-\(getpid())-\(rig.port)"
+    let tmux = URL(fileURLWithPath: "/usr/bin/tmux")
+    let started = try run(
+      tmux,
+      ["new-session", "-d", "-s", session, "-x", "100", "-y", "30", "/usr/bin/cgps 127.0.0.1:\(rig.port)"])
+    #expect(started.status == 0, "\(started.stderr)")
+    defer { _ = try? run(tmux, ["kill-session", "-t", session]) }
+    var screen = ""
+    let deadline = Date().addingTimeInterval(30)
+    repeat {
+      screen = (try? run(tmux, ["capture-pane", "-p", "-t", session]).stdout) ?? ""
+      if screen.contains("3D FIX") && screen.contains("Used") { break }
+      usleep(100_000)
+    } while Date() < deadline
+    // cgps prints the latitude with 8 decimals and a hemisphere letter: the log is at 37.78° S
+    // 175.31° E (Hamilton, NZ), and its GSV lists GPS satellites, PRN 1 among them, used.
+    #expect(screen.contains("3D FIX"), "\(screen)")
+    #expect(screen.contains("37.7847") && screen.contains(" S "), "\(screen)")
+    #expect(screen.contains("175.3148") && screen.contains(" E "), "\(screen)")
+    #expect(screen.contains("GP  1    1  29.0  132.0"), "\(screen)")
+  }
 }
