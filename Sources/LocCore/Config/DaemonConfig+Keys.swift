@@ -123,6 +123,16 @@ extension DaemonConfig {
     .count("Gpsd", "MaxClients", \.gpsd.maxClients, 1...65536),
     .count("Gpsd", "MaxClientsPerUser", \.gpsd.maxClientsPerUser, 1...65536),
     .count("Gpsd", "MaxQueuedBytesPerClient", \.gpsd.maxQueuedBytesPerClient, 4096...(256 << 20)),
+    // [NMEAOut]
+    .choice(
+      "NMEAOut", "Enable", "BOOL", \.nmeaOut.enabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    .path("NMEAOut", "Link", "PATH", \.nmeaOut.link),
+    .text("NMEAOut", "Group", "GROUP", what: "a group name", \.nmeaOut.group, valid: isName),
+    .ranged(
+      "NMEAOut", "Mode", "MODE", what: "octal permission bits", \.nmeaOut.mode, range: 0...0o777,
+      parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
+      format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

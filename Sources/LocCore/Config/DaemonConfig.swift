@@ -79,6 +79,8 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var chronySocket: String? = nil
   /// The gpsd-compatible face (`[Gpsd]`; off by default, docs/GPSD.md).
   public var gpsd = GpsdSettings()
+  /// The NMEA pseudo-terminal (`[NMEAOut]`; off by default, docs/NMEAOUT.md).
+  public var nmeaOut = NMEAOutSettings()
 
   /// The defaults.
   public init() {}

@@ -97,6 +97,7 @@ extension Daemon {
     case .gpsd?:
       faces.gpsd?.reply(session, id, result)
       return
+    case .nmeaOut?: return
     case .socket?: break
     case nil: return  // closed meanwhile
     }
@@ -113,6 +114,7 @@ extension Daemon {
     var sessions = recipients
     if let geoClue = faces.geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
     if let gpsd = faces.gpsd { sessions = route(notice, to: sessions, gpsd: gpsd) }
+    if let out = faces.nmeaOut { sessions = route(notice, to: sessions, nmeaOut: out) }
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
     server.send(bytes: line, to: sessions)

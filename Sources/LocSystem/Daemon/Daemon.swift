@@ -131,6 +131,7 @@ public final class Daemon {
 
     startGeoClue()
     startGpsd()
+    startNMEAOut()
     applyChrony(config)
     watchZoneData()
     enableFlowControl()
@@ -296,6 +297,7 @@ public final class Daemon {
     }
     applyGeoClue(new, old: old)
     applyGpsd(new, old: old)
+    applyNMEAOut(new, old: old)
     faces.server?.flowControl?.stallLimit = new.replayStallTimeout
     if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
       || new.allowGroups != old.allowGroups
@@ -328,6 +330,7 @@ public final class Daemon {
     feed(.stopping)
     stopGeoClue()
     stopGpsd()
+    stopNMEAOut()
     stopSources()
     faces.server?.stop(notice: RequestError(.daemonStopping, "locd is stopping (\(reason))"))
     if faces.ownsSocketFile { try? FileIO.remove(path: config.socketPath) }

@@ -10,6 +10,8 @@ final class Faces {
   var geoClue: GeoClueService?
   /// The gpsd-compatible face, while `[Gpsd] Enable=yes`.
   var gpsd: GpsdServer?
+  /// The NMEA pty and its session, while `[NMEAOut] Enable=yes`.
+  var nmeaOut: (NMEAPty, SessionID)?
   /// Which face holds each engine session.
   let sessions = SessionRegistry()
   /// Whether locd created the socket file (and so removes it at exit).

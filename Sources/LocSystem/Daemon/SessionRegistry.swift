@@ -10,6 +10,7 @@ final class SessionRegistry {
     case socket
     case geoClue
     case gpsd
+    case nmeaOut
   }
 
   /// The counter the faces take their session ids from.
