@@ -97,6 +97,8 @@ import Testing
     #expect(daemon.log.contains("127.0.0.1:\(taken.port) is already in use, most likely by a running gpsd"))
     let client = try RawClient(path: dir + "/gpsd.sock")
     #expect(try client.readLine()?.contains("\"class\":\"VERSION\"") == true)
+    let text = try daemon.locctl(["status"]).stdout
+    #expect(text.contains("gpsd face:   on \(dir)/gpsd.sock: 1 client (0 watching)"), "\(text)")
   }
 
   @Test func offByDefault() throws {

@@ -8,7 +8,7 @@ import Testing
 /// python3-gps, libgps-dev from Debian; docs/GPSD.md).
 @Suite struct GpsdFaceTests {
   /// gpsd's TPV `a` and locd's `b` for the same time agree on what both decode from the
-  /// sentences: mode, position (1e-7 degrees), altitudes, speed and track.
+  /// sentences: mode, position (1e-7 degrees), altitudes, speed, track and climb.
   static func differences(_ a: JSON, _ b: JSON) -> [String] {
     var out: [String] = []
     if a["mode"] != b["mode"] { out.append("mode") }
@@ -22,6 +22,11 @@ import Testing
       case (let x?, let y?) where abs(x - y) <= tolerance: continue
       default: out.append("\(key) \(a[key]?.serialized ?? "-") vs \(b[key]?.serialized ?? "-")")
       }
+    }
+    // climb: both take it from the altitudes of successive fixes; only where both have one
+    // (neither has one for a first fix, and gpsd may keep one over a gap).
+    if let x = a["climb"]?.number, let y = b["climb"]?.number, abs(x - y) > 1e-3 {
+      out.append("climb \(x) vs \(y)")
     }
     return out
   }

@@ -237,34 +237,38 @@ struct GpsdFace {
       reduced = nil
     }
     let sky = full == nil ? nil : environment.skies().first { $0.source == device }
+    let tpv = full ?? reduced ?? GpsdReport.noFix(device: device, time: resolved.position?.time)
+    // Made once for every client of this position (100 watchers: one serialization, not 100).
+    let tpvLine = JSON.object(tpv).serialized + GpsdReport.end
+    let skyReport = sky.map { GpsdReport.sky($0, fix: fix) }
+    let skyLine = skyReport.map { JSON.object($0).serialized + GpsdReport.end }
+    let sentences = fixForSentences.map { NMEAWriter.cycle($0, sky: full != nil ? sky?.sky : nil) }
+    let sentenceText = sentences?.joined()
     var out: [Action] = []
     for id in ids {
       guard var client = clients[id], client.watch.enabled else { continue }
       if let wanted = client.watch.device, wanted != device { continue }
-      let tpv = full ?? reduced ?? GpsdReport.noFix(device: device, time: resolved.position?.time)
       // The engine's gate decided what this session gets: a fix only at full accuracy.
-      let isFull = full != nil
-      if full != nil || reduced != nil { client.accuracy = isFull ? .full : .reduced }
+      if full != nil || reduced != nil { client.accuracy = full != nil ? .full : .reduced }
       client.lastTPV = tpv
-      var skyReport: JSONObject? = nil
-      if isFull, let sky, client.skySent[sky.source] != sky.time {
+      var sendSky = false
+      if let sky, let skyReport, client.skySent[sky.source] != sky.time {
         client.skySent[sky.source] = sky.time
-        skyReport = GpsdReport.sky(sky, fix: fix)
         client.lastSky = skyReport
+        sendSky = true
       }
       clients[id] = client
       if client.watch.wantsJSON {
-        if let skyReport {
+        if sendSky, let skyLine {
           counters.skyReports += 1
-          out.append(.send(id, JSON.object(skyReport).serialized + GpsdReport.end))
+          out.append(.send(id, skyLine))
         }
         counters.tpvReports += 1
-        out.append(.send(id, JSON.object(tpv).serialized + GpsdReport.end))
+        out.append(.send(id, tpvLine))
       }
-      if client.watch.wantsSentences, let f = fixForSentences {
-        let sentences = NMEAWriter.cycle(f, sky: isFull ? sky?.sky : nil)
+      if client.watch.wantsSentences, let sentences, let sentenceText {
         counters.sentences += sentences.count
-        out.append(.send(id, sentences.joined()))
+        out.append(.send(id, sentenceText))
       }
     }
     return out
