@@ -11,10 +11,13 @@ case "$what" in
   # Bluetooth controller on a build machine) in the tests of the bluez: source. zsh and fish
   # run the completion scripts locctl makes for them; librsvg2-bin renders locctl sun --svg
   # (and is what --png runs); chrony's chronyd (run with -x, never setting the clock) reads
-  # the time samples of [Time] ChronySocket=.
+  # the time samples of [Time] ChronySocket=. python3-gps, libgps-dev, gcc and
+  # libc6-dev are clients of the gpsd face: the gps module's client loop, and a small C
+  # program on libgps that the test compiles (GpsdFaceTests); tmux gives cgps the terminal
+  # whose screen that test reads.
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db
     python3-dbus python3-gi geoclue-2.0 libgeoclue-2-dev geoclue-2-demo gammastep redshift python3-dbusmock
-    zsh fish librsvg2-bin chrony" ;;
+    zsh fish librsvg2-bin chrony python3-gps libgps-dev gcc libc6-dev tmux" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the

@@ -130,6 +130,26 @@ extension ConfigKey {
       section, name, "N", what: "a whole number", path, range: range, parse: parse, format: { "\($0)" })
   }
 
+  /// A TCP port, 1 to 65535; empty (the default) means none.
+  static func port(_ section: String, _ name: String, _ path: WritableKeyPath<Root, Int?> & Sendable)
+    -> ConfigKey
+  {
+    ConfigKey(
+      section: section, name: name, placeholder: "PORT", allowed: "1 to 65535", isList: false,
+      read: { config, text in
+        if text.isEmpty {
+          config[keyPath: path] = nil
+          return nil
+        }
+        guard let port = Int(text), (1...65535).contains(port) else {
+          return "\(name)= must be a TCP port from 1 to 65535, or empty for none, not \(quote(text))"
+        }
+        config[keyPath: path] = port
+        return nil
+      },
+      show: { [$0[keyPath: path].map { "\($0)" } ?? ""] }, clear: { _ in })
+  }
+
   /// A parser for `ranged` from one that returns nil, with the reason to give then.
   static func reading<T>(_ parse: @escaping @Sendable (String) -> T?, else reason: String)
     -> @Sendable (String) -> Result<T, ValueError>

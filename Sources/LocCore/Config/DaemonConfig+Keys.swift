@@ -111,6 +111,28 @@ extension DaemonConfig {
     .text(
       "Time", "ChronySocket", "PATH", what: "an absolute path", \.chronySocket,
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    // [Gpsd]
+    .choice(
+      "Gpsd", "Enable", "BOOL", \.gpsd.enabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    // sun_path holds 108 bytes with its NUL (unix(7)).
+    .text(
+      "Gpsd", "Socket", "PATH", what: "an absolute path", \.gpsd.socketPath,
+      valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    .port("Gpsd", "ListenPort", \.gpsd.listenPort),
+    .count("Gpsd", "MaxClients", \.gpsd.maxClients, 1...65536),
+    .count("Gpsd", "MaxClientsPerUser", \.gpsd.maxClientsPerUser, 1...65536),
+    .count("Gpsd", "MaxQueuedBytesPerClient", \.gpsd.maxQueuedBytesPerClient, 4096...(256 << 20)),
+    // [NMEAOut]
+    .choice(
+      "NMEAOut", "Enable", "BOOL", \.nmeaOut.enabled, [("yes", true), ("no", false)],
+      synonyms: [("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false)]),
+    .path("NMEAOut", "Link", "PATH", \.nmeaOut.link),
+    .text("NMEAOut", "Group", "GROUP", what: "a group name", \.nmeaOut.group, valid: isName),
+    .ranged(
+      "NMEAOut", "Mode", "MODE", what: "octal permission bits", \.nmeaOut.mode, range: 0...0o777,
+      parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
+      format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

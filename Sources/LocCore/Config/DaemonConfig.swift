@@ -77,6 +77,10 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// `[Time] ChronySocket=`: the socket of chrony's SOCK refclock that each live receiver's
   /// fix sends a time sample to; nil: none are sent (docs/TIME.md).
   public var chronySocket: String? = nil
+  /// The gpsd-compatible face (`[Gpsd]`; off by default, docs/GPSD.md).
+  public var gpsd = GpsdSettings()
+  /// The NMEA pseudo-terminal (`[NMEAOut]`; off by default, docs/NMEAOUT.md).
+  public var nmeaOut = NMEAOutSettings()
 
   /// The defaults.
   public init() {}

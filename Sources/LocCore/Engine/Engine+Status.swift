@@ -47,3 +47,9 @@ extension Engine {
   /// The time-zone data in use (the shell compares what it reads again with it).
   public var zoneCatalog: ZoneCatalog { zones.catalog }
 }
+
+extension Engine {
+  /// Each source's latest satellites, as `sky` answers them: what the gpsd face's SKY
+  /// reports are made of (for the clients that may have full accuracy).
+  public var skies: [SourceSky] { positions.skies }
+}

@@ -139,6 +139,8 @@ public struct StatusReport: Sendable, Hashable {
   public var geoClue: GeoClueReport? = nil
   /// The samples sent to chrony, while `[Time] ChronySocket=` names a socket (the shell's).
   public var chrony: ChronyReport? = nil
+  /// The gpsd-compatible face, while `[Gpsd] Enable=yes` (the shell's).
+  public var gpsd: GpsdFaceReport? = nil
   /// The state directory's files: refused when read, writes refused or failed (the shell
   /// fills it in).
   public var stateFiles: [Counter] = []

@@ -55,6 +55,18 @@ public struct ResolvedPosition: Sendable, Hashable {
   public var reason: String?
   /// What the user can do about it (degraded mode only).
   public var remedy: String?
+
+  /// A resolved position from its parts.
+  public init(
+    tier: PositionTier, position: Position?, age: Duration? = nil, reason: String? = nil,
+    remedy: String? = nil
+  ) {
+    self.tier = tier
+    self.position = position
+    self.age = age
+    self.reason = reason
+    self.remedy = remedy
+  }
 }
 
 /// The fallback ladder: fresh fix ▸ cached last known ▸ manual ▸ none.

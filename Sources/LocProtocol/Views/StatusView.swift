@@ -41,6 +41,8 @@ public struct StatusView: WireCodable {
   /// The time samples sent to chrony (since 1.7; present only while `[Time] ChronySocket=`
   /// names a socket).
   public var chrony: ChronyStatusView?
+  /// The gpsd-compatible face (since 1.8; present only while `[Gpsd] Enable=yes`).
+  public var gpsd: GpsdStatusView?
   /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
@@ -69,6 +71,7 @@ public struct StatusView: WireCodable {
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     chrony = r.chrony.map(ChronyStatusView.init)
+    gpsd = r.gpsd.map(GpsdStatusView.init)
     now = r.now
     satellites = r.satellites.map(SatellitesSummaryView.init)
   }
@@ -94,6 +97,7 @@ public struct StatusView: WireCodable {
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
     chrony = try o.optionalDecode("chrony")
+    gpsd = try o.optionalDecode("gpsd")
     now = try o.optionalInstant("now")
     satellites = try o.optionalDecode("satellites")
   }
@@ -111,6 +115,7 @@ public struct StatusView: WireCodable {
     if let regions { o["regions"] = regions.json }
     if let geoclue { o["geoclue"] = geoclue.json }
     if let chrony { o["chrony"] = chrony.json }
+    if let gpsd { o["gpsd"] = gpsd.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
     if let satellites { o["satellites"] = satellites.json }
     return .object(o)

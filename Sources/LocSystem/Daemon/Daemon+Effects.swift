@@ -13,6 +13,7 @@ extension Daemon {
     if clock == .replay { completed.simulation = simulationReport }
     completed.geoClue = faces.geoClue?.report
     completed.chrony = actions.chrony?.report
+    completed.gpsd = faces.gpsd?.report.status
     completed.stateFiles = files.counters.all
     return .success(.status(completed))
   }
@@ -93,6 +94,10 @@ extension Daemon {
     case .geoClue?:
       faces.geoClue?.reply(session, id, result)
       return
+    case .gpsd?:
+      faces.gpsd?.reply(session, id, result)
+      return
+    case .nmeaOut?: return
     case .socket?: break
     case nil: return  // closed meanwhile
     }
@@ -108,6 +113,8 @@ extension Daemon {
   private func push(_ notice: Notice, at: Instant, to recipients: [SessionID]) {
     var sessions = recipients
     if let geoClue = faces.geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
+    if let gpsd = faces.gpsd { sessions = route(notice, to: sessions, gpsd: gpsd) }
+    if let out = faces.nmeaOut { sessions = route(notice, to: sessions, nmeaOut: out) }
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
     server.send(bytes: line, to: sessions)

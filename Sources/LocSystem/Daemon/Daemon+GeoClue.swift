@@ -89,7 +89,7 @@ extension Daemon {
     for session in sessions {
       switch registry.face(of: session) {
       case .geoClue?: bus.append(session)
-      case .socket?: socket.append(session)
+      case .socket?, .gpsd?, .nmeaOut?: socket.append(session)
       case nil: continue
       }
     }

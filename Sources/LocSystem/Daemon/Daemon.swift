@@ -130,6 +130,8 @@ public final class Daemon {
         log: { [unowned self] level, message in self.logger.log(level, message) }))
 
     startGeoClue()
+    startGpsd()
+    startNMEAOut()
     applyChrony(config)
     watchZoneData()
     enableFlowControl()
@@ -294,6 +296,8 @@ public final class Daemon {
       do { try files.state.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     applyGeoClue(new, old: old)
+    applyGpsd(new, old: old)
+    applyNMEAOut(new, old: old)
     faces.server?.flowControl?.stallLimit = new.replayStallTimeout
     if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
       || new.allowGroups != old.allowGroups
@@ -325,6 +329,8 @@ public final class Daemon {
     Systemd.notify("STOPPING=1\nSTATUS=stopping")
     feed(.stopping)
     stopGeoClue()
+    stopGpsd()
+    stopNMEAOut()
     stopSources()
     faces.server?.stop(notice: RequestError(.daemonStopping, "locd is stopping (\(reason))"))
     if faces.ownsSocketFile { try? FileIO.remove(path: config.socketPath) }

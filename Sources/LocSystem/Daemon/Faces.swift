@@ -1,13 +1,17 @@
 import LocCore
 
 /// The faces clients reach locd through: the native socket and, when `[GeoClue] Enable=yes`,
-/// the GeoClue2 face on the system bus; the registry that says which holds a session; and
+/// the GeoClue2 face on the system bus, and when `[Gpsd] Enable=yes` the gpsd-compatible face; the registry that says which holds a session; and
 /// the access policy both apply to a peer.
 final class Faces {
   /// The native socket, once listening.
   var server: ControlServer?
   /// The GeoClue2 face, while enabled.
   var geoClue: GeoClueService?
+  /// The gpsd-compatible face, while `[Gpsd] Enable=yes`.
+  var gpsd: GpsdServer?
+  /// The NMEA pty and its session, while `[NMEAOut] Enable=yes`.
+  var nmeaOut: (NMEAPty, SessionID)?
   /// Which face holds each engine session.
   let sessions = SessionRegistry()
   /// Whether locd created the socket file (and so removes it at exit).

@@ -9,6 +9,8 @@ final class SessionRegistry {
   enum Face: Sendable, Equatable {
     case socket
     case geoClue
+    case gpsd
+    case nmeaOut
   }
 
   /// The counter the faces take their session ids from.

@@ -114,6 +114,7 @@ enum StatusCommand {
     if let apps = s.apps { self.apps(apps, row) }
     if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
     if let c = s.chrony { row("Time:", describe(chrony: c, zone: zone)) }
+    if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     return out
@@ -271,6 +272,18 @@ extension StatusCommand {
     text += "\(c.sent) sample\(c.sent == 1 ? "" : "s")"
     if let offset = c.lastOffset {
       text += ", last offset " + (offset >= 0 ? "+" : "") + Numbers.fixed(offset, 3) + " s"
+    }
+    return text
+  }
+
+  /// "on /run/locd/gpsd.sock, 127.0.0.1:2947: 3 clients (2 watching)", or that it listens
+  /// nowhere (`[Gpsd] Enable=yes`, docs/GPSD.md).
+  static func describe(gpsd g: GpsdStatusView) -> String {
+    guard !g.endpoints.isEmpty else { return Style.yellow("listening nowhere (see the log)") }
+    let clients = "\(g.clients) client\(g.clients == 1 ? "" : "s")"
+    var text = "on \(g.endpoints.joined(separator: ", ")): \(clients) (\(g.watchers) watching)"
+    if let dropped = g.counters.first(where: { $0.name == "droppedSlow" })?.value, dropped > 0 {
+      text += ", \(dropped) dropped for not reading"
     }
     return text
   }

@@ -1,0 +1,16 @@
+/// The NMEA output's settings (`[NMEAOut]`, docs/NMEAOUT.md): a pseudo-terminal that streams
+/// NMEA 0183 built from locd's fixes, for programs that read only a serial GPS. Off by
+/// default. Who may read it is the pty's group and mode: that is its whole policy.
+public struct NMEAOutSettings: Sendable, Hashable {
+  /// Serve the pty (`Enable=`).
+  public var enabled = false
+  /// The stable symbolic link to the pty's slave (`Link=`): the "serial port" to configure.
+  public var link = "/run/locd/nmea0"
+  /// The slave's group (`Group=`; nil: the daemon's).
+  public var group: String? = "locd"
+  /// The slave's permission bits (`Mode=`): 0660, the group reads.
+  public var mode: UInt32 = 0o660
+
+  /// The defaults.
+  public init() {}
+}

@@ -1,0 +1,80 @@
+import LocCore
+
+/// The gpsd-compatible face, wired to the engine: each client is a session (a plain one for
+/// root, locd and the read group; an app's for anyone else), opened, fed and closed here
+/// (docs/GPSD.md, decision 0049).
+extension Daemon {
+  /// Starts the face when `[Gpsd] Enable=yes`.
+  func startGpsd() {
+    guard config.gpsd.enabled, faces.gpsd == nil else { return }
+    let environment = GpsdFace.Environment(
+      release: "locd \(VersionReport.release)",
+      devices: { [unowned self] in
+        self.sources.snapshots.filter(\.givesFixes).map { s in
+          let connected = s.state == .connected
+          return GpsdDevice(
+            path: s.uri, driver: Daemon.gpsdDriver(s.uri), activated: connected ? self.now : nil,
+            seenData: connected)
+        }
+      },
+      skies: { [unowned self] in self.engine.skies })
+    let server = GpsdServer(
+      loop: loop, limits: GpsdServer.Limits(config), environment: environment, sessionIDs: faces.sessions.ids,
+      handlers: GpsdServer.Handlers(
+        access: { [unowned self] peer in self.faces.policy.level(for: peer) },
+        engine: { [unowned self] action in self.gpsdEngine(action) },
+        log: { [unowned self] level, message in self.logger.log(level, message) },
+        now: { [unowned self] in self.now }))
+    faces.gpsd = server
+    server.start(config.gpsd)
+  }
+
+  private func gpsdEngine(_ action: GpsdFace.Action) {
+    switch action {
+    case .open(let session, let hello):
+      faces.sessions.opened(session, on: .gpsd)
+      feed(.sessionOpened(session, hello, reply: GpsdFace.Requests.other))
+    case .request(let session, let id, let request):
+      feed(.requestReceived(session, id, request))
+      if replay.holding, case .subscribe = request { releaseSources("a gpsd client watches") }
+      if replay.holding, case .startUpdates = request { releaseSources("a gpsd client watches") }
+    case .close(let session):
+      faces.sessions.closed(session)
+      feed(.sessionClosed(session))
+    case .send: break
+    }
+  }
+
+  /// What `DEVICES` calls a source's driver.
+  static func gpsdDriver(_ uri: String) -> String {
+    if uri.hasPrefix("gpsd:") { return "gpsd" }
+    if uri.hasPrefix("replay:") { return "replay" }
+    return "NMEA0183"
+  }
+
+  /// Stops the face: its clients are dropped, its socket removed.
+  func stopGpsd() {
+    faces.gpsd?.stop()
+    faces.gpsd = nil
+  }
+
+  /// A reload turned the face on or off, or changed where it listens.
+  func applyGpsd(_ new: DaemonConfig, old: DaemonConfig) {
+    if new.gpsd != old.gpsd { stopGpsd() }
+    startGpsd()
+    faces.gpsd?.limits = GpsdServer.Limits(new)
+  }
+
+  /// Hands the face its part of a push; returns the rest.
+  func route(_ notice: Notice, to sessions: [SessionID], gpsd: GpsdServer) -> [SessionID] {
+    let registry = faces.sessions
+    guard sessions.contains(where: { registry.face(of: $0) == .gpsd }) else { return sessions }
+    var rest: [SessionID] = []
+    var mine: [SessionID] = []
+    for session in sessions {
+      if registry.face(of: session) == .gpsd { mine.append(session) } else { rest.append(session) }
+    }
+    gpsd.deliver(notice, to: mine)
+    return rest
+  }
+}

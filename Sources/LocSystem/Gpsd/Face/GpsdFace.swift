@@ -1,0 +1,308 @@
+import LocCore
+
+/// The gpsd-compatible face's rules, without sockets (docs/GPSD.md, decision 0049): what each
+/// client is (a plain session for root, locd and the read group; an app for anyone else),
+/// its commands and watch policy, what each position the engine gives it becomes (TPV, SKY,
+/// NMEA sentences), and what it is told when it may not have one. The adapter
+/// (`GpsdServer`) frames the bytes and carries out the actions.
+struct GpsdFace {
+  /// What the face is given about the rest of the daemon.
+  struct Environment {
+    /// The release `VERSION` names.
+    var release: String
+    /// locd's sources, as `DEVICES` lists them.
+    var devices: () -> [GpsdDevice]
+    /// Each source's latest satellites (the engine's sky board).
+    var skies: () -> [SourceSky]
+  }
+
+  /// Who a client is to the engine.
+  enum Standing: Equatable {
+    /// Root, locd's uid, the read and admin groups: a plain session that subscribes.
+    case plain
+    /// Anyone else: an app, named by the kernel or by the process's name.
+    case app(AppID)
+  }
+
+  /// What the face asks of its adapter.
+  enum Action: Equatable {
+    /// Write a line (a JSON report with its newline, or an NMEA sentence with CR LF).
+    case send(SessionID, String)
+    /// Open the client's engine session.
+    case open(SessionID, SessionHello)
+    /// A request of the client's session.
+    case request(SessionID, RequestID, Request)
+    /// Close the client's engine session (it left).
+    case close(SessionID)
+  }
+
+  /// Request ids the face uses: the engine's replies come back with them.
+  enum Requests {
+    /// `request-authorization`, whose failure the client is told.
+    static let authorize = RequestID.number(1)
+    /// Every other request.
+    static let other = RequestID.number(2)
+  }
+
+  /// One client.
+  struct Client {
+    var standing: Standing
+    var watch = GpsdWatch()
+    /// The app's accuracy as its last authorization report said (plain: full).
+    var accuracy: AccuracyAuthorization?
+    /// The last TPV and SKY it was sent (`?POLL`).
+    var lastTPV: JSONObject? = nil
+    var lastSky: JSONObject? = nil
+    /// The time of the sky it was last sent, per source.
+    var skySent: [String: Instant] = [:]
+    /// The last refusal it was told (said once until it changes).
+    var told: String? = nil
+  }
+
+  private var clients: [SessionID: Client] = [:]
+  private let environment: Environment
+  /// The counters status shows.
+  private(set) var counters = GpsdFaceCounters()
+  /// The altitude and time of each device's last full fix, for `climb`.
+  private var lastAltitude: [String: (time: Instant, altitude: Double, climb: Double?)] = [:]
+
+  init(environment: Environment) { self.environment = environment }
+
+  /// Clients now.
+  var clientCount: Int { clients.count }
+  /// Clients that watch.
+  var watcherCount: Int { clients.values.filter(\.watch.enabled).count }
+
+  /// A client connected: it is greeted, and its engine session opened.
+  mutating func connected(
+    _ id: SessionID, peer: Peer, access: AccessLevel, standing: Standing, unit: PeerUnit
+  )
+    -> [Action]
+  {
+    clients[id] = Client(standing: standing, accuracy: standing == .plain ? .full : nil)
+    let hello: SessionHello
+    switch standing {
+    case .plain: hello = SessionHello(peer: peer, access: access, client: "gpsd", unit: unit)
+    case .app(let app):
+      hello = SessionHello(
+        peer: peer, access: access, client: "gpsd:" + app.rawValue, app: app.rawValue, unit: unit)
+    }
+    return [.open(id, hello), .send(id, GpsdReport.version(release: environment.release) + GpsdReport.end)]
+  }
+
+  /// The client left (or was dropped).
+  mutating func disconnected(_ id: SessionID) -> [Action] {
+    guard clients.removeValue(forKey: id) != nil else { return [] }
+    return [.close(id)]
+  }
+
+  /// A line of commands from the client (without its newline; overlong lines never come here).
+  mutating func received(_ id: SessionID, line: Substring, at now: Instant) -> [Action] {
+    var out: [Action] = []
+    for part in line.split(separator: ";", omittingEmptySubsequences: true) {
+      guard part.contains(where: { $0 != " " && $0 != "\t" && $0 != "\r" }) else { continue }
+      counters.commands += 1
+      switch GpsdCommand.parse(part) {
+      case .failure(let refusal):
+        counters.badCommands += 1
+        out.append(.send(id, GpsdReport.error(refusal.message) + GpsdReport.end))
+      case .success(let command): out += run(command, for: id, at: now)
+      }
+    }
+    return out
+  }
+
+  /// A line longer than `GpsdCommand.maxBytes`.
+  mutating func overlong(_ id: SessionID) -> [Action] {
+    counters.badCommands += 1
+    return [
+      .send(
+        id, GpsdReport.error("Command longer than \(GpsdCommand.maxBytes) bytes; skipped") + GpsdReport.end)
+    ]
+  }
+
+  private mutating func run(_ command: GpsdCommand, for id: SessionID, at now: Instant) -> [Action] {
+    guard var client = clients[id] else { return [] }
+    switch command {
+    case .version:
+      return [.send(id, GpsdReport.version(release: environment.release) + GpsdReport.end)]
+    case .devices, .device:
+      return [.send(id, devicesLine(for: client) + GpsdReport.end)]
+    case .poll:
+      let active = environment.devices().filter { $0.activated != nil }.count
+      return [
+        .send(
+          id,
+          GpsdReport.poll(time: now, active: active, tpv: client.lastTPV, sky: client.lastSky)
+            + GpsdReport.end)
+      ]
+    case .watch(let change):
+      var out: [Action] = []
+      let was = client.watch.enabled
+      if let change { client.watch.apply(change) }
+      clients[id] = client
+      if change != nil { out.append(.send(id, devicesLine(for: client) + GpsdReport.end)) }
+      out.append(.send(id, GpsdReport.watch(client.watch) + GpsdReport.end))
+      if client.watch.enabled != was { out += watching(id, client.standing, client.watch.enabled) }
+      return out
+    }
+  }
+
+  /// `DEVICES` as this client may see it: the sources for a plain session or an app that may
+  /// have positions now; none for the others (a source's URI can name a host).
+  private func devicesLine(for client: Client) -> String {
+    GpsdReport.devices(client.accuracy == nil ? [] : environment.devices())
+  }
+
+  /// The requests that start or stop the client's stream: a subscription for a plain
+  /// session; for an app, the authorization asked for (its user's agent is asked if there is
+  /// no decision), in use while it watches, updates started.
+  private mutating func watching(_ id: SessionID, _ standing: Standing, _ on: Bool) -> [Action] {
+    counters.watchChanges += 1
+    let other = Requests.other
+    switch (standing, on) {
+    case (.plain, true): return [.request(id, other, .subscribe([.location]))]
+    case (.plain, false): return [.request(id, other, .unsubscribe([.location]))]
+    case (.app(let app), true):
+      let purpose = "gpsd client '\(app)' watches the position"
+      return [
+        .request(id, other, .subscribe([.authorization])),
+        .request(id, Requests.authorize, .requestAuthorization(.whenInUse, purpose: purpose)),
+        .request(id, other, .setActivity(.foreground)),
+        .request(id, other, .startUpdates(AppSession.Updates())),
+      ]
+    case (.app, false):
+      return [.request(id, other, .stopUpdates), .request(id, other, .setActivity(.background))]
+    }
+  }
+
+  /// The engine answered a request of the client's session.
+  mutating func replied(_ id: SessionID, _ request: RequestID, _ result: Result<Response, RequestError>)
+    -> [Action]
+  {
+    switch result {
+    case .success(.appStatus(let report)): return authorized(id, report)
+    case .success: return []
+    case .failure(let error):
+      return tell(id, "locd: \(error.message)")
+    }
+  }
+
+  /// The app's authorization changed, or was reported.
+  mutating func authorized(_ id: SessionID, _ report: AppStatusReport) -> [Action] {
+    guard var client = clients[id], case .app(let app) = client.standing else { return [] }
+    let a = report.authorization
+    client.accuracy = a.allowsInUse ? a.accuracy : nil
+    clients[id] = client
+    switch a.status {
+    case .whenInUse, .always: return []
+    case .denied, .restricted:
+      return tell(
+        id, "locd: \(app) (uid \(report.identity.key.uid)) may not have the location: \(a.status.rawValue)")
+    case .notDetermined:
+      return tell(
+        id,
+        "locd: \(app) (uid \(report.identity.key.uid)) waits for a decision: "
+          + "'locctl apps grant \(app)' or the user's agent")
+    }
+  }
+
+  /// An ERROR the client is told once (until the words change).
+  private mutating func tell(_ id: SessionID, _ message: String) -> [Action] {
+    guard var client = clients[id], client.told != message else { return [] }
+    client.told = message
+    clients[id] = client
+    counters.refusalsTold += 1
+    return [.send(id, GpsdReport.error(message) + GpsdReport.end)]
+  }
+
+  /// A position the engine gives these sessions (each at the accuracy it may have: `fix`
+  /// is nil for reduced accuracy).
+  mutating func located(_ resolved: ResolvedPosition, fix: Fix?, to ids: [SessionID]) -> [Action] {
+    let device = resolved.position?.source ?? "locd"
+    let full: JSONObject?
+    let reduced: JSONObject?
+    var fixForSentences: Fix? = nil
+    if let fix, resolved.tier == .fix {
+      full = GpsdReport.tpv(fix, device: device, climb: climb(fix, device: device))
+      reduced = nil
+      fixForSentences = fix
+    } else if fix == nil, resolved.tier == .fix, let p = resolved.position {
+      full = nil
+      reduced = GpsdReport.reducedTPV(p, device: device)
+      fixForSentences = Fix(
+        time: p.time, coordinate: p.coordinate, mode: .twoD, horizontalAccuracy: p.accuracy)
+    } else {
+      full = nil
+      reduced = nil
+    }
+    let sky = full == nil ? nil : environment.skies().first { $0.source == device }
+    let tpv = full ?? reduced ?? GpsdReport.noFix(device: device, time: resolved.position?.time)
+    // Made once for every client of this position (100 watchers: one serialization, not 100).
+    let tpvLine = JSON.object(tpv).serialized + GpsdReport.end
+    let skyReport = sky.map { GpsdReport.sky($0, fix: fix) }
+    let skyLine = skyReport.map { JSON.object($0).serialized + GpsdReport.end }
+    let sentences = fixForSentences.map { NMEAWriter.cycle($0, sky: full != nil ? sky?.sky : nil) }
+    let sentenceText = sentences?.joined()
+    var out: [Action] = []
+    for id in ids {
+      guard var client = clients[id], client.watch.enabled else { continue }
+      if let wanted = client.watch.device, wanted != device { continue }
+      // The engine's gate decided what this session gets: a fix only at full accuracy.
+      if full != nil || reduced != nil { client.accuracy = full != nil ? .full : .reduced }
+      client.lastTPV = tpv
+      var sendSky = false
+      if let sky, let skyReport, client.skySent[sky.source] != sky.time {
+        client.skySent[sky.source] = sky.time
+        client.lastSky = skyReport
+        sendSky = true
+      }
+      clients[id] = client
+      if client.watch.wantsJSON {
+        if sendSky, let skyLine {
+          counters.skyReports += 1
+          out.append(.send(id, skyLine))
+        }
+        counters.tpvReports += 1
+        out.append(.send(id, tpvLine))
+      }
+      if client.watch.wantsSentences, let sentences, let sentenceText {
+        counters.sentences += sentences.count
+        out.append(.send(id, sentenceText))
+      }
+    }
+    return out
+  }
+
+  /// The vertical speed from the device's previous full fix (gpsd reports `climb` for NMEA
+  /// receivers the same way: from successive altitudes).
+  private mutating func climb(_ fix: Fix, device: String) -> Double? {
+    guard fix.mode == .threeD, let alt = fix.altitudeMSL?.value else { return nil }
+    if let last = lastAltitude[device], last.time == fix.time { return last.climb }
+    var climb: Double? = nil
+    if let last = lastAltitude[device] {
+      let dt = fix.time.seconds(since: last.time)
+      if dt > 0, dt <= 10 { climb = (alt - last.altitude) / dt }
+    }
+    lastAltitude[device] = (fix.time, alt, climb)
+    return climb
+  }
+}
+
+/// What the face counts (status `gpsd`).
+struct GpsdFaceCounters: Equatable, Sendable {
+  /// Commands read.
+  var commands = 0
+  /// Commands refused with an ERROR (malformed, unknown, too long).
+  var badCommands = 0
+  /// Watches started or stopped.
+  var watchChanges = 0
+  /// ERRORs that told a client why it gets no position.
+  var refusalsTold = 0
+  /// TPV reports sent.
+  var tpvReports = 0
+  /// SKY reports sent.
+  var skyReports = 0
+  /// NMEA sentences sent.
+  var sentences = 0
+}

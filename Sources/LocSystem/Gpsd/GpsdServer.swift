@@ -1,0 +1,278 @@
+import LocCore
+
+/// The gpsd-compatible face's sockets (docs/GPSD.md): a Unix socket, and a loopback TCP port
+/// when `[Gpsd] ListenPort=` names one. Each client is identified by the kernel (SO_PEERCRED;
+/// NETLINK_SOCK_DIAG for loopback TCP, as the nmea+tcp-listen source does), given a slot,
+/// framed, and handed to `GpsdFace`, whose actions this carries out.
+final class GpsdServer {
+  /// The limits on clients.
+  struct Limits {
+    var maxClients: Int
+    var maxClientsPerUser: Int
+    var maxQueuedBytes: Int
+    init(_ config: DaemonConfig) {
+      maxClients = config.gpsd.maxClients
+      maxClientsPerUser = config.gpsd.maxClientsPerUser
+      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
+    }
+  }
+
+  /// What the server tells the daemon.
+  struct Handlers {
+    /// The access level of a peer (the socket's policy).
+    var access: (Peer) -> AccessLevel
+    /// The face's actions for the engine: open, request, close.
+    var engine: (GpsdFace.Action) -> Void
+    /// Log a line.
+    var log: (LogLevel, String) -> Void
+    /// The daemon's clock (the simulated one under `--clock replay`).
+    var now: () -> Instant
+  }
+
+  /// A client whose replies are this far behind is not read until it catches up (its
+  /// commands wait in the kernel): a client that sends thousands of commands without reading
+  /// the answers costs a queue of this size, not one reply per command.
+  static let readPauseBytes = 65536
+
+  let loop: EventLoop
+  var limits: Limits
+  private let handlers: Handlers
+  private let sessionIDs: SessionIDs
+  private(set) var face: GpsdFace
+  /// One read buffer for every client (read one at a time).
+  let reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: 65536)
+  /// The listening sockets, and whether each is TCP.
+  private var listeners: [(watch: IOWatch, tcp: Bool)] = []
+  private var clients: [SessionID: GpsdConnection] = [:]
+  /// The Unix socket file, removed at `stop`.
+  private var socketPath: String?
+  /// Connection counters.
+  private(set) var counters = GpsdServerCounters()
+  /// Where it listens, for status.
+  private(set) var endpoints: [String] = []
+
+  init(
+    loop: EventLoop, limits: Limits, environment: GpsdFace.Environment, sessionIDs: SessionIDs,
+    handlers: Handlers
+  ) {
+    self.loop = loop
+    self.limits = limits
+    self.handlers = handlers
+    self.sessionIDs = sessionIDs
+    face = GpsdFace(environment: environment)
+  }
+
+  /// Listens on the Unix socket and the TCP port of `settings`; what cannot be opened is
+  /// logged and the rest serves (the native socket is not affected either way).
+  func start(_ settings: GpsdSettings) {
+    if let path = settings.socketPath {
+      do {
+        let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
+        if !directory.isEmpty { try FileIO.makeDirectory(path: directory, mode: 0o755) }
+        // 0666: anyone may connect; what each client gets is its app's decision.
+        let socket = try UnixSocket.listen(path: path, mode: 0o666, gid: nil, backlog: 64)
+        try listen(socket, tcp: false)
+        socketPath = path
+        endpoints.append(path)
+      } catch {
+        handlers.log(.error, "gpsd face: cannot listen on \(path): \(error); the Unix socket is not served")
+      }
+    }
+    if let port = settings.listenPort {
+      do {
+        let address = try SocketAddress.resolve(
+          host: "127.0.0.1", port: port, socketType: SocketAddress.streamSocket, passive: true)[0]
+        let socket = try InetSocket.listening(address, backlog: 64)
+        try socket.setNonBlocking()
+        try listen(socket, tcp: true)
+        endpoints.append("127.0.0.1:\(port)")
+      } catch let error as Errno where error.code == Errno.addressInUse {
+        counters.portInUse += 1
+        handlers.log(
+          .warning,
+          "gpsd face: 127.0.0.1:\(port) is already in use, most likely by a running gpsd (stop gpsd.socket and "
+            + "gpsd.service, or set [Gpsd] ListenPort= to another port); gpsd clients are served on "
+            + "\(settings.socketPath ?? "no Unix socket") only, and locd's own socket keeps serving")
+      } catch {
+        handlers.log(.error, "gpsd face: cannot listen on 127.0.0.1:\(port): \(error)")
+      }
+    }
+    if !endpoints.isEmpty {
+      handlers.log(.info, "gpsd face: serving gpsd's protocol on \(endpoints.joined(separator: ", "))")
+    }
+  }
+
+  private func listen(_ socket: consuming FileDescriptor, tcp: Bool) throws(Errno) {
+    let index = listeners.count
+    let watch = try loop.watch(socket, events: Epoll.input) { [weak self] _ in self?.acceptAll(index) }
+    listeners.append((watch, tcp))
+  }
+
+  /// Accepts a bounded batch; the rest waits for the next wakeup.
+  private func acceptAll(_ index: Int) {
+    guard listeners.indices.contains(index) else { return }
+    let (watch, tcp) = listeners[index]
+    for _ in 0..<32 {
+      var address = SocketAddress()
+      let incoming: FileDescriptor?
+      do { incoming = try watch.descriptor.accept(peer: &address) } catch { return }
+      guard let socket = incoming else { return }
+      counters.accepted += 1
+      admit(socket, address: address, tcp: tcp)
+    }
+  }
+
+  /// Identifies a newcomer and gives it a slot, or refuses it with an ERROR.
+  private func admit(_ socket: consuming FileDescriptor, address: SocketAddress, tcp: Bool) {
+    let peer: Peer
+    if !tcp, let cred = UnixSocket.peer(of: socket) {
+      peer = cred
+    } else if tcp, let local = socket.localAddress(),
+      case .success(let uid) = SockDiag.peerUID(peer: address, local: local)
+    {
+      // The owner of a loopback TCP peer; its process is not known (pid 0).
+      peer = Peer(pid: 0, uid: uid, gid: uid, groups: PeerAdmission.groups(ofUID: uid))
+    } else {
+      counters.unknownPeers += 1
+      refuse(socket, "locd: cannot tell who this client is (its uid is unknown); refused")
+      return
+    }
+    let access = handlers.access(peer)
+    let sameUser = clients.values.filter { $0.peer.uid == peer.uid }.count
+    if clients.count >= limits.maxClients || (access == .none && sameUser >= limits.maxClientsPerUser) {
+      counters.refusedFull += 1
+      refuse(socket, "locd: too many gpsd clients; try again later")
+      return
+    }
+    let id = sessionIDs.take()
+    let connection: GpsdConnection
+    do { connection = try GpsdConnection(server: self, socket: socket, id: id, peer: peer) } catch {
+      handlers.log(.warning, "gpsd face: cannot watch a client: \(error)")
+      return
+    }
+    clients[id] = connection
+    let unit = PeerCgroup.unit(of: peer.pid)
+    let standing: GpsdFace.Standing = access >= .read ? .plain : .app(GpsdServer.appID(peer, unit: unit))
+    carryOut(face.connected(id, peer: peer, access: access, standing: standing, unit: unit))
+  }
+
+  /// The app a client below read access is: the app its Flatpak scope or app unit names; else
+  /// its program's name (/proc/PID/comm: what `ps` shows, the process's own word, so as
+  /// strong as a hello's claim); else `gpsd-client`.
+  static func appID(_ peer: Peer, unit: PeerUnit, procRoot: String = "/proc") -> AppID {
+    if let verified = unit.verifiedApp { return verified }
+    if peer.pid > 0, let bytes = try? FileIO.read(path: "\(procRoot)/\(peer.pid)/comm", limit: 64) {
+      var name = String(decoding: bytes, as: UTF8.self)
+      if name.hasSuffix("\n") { name.removeLast() }
+      if let id = AppID(name) { return id }
+    }
+    return AppID("gpsd-client")!
+  }
+
+  private func refuse(_ socket: consuming FileDescriptor, _ message: String) {
+    let line = Array((GpsdReport.error(message) + GpsdReport.end).utf8)
+    _ = try? socket.send(line, from: 0)
+  }
+
+  func received(_ line: Substring, from connection: GpsdConnection) {
+    carryOut(face.received(connection.id, line: line, at: handlers.now()))
+  }
+
+  func overlong(_ connection: GpsdConnection) { carryOut(face.overlong(connection.id)) }
+
+  /// The engine answered one of a client's requests.
+  func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
+    carryOut(face.replied(session, id, result))
+  }
+
+  /// An event for some of the face's sessions.
+  func deliver(_ notice: Notice, to sessions: [SessionID]) {
+    switch notice {
+    case .location(let resolved, let fix): carryOut(face.located(resolved, fix: fix, to: sessions))
+    case .authorization(let report):
+      for s in sessions { carryOut(face.authorized(s, report)) }
+    default: break
+    }
+  }
+
+  private func carryOut(_ actions: [GpsdFace.Action]) {
+    for action in actions {
+      switch action {
+      case .send(let id, let text):
+        guard let c = clients[id] else { continue }
+        if !c.send(Array(text.utf8)) {
+          counters.droppedSlow += 1
+          drop(c, reason: "slow consumer: more than \(limits.maxQueuedBytes) bytes unread", level: .info)
+        }
+      case .open, .request, .close: handlers.engine(action)
+      }
+    }
+  }
+
+  /// Drops a client: its session closes.
+  func drop(_ connection: GpsdConnection, reason: String, level: LogLevel) {
+    guard clients.removeValue(forKey: connection.id) != nil else { return }
+    connection.shutdown()
+    handlers.log(
+      level,
+      "gpsd client \(connection.id.raw) (pid \(connection.peer.pid), uid \(connection.peer.uid)) dropped: \(reason)"
+    )
+    carryOut(face.disconnected(connection.id))
+  }
+
+  /// Status: where it listens, the clients and the counters.
+  var report: GpsdReportSummary {
+    GpsdReportSummary(
+      endpoints: endpoints, clients: face.clientCount, watchers: face.watcherCount, server: counters,
+      face: face.counters)
+  }
+
+  /// Closes every client and stops listening; the socket file is removed.
+  func stop() {
+    for c in Array(clients.values) { drop(c, reason: "locd is stopping", level: .debug) }
+    for l in listeners { l.watch.cancel() }
+    listeners.removeAll()
+    if let socketPath { try? FileIO.remove(path: socketPath) }
+    socketPath = nil
+    endpoints.removeAll()
+  }
+}
+
+/// What the sockets count.
+struct GpsdServerCounters: Equatable, Sendable {
+  /// Connections accepted.
+  var accepted = 0
+  /// Refused: every slot (or the user's share) taken.
+  var refusedFull = 0
+  /// Refused: the peer's uid could not be learnt.
+  var unknownPeers = 0
+  /// Dropped for not reading what they were sent.
+  var droppedSlow = 0
+  /// The TCP port was taken (by gpsd, most likely).
+  var portInUse = 0
+}
+
+/// The face's part of status.
+struct GpsdReportSummary: Equatable, Sendable {
+  var endpoints: [String]
+  var clients: Int
+  var watchers: Int
+  var server: GpsdServerCounters
+  var face: GpsdFaceCounters
+}
+
+extension GpsdReportSummary {
+  /// As status carries it.
+  var status: GpsdFaceReport {
+    GpsdFaceReport(
+      endpoints: endpoints, clients: clients, watchers: watchers,
+      counters: [
+        Counter("accepted", server.accepted), Counter("refusedFull", server.refusedFull),
+        Counter("unknownPeers", server.unknownPeers), Counter("droppedSlow", server.droppedSlow),
+        Counter("portInUse", server.portInUse), Counter("commands", face.commands),
+        Counter("badCommands", face.badCommands), Counter("watchChanges", face.watchChanges),
+        Counter("refusalsTold", face.refusalsTold), Counter("tpv", face.tpvReports),
+        Counter("sky", face.skyReports), Counter("sentences", face.sentences),
+      ])
+  }
+}
