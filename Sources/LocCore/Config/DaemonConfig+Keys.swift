@@ -43,6 +43,8 @@ extension DaemonConfig {
     .distance("Position", "SignificantDistance", \.significantDistance, 0...maxDistance),
     .text(
       "Position", "TimeZone", "ZONE", what: "a zone name such as Europe/Oslo", \.timeZone, valid: isZoneName),
+    .text(
+      "Position", "StaticFile", "PATH", what: "an absolute path", \.staticFile, valid: { $0.hasPrefix("/") }),
     // [TimeZone]
     .count("TimeZone", "SwitchFixes", \.zoneSwitch.fixes, 1...1000),
     .distance("TimeZone", "SwitchDistance", \.zoneSwitch.distance, 0...maxDistance),

@@ -36,6 +36,7 @@ extension Engine {
     report.satellites = positions.newestSky?.sky.summary
     report.now = now
     report.manual = positions.manualLocation
+    if config.staticFile != nil, positions.staticFile.path != nil { report.staticFile = positions.staticFile }
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }

@@ -58,6 +58,8 @@ public struct Engine {
       start(state, problem: problem, at: now, into: &effects)
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
+    case .staticFileRead(let path, let contents, let problem):
+      handleStaticFile(path, contents: contents, problem: problem, at: now, into: &effects)
     case .skyDecoded(let sky, let source):
       // Satellites are no position, but they are the receiver's business: debug only.
       if config.logLevel >= .debug {

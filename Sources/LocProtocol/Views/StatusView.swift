@@ -47,6 +47,8 @@ public struct StatusView: WireCodable {
   /// The latest sky's summary (of whichever source reported one last): absent before any
   /// sky, and from a daemon before protocol 1.7.
   public var satellites: SatellitesSummaryView?
+  /// The static location file (since 1.8; present while `[Position] StaticFile=` names one).
+  public var staticFile: StaticFileStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -71,6 +73,7 @@ public struct StatusView: WireCodable {
     chrony = r.chrony.map(ChronyStatusView.init)
     now = r.now
     satellites = r.satellites.map(SatellitesSummaryView.init)
+    staticFile = r.staticFile.flatMap { s in s.path.map { StaticFileStatusView(s, path: $0) } }
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -96,6 +99,7 @@ public struct StatusView: WireCodable {
     chrony = try o.optionalDecode("chrony")
     now = try o.optionalInstant("now")
     satellites = try o.optionalDecode("satellites")
+    staticFile = try o.optionalDecode("staticFile")
   }
 
   public var json: JSON {
@@ -113,6 +117,7 @@ public struct StatusView: WireCodable {
     if let chrony { o["chrony"] = chrony.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
     if let satellites { o["satellites"] = satellites.json }
+    if let staticFile { o["staticFile"] = staticFile.json }
     return .object(o)
   }
 }
