@@ -7,6 +7,8 @@ public enum EngineEvent: Sendable {
   /// The static file at `path` was read at start or after it changed: `contents` its text
   /// (nil: there is no such file), or `problem` why it could not be read.
   case staticFileRead(path: String, contents: String?, problem: String?)
+  /// The geolocation lookup the engine asked for (`Effect.geolocate`) ended.
+  case geolocateAnswered(GeolocateOutcome)
   /// A source's receiver reported the satellites it sees (one cycle's sky).
   case skyDecoded(Sky, source: SourceID)
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,

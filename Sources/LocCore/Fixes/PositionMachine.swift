@@ -40,6 +40,8 @@ struct PositionMachine: EngineMachine {
   private var manual: Position?
   /// What the static file says, and why it says nothing usable if so.
   private var staticRead = StaticFileState()
+  /// The geolocation service's latest answer (Wi-Fi or IP).
+  private var network: Position?
   /// A problem with the state file found at start.
   private(set) var stateProblem: String?
   /// The tier last reported.
@@ -153,6 +155,12 @@ struct PositionMachine: EngineMachine {
     return read.position != old
   }
 
+  /// The geolocation service answered with `position`.
+  mutating func setNetwork(_ position: Position) { network = position }
+
+  /// The latest answer of the geolocation service, if any.
+  var networkPosition: Position? { network }
+
   /// What the static file gave when it was last read.
   var staticFile: StaticFileState { staticRead }
 
@@ -165,11 +173,14 @@ struct PositionMachine: EngineMachine {
   }
 
   /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep.
-  func resolve(at now: Instant, freshFor: Duration, receiversIdle: Bool) -> ResolvedPosition {
+  func resolve(at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool)
+    -> ResolvedPosition
+  {
     PositionResolver.resolve(
       PositionCandidates(
-        fix: latest?.position, staticFile: staticRead.position, manual: manual, lastKnown: lastKnown),
-      freshness: PositionResolver.Freshness(fix: freshFor), now: now,
+        fix: latest?.position, network: network, staticFile: staticRead.position, manual: manual,
+        lastKnown: lastKnown),
+      freshness: freshness, now: now,
       sourceProblem: sourceProblem(receiversIdle: receiversIdle))
   }
 

@@ -37,7 +37,7 @@ public enum PositionResolver {
     /// A GNSS fix (`[Position] FreshFor=`).
     public var fix: Duration
     /// A Wi-Fi or IP answer (the service's answer describes a place that a machine at rest
-    /// stays in; `[Network] FreshFor=`).
+    /// stays in; `[Network] MaxAge=`).
     public var network: Duration
     /// Both.
     public init(fix: Duration, network: Duration = .seconds(600)) {

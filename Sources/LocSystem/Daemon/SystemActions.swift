@@ -11,6 +11,8 @@ final class SystemActions {
   var commands: CommandRunner?
   /// chrony's SOCK refclock, while `[Time] ChronySocket=` names one.
   var chrony: ChronyRefclock?
+  /// The geolocation service's lookups (`[Network]`); made at the first.
+  var geolocator: Geolocator?
 
   init(bus: SystemBus) { self.bus = bus }
 }

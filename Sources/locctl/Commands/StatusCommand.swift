@@ -70,6 +70,7 @@ enum StatusCommand {
           : "absent")
       row("Static file:", "\(Style.visible(file.path)): \(state)")
     }
+    if let n = s.network { network(n, zone: zone, row) }
     if let f = s.fix { row("Fix:", fix(f)) }
     timeZone(s.timezone, row)
     row("Local time:", zone.dateTime(now))
