@@ -4,12 +4,18 @@
 extension Engine {
   /// Asks for a lookup when one is wanted and may go out; arms the timer for one held back.
   mutating func syncNetwork(at now: Instant, into effects: inout [Effect]) {
-    guard config.network.enabled, acquisition.isAcquiring, let query = wantedQuery else { return }
+    guard config.network.enabled, acquisition.isAcquiring else { return }
     if let last = positions.networkPosition, let age = PositionResolver.age(of: last, at: now),
       age < config.network.freshFor
     {
       return
     }
+    // A scan first (at most one per MinInterval=); the lookup follows its answer.
+    if network.scanDue(at: now) {
+      effects.append(.scanWifi)
+      return
+    }
+    guard let query = network.query else { return }
     switch network.want(query, at: now) {
     case .send(let q):
       effects.append(.geolocate(q, url: config.network.url, timeout: config.network.timeout))
@@ -20,10 +26,6 @@ extension Engine {
     case .later(let at): if let at { arm(.networkLookup, at: at, into: &effects) }
     }
   }
-
-  /// What to ask: Wi-Fi scan results are not read yet (issue 23's next part), so an
-  /// IP-only lookup when `IPLookup=yes`, else nothing.
-  var wantedQuery: GeolocateQuery? { config.network.ipLookup ? .ipOnly : nil }
 
   /// The lookup ended: a position, or why not (status and the log say; a counter counts).
   mutating func handleGeolocate(_ outcome: GeolocateOutcome, at now: Instant, into effects: inout [Effect]) {

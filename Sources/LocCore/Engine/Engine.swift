@@ -65,6 +65,9 @@ public struct Engine {
       handleStaticFile(path, contents: contents, problem: problem, at: now, into: &effects)
     case .geolocateAnswered(let outcome):
       handleGeolocate(outcome, at: now, into: &effects)
+    case .wifiScanned(let accessPoints, let problem):
+      network.scanned(accessPoints, at: now)
+      if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
     case .skyDecoded(let sky, let source):
       // Satellites are no position, but they are the receiver's business: debug only.
       if config.logLevel >= .debug {

@@ -34,6 +34,10 @@ struct NetworkLookupMachine: EngineMachine {
   private var retryAt: Instant?
   private var lastProblem: String?
   private var counts = NetworkReport.Counts()
+  /// The Wi-Fi scan: asked for and not yet answered (since when), and the query made of the
+  /// last one that came back, with when.
+  private var scanning: Instant?
+  private var scanned: (query: GeolocateQuery, at: Instant)?
 
   init(settings: NetworkSettings) { self.settings = settings }
 
@@ -45,6 +49,33 @@ struct NetworkLookupMachine: EngineMachine {
       retryAt = nil
     }
     settings = new
+  }
+
+  /// Whether a Wi-Fi scan is due at `now` (network positioning on, none under way, none
+  /// within `MinInterval=`); if so it counts as asked for.
+  mutating func scanDue(at now: Instant) -> Bool {
+    guard settings.enabled else { return false }
+    if let since = scanning, now < since.adding(settings.timeout) { return false }
+    if let last = scanned?.at, now < last.adding(settings.minInterval) { return false }
+    scanning = now
+    counts.scans += 1
+    return true
+  }
+
+  /// A scan came back with `accessPoints` (none when it could not be made): what may be
+  /// sent of it is the query of the next lookups.
+  mutating func scanned(_ accessPoints: [WifiAccessPoint], at now: Instant) {
+    scanning = nil
+    scanned = (GeolocateQuery.wifi(accessPoints), now)
+  }
+
+  /// What to ask: the last scan's networks, else (none usable) an IP-only lookup when
+  /// `IPLookup=yes`; nil while a scan is under way (its networks are awaited, not the last
+  /// ones), before the first scan came back, and with nothing to ask.
+  var query: GeolocateQuery? {
+    guard scanning == nil, let scanned else { return nil }
+    if !scanned.query.accessPoints.isEmpty { return scanned.query }
+    return settings.ipLookup ? .ipOnly : nil
   }
 
   /// Whether a lookup of `query` goes out at `now`.

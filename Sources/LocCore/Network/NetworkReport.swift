@@ -22,6 +22,8 @@ public struct NetworkReport: Sendable, Hashable {
 
   /// The counters.
   public struct Counts: Sendable, Hashable {
+    /// Wi-Fi scans asked for.
+    public var scans = 0
     /// Lookups sent.
     public var requests = 0
     /// Positions received.
@@ -36,12 +38,12 @@ public struct NetworkReport: Sendable, Hashable {
     /// None yet.
     public init() {}
 
-    /// Every counter in a stable order: requests, answers, cacheHits, skipped, then each
-    /// failure kind.
+    /// Every counter in a stable order: requests, answers, cacheHits, skipped, scans, then
+    /// each failure kind.
     public var list: [Counter] {
       [
         Counter("requests", requests), Counter("answers", answers), Counter("cacheHits", cacheHits),
-        Counter("skipped", skipped),
+        Counter("skipped", skipped), Counter("scans", scans),
       ] + GeolocateFailure.allCases.map { Counter($0.rawValue, failed[$0] ?? 0) }
     }
   }

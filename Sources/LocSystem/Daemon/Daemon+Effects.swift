@@ -39,6 +39,12 @@ extension Daemon {
       geolocator.lookUp(query, url: url, timeout: timeout) { [unowned self] outcome in
         self.feed(.geolocateAnswered(outcome))
       }
+    case .scanWifi:
+      let scanner = actions.wifi ?? WifiScanner(loop: loop)
+      actions.wifi = scanner
+      scanner.scan { [unowned self] accessPoints, problem in
+        self.feed(.wifiScanned(accessPoints, problem: problem))
+      }
     case .persist(let state):
       do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
     case .notifyStatus(let line):

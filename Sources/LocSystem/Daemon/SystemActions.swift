@@ -13,6 +13,8 @@ final class SystemActions {
   var chrony: ChronyRefclock?
   /// The geolocation service's lookups (`[Network]`); made at the first.
   var geolocator: Geolocator?
+  /// NetworkManager's Wi-Fi scans (`[Network]`); made at the first.
+  var wifi: WifiScanner?
 
   init(bus: SystemBus) { self.bus = bus }
 }

@@ -14,7 +14,7 @@ extension StatusCommand {
     var asked = n.lastAsked.map { "last asked \(zone.dateTime($0))" } ?? "not asked yet"
     asked +=
       "; \(n.count("requests")) sent, \(n.count("answers")) answered, \(n.count("cacheHits")) from memory"
-    let failed = n.counters.dropFirst(4).filter { $0.value > 0 }
+    let failed = n.counters.dropFirst(5).filter { $0.value > 0 }
     if !failed.isEmpty { asked += "; " + failed.map { "\($0.value) \($0.name)" }.joined(separator: ", ") }
     row("", asked)
     if let problem = n.lastProblem { row("", "last: \(Style.visible(problem))") }
