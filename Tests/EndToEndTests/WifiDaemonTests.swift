@@ -87,4 +87,47 @@ import Testing
     #expect(standIn.requests.count == 1, "\(standIn.requests)")
     #expect(locd.stop() == 0)
   }
+
+  /// Without NetworkManager on the bus, wpa_supplicant's API. The stand-in
+  /// (Tests/Peers/wpa-supplicant-stand-in.py, python3-dbus) is NOT wpa_supplicant: one
+  /// interface whose BSS objects the test lists, Interface.Scan recorded.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func withoutNetworkManagerWpaSupplicantsNetworksAreSent() throws {
+    let bus = try PrivateSystemBus(
+      policies: [Binaries.packageRoot.path + "/Tests/Peers/wpa-supplicant-stand-in.conf"])
+    let bssFile = bus.directory + "/bss.json"
+    try """
+    [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+     {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1},
+     {"bssid": "00:11:22:33:44:03", "ssid": "cafe_nomap", "signal": -40, "frequency": 2412, "age": 0},
+     {"bssid": "06:11:22:33:44:04", "ssid": "hotspot", "signal": -30, "frequency": 2412, "age": 0},
+     {"bssid": "00:11:22:33:44:05", "ssid": "", "signal": -45, "frequency": 2412, "age": 0}]
+    """.write(toFile: bssFile, atomically: true, encoding: .utf8)
+    let calls = bus.directory + "/wpa-calls.log"
+    let supplicant = try LinePeer(
+      GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, calls], environment: bus.environment,
+      output: bus.directory + "/wpa.out")
+    defer { supplicant.stop() }
+    guard supplicant.waitFor("ready") else {
+      throw HarnessError("the stand-in did not start: \(supplicant.text)")
+    }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1)
+    let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    #expect(
+      aps.compactMap { $0["macAddress"]?.string } == ["00:11:22:33:44:01", "00:11:22:33:44:02"], "\(body)")
+    // wpa_supplicant's Signal is dBm already; Age in seconds, sent in ms.
+    #expect(aps.compactMap { $0["signalStrength"]?.number } == [-48, -71])
+    #expect(aps.compactMap { $0["age"]?.number } == [3000, 1000])
+    let scanned = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+    #expect(scanned.contains("Scan passive"), "\(scanned)")
+    #expect(locd.stop() == 0)
+  }
 }

@@ -14,6 +14,8 @@ extension BusMessage {
     case byte(UInt8)
     /// `u`.
     case uint32(UInt32)
+    /// `q` (wpa_supplicant's BSS Frequency).
+    case uint16(UInt16)
     /// `i` (NetworkManager's AccessPoint LastSeen).
     case int32(Int32)
     /// `ay` of at most `byteStringLimit` bytes (an SSID, 32 at most); longer ones are `other`.
@@ -39,7 +41,7 @@ extension BusMessage {
     let contents = try variantContents()
     let value: PropertyValue
     switch contents {
-    case "s", "o", "b", "n", "y", "u", "i", "ay":
+    case "s", "o", "b", "n", "y", "u", "i", "q", "ay":
       try enter(Code.variant, contents)
       switch contents {
       case "s": value = .string(try readText())
@@ -47,6 +49,7 @@ extension BusMessage {
       case "b": value = .bool(try readBool())
       case "y": value = .byte(try readByte())
       case "u": value = .uint32(try readUInt32())
+      case "q": value = .uint16(try readUInt16())
       case "i": value = .int32(try readInt32())
       case "ay":
         value = try readByteArray { raw in
@@ -124,6 +127,14 @@ extension BusMessage {
     while let path = try readNextText("read o", Code.objectPath) {
       if paths.count < limit { paths.append(path) }
     }
+    try exit()
+    return paths
+  }
+
+  /// Reads a `v` holding `ao` (a Properties.Get reply), at most `limit` paths.
+  func readVariantObjectPaths(limit: Int) throws(Errno) -> [String] {
+    try enter(Code.variant, "ao")
+    let paths = try readObjectPaths(limit: limit)
     try exit()
     return paths
   }

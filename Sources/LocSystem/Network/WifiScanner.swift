@@ -3,9 +3,10 @@ import LocCore
 /// Wi-Fi scan results from NetworkManager on the system bus (on Bus/): the wireless devices
 /// (GetDevices, DeviceType 2), a scan asked of each (Device.Wireless.RequestScan), and after
 /// it has had `settle` to run, every access point they know (GetAllAccessPoints, then each
-/// AccessPoint's HwAddress, Strength, Frequency, Ssid and LastSeen). Only when the engine
-/// asks (`scanWifi`: acquisition wants a fix); never in the background. One scan at a time;
-/// the connection is made at the first and kept.
+/// AccessPoint's HwAddress, Strength, Frequency, Ssid and LastSeen). Where NetworkManager is
+/// not on the bus, from wpa_supplicant instead (WifiScanner+Supplicant.swift). Only when the
+/// engine asks (`scanWifi`: acquisition wants a fix); never in the background. One scan at a
+/// time; the connection is made at the first and kept.
 final class WifiScanner {
   static let service = "org.freedesktop.NetworkManager"
   static let managerPath = "/org/freedesktop/NetworkManager"
@@ -23,11 +24,13 @@ final class WifiScanner {
   private let settle: Duration
   private var bus: BusConnection?
   /// The scan under way: what it found so far and its callback.
-  private var round: Round?
+  private(set) var round: Round?
   private var timer: Timer?
 
   /// One scan's bookkeeping.
-  private final class Round {
+  final class Round {
+    /// Whom it asks: NetworkManager, or wpa_supplicant where NetworkManager is absent.
+    var supplicant = false
     var pending = 0
     var found: [WifiAccessPoint] = []
     var problem: String?
@@ -57,13 +60,14 @@ final class WifiScanner {
   }
 
   /// A method call of this scan on NetworkManager (the round waits for its answer).
-  private func call(
+  func call(
     _ path: String, _ interface: String, _ member: String, _ arguments: [BusMessage.Value] = [],
     build: ((BusMessage) throws(Errno) -> Void)? = nil, _ done: @escaping (BusMessage) -> Void
   ) throws(Errno) {
     guard let bus else { throw Errno(call: "NetworkManager", code: Errno.invalidArgument) }
+    let destination = round?.supplicant == true ? Self.supplicantService : Self.service
     let message = try BusMessage.methodCall(
-      on: bus, destination: Self.service, path: path, interface: interface, member: member)
+      on: bus, destination: destination, path: path, interface: interface, member: member)
     for argument in arguments { try message.append(argument) }
     try build?(message)
     round?.pending += 1
@@ -74,8 +78,13 @@ final class WifiScanner {
   }
 
   private func devices(_ reply: BusMessage, _ round: Round) {
-    if let error = reply.errorText {
-      finish(round, problem: "NetworkManager: \(error)")
+    if let error = reply.error {
+      // No NetworkManager on the bus: wpa_supplicant, if it is there.
+      if Self.absent.contains(error.name) {
+        askSupplicant(round)
+      } else {
+        finish(round, problem: "NetworkManager: \(error)")
+      }
       return
     }
     guard let paths = try? reply.readObjectPaths(limit: Self.deviceLimit) else {
@@ -106,7 +115,7 @@ final class WifiScanner {
         build: { m throws(Errno) in try m.appendProperties([]) }
       ) {
         [weak self] _ in
-        self?.devicesToRead.append(device)
+        self?.toRead(device)
         self?.settleIfDone(round)
       }
     } catch {
@@ -117,8 +126,11 @@ final class WifiScanner {
   /// The wireless devices whose scan was asked for, read once the scans had time.
   private var devicesToRead: [String] = []
 
+  /// `device` is read once the scans had time.
+  func toRead(_ device: String) { devicesToRead.append(device) }
+
   /// When every call of the first stage is answered: wait `settle`, then read.
-  private func settleIfDone(_ round: Round) {
+  func settleIfDone(_ round: Round) {
     guard round === self.round, round.pending == 0 else { return }
     guard !devicesToRead.isEmpty else {
       finish(round, problem: round.problem ?? "NetworkManager has no Wi-Fi device")
@@ -139,6 +151,10 @@ final class WifiScanner {
 
   private func read(_ devices: [String], _ round: Round) {
     timer = nil
+    if round.supplicant {
+      readSupplicant(devices, round)
+      return
+    }
     for device in devices {
       try? call(device, Self.wirelessInterface, "GetAllAccessPoints") { [weak self] reply in
         guard let self else { return }
@@ -157,12 +173,12 @@ final class WifiScanner {
     finishIfDone(round)
   }
 
-  private func finishIfDone(_ round: Round) {
+  func finishIfDone(_ round: Round) {
     guard round === self.round, round.pending == 0 else { return }
     finish(round, problem: nil)
   }
 
-  private func finish(_ round: Round, problem: String?) {
+  func finish(_ round: Round, problem: String?) {
     guard round === self.round else { return }
     self.round = nil
     let found = round.found
