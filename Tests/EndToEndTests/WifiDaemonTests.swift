@@ -130,4 +130,62 @@ import Testing
     #expect(scanned.contains("Scan passive"), "\(scanned)")
     #expect(locd.stop() == 0)
   }
+
+  /// where-am-i (geoclue's demo, the real program) through locd's GeoClue2 face gets the
+  /// Wi-Fi position, and the Manager offers STREET (6): no GNSS source at all.
+  @Test(
+    .enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"),
+    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"))
+  func whereAmIGetsTheWifiPositionThroughTheGeoClueFace() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
+    let nm = try Child(
+      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
+      environment: bus.environment)
+    defer {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+    }
+    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
+    func mock(_ member: String, _ arguments: [String]) throws {
+      let r = try bus.busctl(
+        ["call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", member]
+          + arguments)
+      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
+    }
+    try mock("AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
+    try mock(
+      "AddAccessPoint",
+      ["ssssuuuyu", device, "home", "home", "00:11:22:33:44:01", "2", "2437", "54000", "80", "0"])
+    try mock(
+      "AddAccessPoint",
+      ["ssssuuuyu", device, "next", "next", "00:11:22:33:44:02", "2", "2437", "54000", "50", "0"])
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[GeoClue]\nEnable=yes\n[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
+      throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")
+    }
+    _ = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    let level = try bus.busctl([
+      "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+      "org.freedesktop.GeoClue2.Manager", "AvailableAccuracyLevel",
+    ])
+    #expect(level.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "u 6", "\(level.stdout)")
+    let agent = try LinePeer(
+      GeoCluePrograms.peer("geoclue-agent.py"), ["8", "yes"], environment: bus.environment,
+      output: bus.directory + "/agent.out")
+    defer { agent.stop() }
+    guard agent.waitFor("ready") else { throw HarnessError("the agent did not register: \(agent.text)") }
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    // The stand-in's answer, printed with %f.
+    #expect(out.contains("Latitude:    59.913900°"), "\(out)\n\(locd.log)")
+    #expect(out.contains("Longitude:   10.752200°"), "\(out)")
+    #expect(out.contains("Accuracy:    5000.000000 meters"), "\(out)")
+    #expect(out.contains("Description: wifi"), "\(out)")
+    #expect(locd.stop() == 0)
+  }
 }
