@@ -61,6 +61,8 @@ import Testing
     let r = h.engine.resolve(at: h.now)
     #expect(r.provenance == .ip && r.tier == .fix && r.position?.accuracy == Meters(5000))
     #expect(r.position?.source == "https://api.beacondb.net/v1/geolocate")
+    // The zone follows the network position at once (no receiver's fixes to adopt one).
+    #expect(h.engine.status(at: h.now).timeZone.id == "Europe/Oslo")
     #expect(
       h.notices.contains { if case .location(let l, _) = $0.notice { l.provenance == .ip } else { false } })
     // No coordinate in the log at the default level.
