@@ -27,6 +27,9 @@ let package = Package(
     // The GeoClue2 face's sd-bus vtables: C, because sd-bus's vtable macros are; apart from
     // CLocShim so that what links CLocShim without the daemon (locctl) needs no libsystemd.
     .target(name: "CLocBusShim", dependencies: ["CSystemd"]),
+    // One HTTP POST through libcurl (libcurl4-openssl-dev) for the geolocation lookups
+    // (decision 0050): C, because curl_easy_setopt is variadic.
+    .target(name: "CLocCurl", linkerSettings: [.linkedLibrary("curl")]),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
     // The client of locd's socket and the syscall wrappers it needs; no C library but libc.
@@ -36,7 +39,9 @@ let package = Package(
     .target(name: "LocHost", dependencies: ["LocCore", "LocProtocol", "LocClient", "CLocShim"]),
     .target(
       name: "LocSystem",
-      dependencies: ["LocCore", "LocProtocol", "LocClient", "LocHost", "CSystemd", "CLocShim", "CLocBusShim"]),
+      dependencies: [
+        "LocCore", "LocProtocol", "LocClient", "LocHost", "CSystemd", "CLocShim", "CLocBusShim", "CLocCurl",
+      ]),
     .executableTarget(
       name: "locd", dependencies: ["LocCore", "LocProtocol", "LocSystem"],
       // The Swift standard library linked statically (make release) exports every symbol of

@@ -3,7 +3,7 @@
 # Usage: scripts/deps.sh [build|test|bench|docs|deb]
 set -eu
 what=${1:-build}
-pkgs="libsystemd-dev pkg-config tzdata libstdc++-12-dev"
+pkgs="libsystemd-dev libcurl4-openssl-dev pkg-config tzdata libstdc++-12-dev"
 case "$what" in
   # groff-base and man-db: the install tests run make docs. GeoClue's interface XML, daemon
   # and demo programs, gammastep, redshift and python3-dbus are the peers of locd's GeoClue2

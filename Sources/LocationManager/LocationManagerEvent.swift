@@ -52,8 +52,11 @@ public struct Location: Sendable, Hashable {
   public var timestamp: Instant
   /// `fix` (fresh), `cached` (the last known one) or `manual`.
   public var tier: PositionTier
-  /// The source: a URI, `manual` or `state-file`.
+  /// The source: a URI, `manual`, `static:PATH` or `state-file`.
   public var source: String
+  /// What the position came from: `gnss`, `wifi`, `ip`, `static`, `manual` or `cached`
+  /// (an open enumeration; nil from a daemon before protocol 1.8).
+  public var provenance: OpenEnum<PositionProvenance>?
 
   /// The location in `view`; nil in degraded mode (no position).
   public init?(_ view: ResolvedPositionView) {
@@ -64,5 +67,6 @@ public struct Location: Sendable, Hashable {
     timestamp = p.time
     tier = view.tier
     source = p.source
+    provenance = view.provenance
   }
 }

@@ -31,7 +31,7 @@ import Testing
   static let machines: Set<String> = [
     "PositionMachine", "AcquisitionMachine", "ZoneMachine", "RegenerationMachine", "TimerMachine",
     "WaitMachine", "SessionMachine", "AppAuthorizationMachine", "AppPromptMachine", "AppDeliveryMachine",
-    "StatusLineMachine", "BeaconSessionMachine", "RegionsMachine", "ArmedTimers",
+    "StatusLineMachine", "BeaconSessionMachine", "RegionsMachine", "ArmedTimers", "NetworkLookupMachine",
   ]
 
   /// The machines with one entry shaped like the engine's, `mutating func handle(_ input:

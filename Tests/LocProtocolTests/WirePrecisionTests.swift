@@ -25,7 +25,8 @@ import Testing
 
   @Test func degradedPositionHasNullCoordinatesAndNoTime() throws {
     let o = try #require(ResolvedPositionView(S.degraded, rounded: true).json.object)
-    #expect(o.keys == ["lat", "lon", "accuracy", "tier", "age", "reason", "remedy"])
+    #expect(o.keys == ["lat", "lon", "accuracy", "tier", "provenance", "age", "reason", "remedy"])
+    #expect(o["provenance"] == JSON.null)
     #expect(o["lat"] == JSON.null && o["tier"] == .string("none"))
   }
 

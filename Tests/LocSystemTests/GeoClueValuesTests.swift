@@ -52,7 +52,8 @@ import Testing
     let values = try #require(GeoClueLocationValues(Self.resolved(fix: position, at: time), fix: fix))
     #expect(values.coordinate == Self.oslo)
     #expect(values.accuracy == 4 && values.altitude == 23.5 && values.speed == 12.5 && values.heading == 270)
-    #expect(values.description == "")
+    // No name: what the position came from (decision 0050), here a GNSS fix.
+    #expect(values.description == "gnss")
     // Timestamp (tt): 1782043200 s is 2026-06-21T12:00:00Z; the quarter second is 250000 µs.
     #expect(values.timestamp.seconds == 1_782_043_200 && values.timestamp.microseconds == 250_000)
   }

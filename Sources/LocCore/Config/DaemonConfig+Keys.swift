@@ -43,6 +43,18 @@ extension DaemonConfig {
     .distance("Position", "SignificantDistance", \.significantDistance, 0...maxDistance),
     .text(
       "Position", "TimeZone", "ZONE", what: "a zone name such as Europe/Oslo", \.timeZone, valid: isZoneName),
+    .text(
+      "Position", "StaticFile", "PATH", what: "an absolute path", \.staticFile, valid: { $0.hasPrefix("/") }),
+    // [Network]
+    .choice("Network", "Enable", "BOOL", \.network.enabled, yesNo, synonyms: yesNoSynonyms),
+    .choice("Network", "IPLookup", "BOOL", \.network.ipLookup, yesNo, synonyms: yesNoSynonyms),
+    .required(
+      "Network", "URL", "URL", what: "an http:// or https:// URL", \.network.url,
+      valid: { ($0.hasPrefix("https://") || $0.hasPrefix("http://")) && $0.utf8.count <= 2048 }),
+    .span("Network", "MinInterval", \.network.minInterval, .seconds(1) ... .seconds(86_400)),
+    .span("Network", "Timeout", \.network.timeout, .seconds(1) ... .seconds(120)),
+    .span("Network", "MaxAge", \.network.freshFor, .seconds(1) ... .seconds(7 * 86_400)),
+    .span("Network", "CacheFor", \.network.cacheFor, .zero ... .seconds(7 * 86_400)),
     // [TimeZone]
     .count("TimeZone", "SwitchFixes", \.zoneSwitch.fixes, 1...1000),
     .distance("TimeZone", "SwitchDistance", \.zoneSwitch.distance, 0...maxDistance),
@@ -138,6 +150,12 @@ extension DaemonConfig {
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond
   /// which no two places are.
   static let maxDistance = Meters(20_000_000)
+  /// A BOOL key's words.
+  static let yesNo: [(String, Bool)] = [("yes", true), ("no", false)]
+  /// A BOOL key's other words.
+  static let yesNoSynonyms: [(String, Bool)] = [
+    ("true", true), ("on", true), ("1", true), ("false", false), ("off", false), ("0", false),
+  ]
 
   /// A user or group name: not empty, at most 32 bytes, no `/`, `:` or white space
   /// (useradd(8)'s rules are stricter; these are the ones that keep a name a name).

@@ -29,6 +29,10 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var significantDistance: Meters = 1000
   /// Zone used when none can be derived from the position (`nil`: the system zone).
   public var timeZone: String? = nil
+  /// `[Position] StaticFile=`: the static location file in geoclue's format (nil: none).
+  public var staticFile: String? = "/etc/geolocation"
+  /// `[Network]`: the geolocation service (off by default).
+  public var network = NetworkSettings()
   /// Most clients connected at once; more are answered `too-many-clients` and closed.
   public var maxClients = 2048
   /// Of `maxClients`, the slots kept for peers with admin access, so root can always look.

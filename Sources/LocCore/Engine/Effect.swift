@@ -36,6 +36,12 @@ public enum Effect: Sendable, Hashable {
   /// Scan for beacons (true: some session monitors or ranges) or stop (false): BlueZ
   /// discovery follows need (docs/BEACONS.md).
   case beaconScanning(active: Bool)
+  /// Send this lookup to the geolocation service at `url` (POST, JSON), giving up after
+  /// `timeout`; answer with `geolocateAnswered`. An IP-only query is not sent while a VPN
+  /// carries the default route (the shell answers `skipped`).
+  case geolocate(GeolocateQuery, url: String, timeout: Duration)
+  /// Ask the Wi-Fi devices to scan and report what they see (`wifiScanned`).
+  case scanWifi
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -65,6 +71,8 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case regions
   /// The next fix regions or visits could need (`RegionsMachine.hint`): acquisition starts.
   case regionsFix
+  /// A network lookup held back by the minimum interval or the backoff may go out.
+  case networkLookup
 }
 
 extension Effect {

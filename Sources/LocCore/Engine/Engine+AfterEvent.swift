@@ -3,6 +3,7 @@
 /// and the STATUS= line kept current.
 extension Engine {
   mutating func afterEvent(at now: Instant, into effects: inout [Effect]) {
+    syncNetwork(at: now, into: &effects)
     if timers.wentBack(at: now) {
       // Time went back without the shell noticing a step (or before it did): plan again
       // from here; handled dates keep fired occurrences from firing twice.

@@ -39,7 +39,8 @@ extension Engine {
       reply(.subscriptions(sessions.unsubscribe(ref.session, from: kinds)))
     case .setLocation(let coordinate, let name, let accuracy):
       let manual = Position(
-        coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name)
+        coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name,
+        origin: .manual)
       setManual(manual, ref: ref, by: peer, at: now, into: &effects)
     case .clearLocation:
       setManual(nil, ref: ref, by: peer, at: now, into: &effects)

@@ -2,7 +2,9 @@
 extension Engine {
   /// The resolver's answer at `now`.
   public func resolve(at now: Instant) -> ResolvedPosition {
-    positions.resolve(at: now, freshFor: config.freshFor, receiversIdle: !acquisition.isAcquiring)
+    positions.resolve(
+      at: now, freshness: PositionResolver.Freshness(fix: config.freshFor, network: config.network.freshFor),
+      receiversIdle: !acquisition.isAcquiring)
   }
 
   /// The engine's part of the full status at `now`; the shell completes the rest
@@ -36,6 +38,8 @@ extension Engine {
     report.satellites = positions.newestSky?.sky.summary
     report.now = now
     report.manual = positions.manualLocation
+    report.network = network.report
+    if config.staticFile != nil, positions.staticFile.path != nil { report.staticFile = positions.staticFile }
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }

@@ -37,6 +37,8 @@ public struct Engine {
   var regions: RegionsMachine
   /// Which of the shell's timers are armed, and for when.
   var armed = ArmedTimers()
+  /// The geolocation service: lookups, their cache, interval and backoff.
+  var network: NetworkLookupMachine
 
   /// An engine with a configuration and its data.
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
@@ -48,6 +50,7 @@ public struct Engine {
     appPrompts = AppPromptMachine(settings: config.apps)
     appDelivery = AppDeliveryMachine(settings: config.apps)
     regions = RegionsMachine(settings: config.regions)
+    network = NetworkLookupMachine(settings: config.network)
   }
 
   /// Handles one event at `now` and returns what the shell must do, in order.
@@ -58,6 +61,13 @@ public struct Engine {
       start(state, problem: problem, at: now, into: &effects)
     case .fixDecoded(let fix, let source):
       handleFix(fix, from: source, at: now, into: &effects)
+    case .staticFileRead(let path, let contents, let problem):
+      handleStaticFile(path, contents: contents, problem: problem, at: now, into: &effects)
+    case .geolocateAnswered(let outcome):
+      handleGeolocate(outcome, at: now, into: &effects)
+    case .wifiScanned(let accessPoints, let problem):
+      network.scanned(accessPoints, at: now)
+      if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
     case .skyDecoded(let sky, let source):
       // Satellites are no position, but they are the receiver's business: debug only.
       if config.logLevel >= .debug {
@@ -170,6 +180,7 @@ public struct Engine {
     armed.fired(timer)
     switch timer {
     case .freshness: break  // the tier check after every event does the work
+    case .networkLookup: break  // after every event, a lookup that is due goes out
     case .statusRefresh: statusLine.refreshFired()
     case .timers: break  // after every event, what is due fires
     case .zoneTransition: break  // after every event, the new offset is seen
@@ -202,6 +213,7 @@ public struct Engine {
       zones.configure(newConfig.zoneSwitch)
       timers.configure(missedAfter: newConfig.missedAfter)
       regions.configure(newConfig.regions)
+      network.configure(newConfig.network)
       var outputs: [AppsOutput] = []
       configureApps(newConfig.apps, policy: nil, at: now, into: &outputs)
       carryOut(outputs, at: now, into: &effects)

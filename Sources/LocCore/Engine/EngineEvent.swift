@@ -4,6 +4,14 @@ public enum EngineEvent: Sendable {
   case started(StoredState?, stateProblem: String?)
   /// A source decoded a fix.
   case fixDecoded(Fix, source: SourceID)
+  /// The static file at `path` was read at start or after it changed: `contents` its text
+  /// (nil: there is no such file), or `problem` why it could not be read.
+  case staticFileRead(path: String, contents: String?, problem: String?)
+  /// The geolocation lookup the engine asked for (`Effect.geolocate`) ended.
+  case geolocateAnswered(GeolocateOutcome)
+  /// The Wi-Fi scan the engine asked for (`Effect.scanWifi`) came back: the access points
+  /// seen (none, with `problem`, when there is no scanner to ask).
+  case wifiScanned([WifiAccessPoint], problem: String?)
   /// A source's receiver reported the satellites it sees (one cycle's sky).
   case skyDecoded(Sky, source: SourceID)
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,

@@ -149,6 +149,10 @@ public struct StatusReport: Sendable, Hashable {
   public var now: Instant? = nil
   /// The latest sky's summary (of whichever source reported one last); nil before any.
   public var satellites: Sky.Summary? = nil
+  /// The static location file as last read (nil: none configured).
+  public var staticFile: StaticFileState? = nil
+  /// Network positioning: on or off, the service, when it asked and how often.
+  public var network: NetworkReport? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

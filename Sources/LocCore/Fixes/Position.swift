@@ -1,10 +1,11 @@
 /// Which rung of the fallback ladder answered.
 public enum PositionTier: String, Sendable, Hashable {
-  /// A fix received within the freshness timeout.
+  /// A measurement received within its freshness timeout (a GNSS fix, a Wi-Fi or IP answer).
   case fix
   /// The last known position, no longer fresh (from this run or the state file).
   case cached
-  /// The location set with `locctl set-location`.
+  /// A configured location: the static file or the one set with `locctl set-location`
+  /// (`provenance` says which).
   case manual
   /// Nothing: degraded mode.
   case none
@@ -26,12 +27,15 @@ public struct Position: Sendable, Hashable {
   public var source: String
   /// A name given with `set-location`.
   public var name: String?
+  /// What kind of source measured or set it.
+  public var origin: PositionProvenance
 
   /// A position.
   public init(
     coordinate: Coordinate, accuracy: Meters?, altitude: Meters? = nil, time: Instant, receivedAt: Instant,
-    source: String, name: String? = nil
+    source: String, name: String? = nil, origin: PositionProvenance = .gnss
   ) {
+    self.origin = origin
     self.coordinate = coordinate
     self.accuracy = accuracy
     self.altitude = altitude
@@ -67,40 +71,11 @@ public struct ResolvedPosition: Sendable, Hashable {
     self.reason = reason
     self.remedy = remedy
   }
-}
 
-/// The fallback ladder: fresh fix ▸ cached last known ▸ manual ▸ none.
-public enum PositionResolver {
-  /// Resolves at `now`. `sourceProblem` explains why fixes are not coming, if known.
-  public static func resolve(
-    fix: Position?, lastKnown: Position?, manual: Position?, freshFor: Duration, now: Instant,
-    sourceProblem: String?
-  ) -> ResolvedPosition {
-    if let fix, let age = age(of: fix, at: now), age < freshFor {
-      return ResolvedPosition(tier: .fix, position: fix, age: age)
-    }
-    let why = sourceProblem ?? "no fresh fix"
-    // The newest of the last fix of this run and the stored last-known position.
-    let cached = [fix, lastKnown].compactMap { $0 }.max(by: { $0.receivedAt < $1.receivedAt })
-    if let cached {
-      return ResolvedPosition(
-        tier: .cached, position: cached, age: age(of: cached, at: now),
-        reason: "\(why); last known position")
-    }
-    if let manual {
-      return ResolvedPosition(
-        tier: .manual, position: manual, age: age(of: manual, at: now),
-        reason: "\(why); manual location")
-    }
-    return ResolvedPosition(
-      tier: .none, position: nil, age: nil, reason: "\(why), no last known position and no manual location",
-      remedy: "connect a GPS receiver (see 'locctl status' sources), or run 'locctl set-location LAT LON'")
-  }
-
-  /// The time since `p` was received, nil when that lies ahead of `now`: the wall clock was
-  /// set back since (or the state file was written by a clock that ran ahead), so how old
-  /// the position is cannot be told, and it is never fresh. Never a negative age.
-  static func age(of p: Position, at now: Instant) -> Duration? {
-    p.receivedAt <= now ? now.duration(since: p.receivedAt) : nil
+  /// What the position came from: `cached` for the last known one, else its origin; nil
+  /// without a position.
+  public var provenance: PositionProvenance? {
+    guard let position else { return nil }
+    return tier == .cached ? .cached : position.origin
   }
 }

@@ -38,6 +38,10 @@ struct PositionMachine: EngineMachine {
   private var persisted: Position?
   /// The manual location.
   private var manual: Position?
+  /// What the static file says, and why it says nothing usable if so.
+  private var staticRead = StaticFileState()
+  /// The geolocation service's latest answer (Wi-Fi or IP).
+  private var network: Position?
   /// A problem with the state file found at start.
   private(set) var stateProblem: String?
   /// The tier last reported.
@@ -68,6 +72,7 @@ struct PositionMachine: EngineMachine {
     lastKnown = state?.lastKnown
     persisted = state?.lastKnown
     manual = state?.manual
+    manual?.origin = .manual
     stateProblem = problem
   }
 
@@ -136,6 +141,29 @@ struct PositionMachine: EngineMachine {
   /// Sets (or with nil clears) the manual location.
   mutating func setManual(_ position: Position?) { manual = position }
 
+  /// The static file was read (or found gone): returns whether its position changed.
+  /// The same place read again keeps the position it gave (and its age).
+  mutating func setStatic(_ read: StaticFileState) -> Bool {
+    var read = read
+    let old = staticRead.position
+    if let new = read.position, let old, new.coordinate == old.coordinate, new.accuracy == old.accuracy,
+      new.altitude == old.altitude
+    {
+      read.position = old
+    }
+    staticRead = read
+    return read.position != old
+  }
+
+  /// The geolocation service answered with `position`.
+  mutating func setNetwork(_ position: Position) { network = position }
+
+  /// The latest answer of the geolocation service, if any.
+  var networkPosition: Position? { network }
+
+  /// What the static file gave when it was last read.
+  var staticFile: StaticFileState { staticRead }
+
   /// The daemon stops: the state to write if the latest position is not on disk yet.
   mutating func stopping() -> StoredState? {
     guard let position = latest?.position, position != persisted else { return nil }
@@ -145,9 +173,14 @@ struct PositionMachine: EngineMachine {
   }
 
   /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep.
-  func resolve(at now: Instant, freshFor: Duration, receiversIdle: Bool) -> ResolvedPosition {
+  func resolve(at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool)
+    -> ResolvedPosition
+  {
     PositionResolver.resolve(
-      fix: latest?.position, lastKnown: lastKnown, manual: manual, freshFor: freshFor, now: now,
+      PositionCandidates(
+        fix: latest?.position, network: network, staticFile: staticRead.position, manual: manual,
+        lastKnown: lastKnown),
+      freshness: freshness, now: now,
       sourceProblem: sourceProblem(receiversIdle: receiversIdle))
   }
 

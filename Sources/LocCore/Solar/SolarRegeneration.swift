@@ -16,6 +16,8 @@ public enum RegenerationReason: String, Sendable, Hashable {
   case resume
   /// The manual location was set or cleared.
   case manualLocation = "manual-location"
+  /// The static file gave another position, or none any more.
+  case staticLocation = "static-location"
   /// The configuration was reloaded.
   case configuration
   /// The time-zone data changed (a tzdata update).

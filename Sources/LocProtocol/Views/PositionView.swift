@@ -85,11 +85,16 @@ public struct ResolvedPositionView: WireCodable {
   public var reason: String?
   /// In degraded mode: what to do.
   public var remedy: String?
+  /// What the position came from (open: `gnss`, `wifi`, `ip`, `static`, `manual`,
+  /// `cached`); nil with tier `none`, and from a daemon before protocol 1.8.
+  public var provenance: OpenEnum<PositionProvenance>?
 
   /// A view from its parts, as they are on the wire.
   public init(
-    tier: PositionTier, position: PositionView?, age: Duration?, reason: String?, remedy: String?
+    tier: PositionTier, position: PositionView?, age: Duration?, reason: String?, remedy: String?,
+    provenance: OpenEnum<PositionProvenance>? = nil
   ) {
+    self.provenance = provenance
     self.tier = tier
     self.position = position
     self.age = age
@@ -104,6 +109,7 @@ public struct ResolvedPositionView: WireCodable {
     age = r.age.map { WireFormat.seconds($0, 1) }
     reason = r.reason
     remedy = r.remedy
+    provenance = r.provenance.map { .known($0) }
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -113,11 +119,13 @@ public struct ResolvedPositionView: WireCodable {
     age = try o.optionalSeconds("age")
     reason = try o.optionalString("reason")
     remedy = try o.optionalString("remedy")
+    provenance = try o.optionalOpen("provenance")
   }
 
   public var json: JSON {
     var o = position?.members ?? ["lat": .null, "lon": .null, "accuracy": .null]
     o["tier"] = .string(tier.rawValue)
+    o["provenance"] = .optional(provenance?.word)
     o["age"] = WireFormat.seconds(age)
     o["reason"] = .optional(reason)
     o["remedy"] = .optional(remedy)

@@ -49,6 +49,10 @@ public struct StatusView: WireCodable {
   /// The latest sky's summary (of whichever source reported one last): absent before any
   /// sky, and from a daemon before protocol 1.7.
   public var satellites: SatellitesSummaryView?
+  /// The static location file (since 1.8; present while `[Position] StaticFile=` names one).
+  public var staticFile: StaticFileStatusView?
+  /// Network positioning (since 1.8).
+  public var network: NetworkStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -74,6 +78,8 @@ public struct StatusView: WireCodable {
     gpsd = r.gpsd.map(GpsdStatusView.init)
     now = r.now
     satellites = r.satellites.map(SatellitesSummaryView.init)
+    staticFile = r.staticFile.flatMap { s in s.path.map { StaticFileStatusView(s, path: $0) } }
+    network = r.network.map(NetworkStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -100,6 +106,8 @@ public struct StatusView: WireCodable {
     gpsd = try o.optionalDecode("gpsd")
     now = try o.optionalInstant("now")
     satellites = try o.optionalDecode("satellites")
+    staticFile = try o.optionalDecode("staticFile")
+    network = try o.optionalDecode("network")
   }
 
   public var json: JSON {
@@ -118,6 +126,8 @@ public struct StatusView: WireCodable {
     if let gpsd { o["gpsd"] = gpsd.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
     if let satellites { o["satellites"] = satellites.json }
+    if let staticFile { o["staticFile"] = staticFile.json }
+    if let network { o["network"] = network.json }
     return .object(o)
   }
 }

@@ -10,6 +10,16 @@ extension BusMessage {
     case objectPath(String)
     case bool(Bool)
     case int16(Int16)
+    /// `y` (NetworkManager's AccessPoint Strength).
+    case byte(UInt8)
+    /// `u`.
+    case uint32(UInt32)
+    /// `q` (wpa_supplicant's BSS Frequency).
+    case uint16(UInt16)
+    /// `i` (NetworkManager's AccessPoint LastSeen).
+    case int32(Int32)
+    /// `ay` of at most `byteStringLimit` bytes (an SSID, 32 at most); longer ones are `other`.
+    case bytes([UInt8])
     /// `a{qv}` whose values are `ay` (org.bluez.Device1.ManufacturerData); `skipped` counts
     /// the entries left out: a value of another type, past the entry limit, over the byte
     /// limit.
@@ -23,17 +33,28 @@ extension BusMessage {
   static let manufacturerEntryLimit = 16
   static let manufacturerBytesLimit = 1650
 
+  /// The longest `ay` read as a property value.
+  static let byteStringLimit = 256
+
   /// Reads one `v`.
   func readPropertyValue() throws(Errno) -> PropertyValue {
     let contents = try variantContents()
     let value: PropertyValue
     switch contents {
-    case "s", "o", "b", "n":
+    case "s", "o", "b", "n", "y", "u", "i", "q", "ay":
       try enter(Code.variant, contents)
       switch contents {
       case "s": value = .string(try readText())
       case "o": value = .objectPath(try readText(Code.objectPath))
       case "b": value = .bool(try readBool())
+      case "y": value = .byte(try readByte())
+      case "u": value = .uint32(try readUInt32())
+      case "q": value = .uint16(try readUInt16())
+      case "i": value = .int32(try readInt32())
+      case "ay":
+        value = try readByteArray { raw in
+          raw.count <= Self.byteStringLimit ? .bytes(Array(raw)) : .other("ay")
+        }
       default: value = .int16(try readInt16())
       }
       try exit()
@@ -97,6 +118,25 @@ extension BusMessage {
   /// Skips one `v`.
   func skipVariant() throws(Errno) {
     try skip("v")
+  }
+
+  /// Reads `ao`, at most `limit` paths (the rest skipped).
+  func readObjectPaths(limit: Int) throws(Errno) -> [String] {
+    var paths: [String] = []
+    try enter(Code.array, "o")
+    while let path = try readNextText("read o", Code.objectPath) {
+      if paths.count < limit { paths.append(path) }
+    }
+    try exit()
+    return paths
+  }
+
+  /// Reads a `v` holding `ao` (a Properties.Get reply), at most `limit` paths.
+  func readVariantObjectPaths(limit: Int) throws(Errno) -> [String] {
+    try enter(Code.variant, "ao")
+    let paths = try readObjectPaths(limit: limit)
+    try exit()
+    return paths
   }
 
   /// Reads `as`.

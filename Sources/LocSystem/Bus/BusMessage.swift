@@ -63,6 +63,7 @@ final class BusMessage {
     static let uint16 = CChar(UInt8(ascii: "q"))
     static let int16 = CChar(UInt8(ascii: "n"))
     static let uint32 = CChar(UInt8(ascii: "u"))
+    static let int32 = CChar(UInt8(ascii: "i"))
     static let uint64 = CChar(UInt8(ascii: "t"))
     static let double = CChar(UInt8(ascii: "d"))
     static let bool = CChar(UInt8(ascii: "b"))
@@ -83,9 +84,9 @@ final class BusMessage {
   }
 
   /// Reads the next string of an array being read (`as`): nil at its end.
-  func readNextText(_ what: String) throws(Errno) -> String? {
+  func readNextText(_ what: String, _ code: CChar = Code.string) throws(Errno) -> String? {
     var pointer: UnsafePointer<CChar>? = nil
-    guard try Syscall.systemd(what, sd_bus_message_read_basic(raw, Code.string, &pointer)) > 0 else {
+    guard try Syscall.systemd(what, sd_bus_message_read_basic(raw, code, &pointer)) > 0 else {
       return nil
     }
     return pointer.map { String(cString: $0) } ?? ""
@@ -118,6 +119,12 @@ final class BusMessage {
 
   /// Reads an `n`.
   func readInt16() throws(Errno) -> Int16 { try readBasic(Code.int16, Int16(0)) }
+
+  /// Reads an `i`.
+  func readInt32() throws(Errno) -> Int32 { try readBasic(Code.int32, Int32(0)) }
+
+  /// Reads a `y`.
+  func readByte() throws(Errno) -> UInt8 { try readBasic(Code.byte, UInt8(0)) }
 
   /// Reads an `ay` as it lies in the message, without copying (sd_bus_message_read_array(3));
   /// `body` gets the bytes, valid only while it runs.

@@ -34,6 +34,18 @@ extension Daemon {
       arm(which, at: at)
     case .disarm(let which):
       clocks.disarm(which)
+    case .geolocate(let query, let url, let timeout):
+      let geolocator = actions.geolocator ?? Geolocator(loop: loop)
+      actions.geolocator = geolocator
+      geolocator.lookUp(query, url: url, timeout: timeout) { [unowned self] outcome in
+        self.feed(.geolocateAnswered(outcome))
+      }
+    case .scanWifi:
+      let scanner = actions.wifi ?? WifiScanner(loop: loop)
+      actions.wifi = scanner
+      scanner.scan { [unowned self] accessPoints, problem in
+        self.feed(.wifiScanned(accessPoints, problem: problem))
+      }
     case .persist(let state):
       do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
     case .notifyStatus(let line):

@@ -34,7 +34,8 @@ extension Daemon {
         authorization: { [unowned self] key in self.engine.appAuthorization(key) },
         remember: { [unowned self] key, change in self.feed(.appDecided(key, change)) },
         isAdmin: { [unowned self] peer in self.faces.policy.level(for: peer) == .admin },
-        log: { [unowned self] level, message in self.logger.log(level, message) }))
+        log: { [unowned self] level, message in self.logger.log(level, message) },
+        provenance: { [unowned self] in self.engine.resolve(at: self.now).provenance }))
     faces.geoClue = face
     face.start()
   }

@@ -75,4 +75,32 @@ extension Daemon {
       self.logger.log(level, message)
     }
   }
+
+  /// Watches the static location file of `config` (at start and on reload: a new path is
+  /// watched instead, the same one read again, none forgets what the old one said).
+  func applyStaticFile(_ config: DaemonConfig) {
+    guard let path = config.staticFile else {
+      if let old = sources.staticFile?.path {
+        sources.staticFile = nil
+        feed(.staticFileRead(path: old, contents: nil, problem: nil))
+      }
+      return
+    }
+    if let watch = sources.staticFile, watch.path == path {
+      watch.readNow()
+      return
+    }
+    let report: (String?, String?) -> Void = { [unowned self] contents, problem in
+      self.feed(.staticFileRead(path: path, contents: contents, problem: problem))
+    }
+    do {
+      sources.staticFile = try StaticFileWatch(loop: loop, path: path, read: report)
+    } catch {
+      sources.staticFile = nil
+      logger.warning(
+        "cannot watch the directory of \(path) (\(error)); it is read only at start and on reload")
+      let (contents, problem) = StaticFileWatch.contents(of: path)
+      report(contents, problem)
+    }
+  }
 }

@@ -94,6 +94,7 @@ public final class Daemon {
     feed(.started(state, stateProblem: problem))
     loadTimers(initial: true)
     loadApps(initial: true)
+    applyStaticFile(config)
     if clock == .system {
       do {
         clocks.watcher = try ClockWatcher(
@@ -282,6 +283,7 @@ public final class Daemon {
   func apply(_ new: DaemonConfig, old: DaemonConfig) {
     faces.policy = Daemon.accessPolicy(new)
     applyChrony(new)
+    applyStaticFile(new)
     recheckAccess(reason: .configurationReloaded)
     faces.server?.limits = ControlServer.Limits(new)
     if new.socketPath != old.socketPath || new.socketMode != old.socketMode

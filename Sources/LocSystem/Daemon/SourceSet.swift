@@ -12,6 +12,8 @@ final class SourceSet {
   private(set) var receiversActive = true
   /// Whether the engine wants beacon scanning (its last `beaconScanning(active:)`).
   private(set) var beaconScanning = false
+  /// The static location file, watched (`[Position] StaticFile=`).
+  var staticFile: StaticFileWatch?
 
   init(loop: EventLoop, make: @escaping (SourceURI, SourceID, EventLoop, SourceSink) -> FixSource?) {
     self.loop = loop

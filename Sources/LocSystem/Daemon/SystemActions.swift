@@ -11,6 +11,10 @@ final class SystemActions {
   var commands: CommandRunner?
   /// chrony's SOCK refclock, while `[Time] ChronySocket=` names one.
   var chrony: ChronyRefclock?
+  /// The geolocation service's lookups (`[Network]`); made at the first.
+  var geolocator: Geolocator?
+  /// NetworkManager's Wi-Fi scans (`[Network]`); made at the first.
+  var wifi: WifiScanner?
 
   init(bus: SystemBus) { self.bus = bus }
 }

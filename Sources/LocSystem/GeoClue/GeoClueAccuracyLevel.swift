@@ -1,3 +1,5 @@
+import LocCore
+
 /// GeoClue's accuracy levels (GClueAccuracyLevel in GeoClue 2.6's gclue-enums.h), carried as
 /// `u` on the bus: what a client asks for (RequestedAccuracyLevel), what an agent allows
 /// (AuthorizeApp, MaxAccuracyLevel) and what the service offers (AvailableAccuracyLevel).
@@ -16,6 +18,18 @@ public enum GeoClueAccuracyLevel: UInt32, Sendable, Hashable, Comparable, CaseIt
   case exact = 8
 
   public static func < (a: Self, b: Self) -> Bool { a.rawValue < b.rawValue }
+
+  /// What the service offers with a position of `provenance` (AvailableAccuracyLevel): EXACT
+  /// for GNSS and the configured places (the static file, the manual location) and the last
+  /// known position, STREET for Wi-Fi, CITY for an IP lookup; EXACT with no position yet
+  /// (the receivers locd would use are exact).
+  public static func available(for provenance: PositionProvenance?) -> GeoClueAccuracyLevel {
+    switch provenance {
+    case .wifi: return .street
+    case .ip: return .city
+    case .gnss, .staticFile, .manual, .cached, nil: return .exact
+    }
+  }
 
   /// GeoClue's default for a client that never sets RequestedAccuracyLevel
   /// (DEFAULT_ACCURACY_LEVEL in gclue-service-client.c).

@@ -16,7 +16,8 @@ public struct GeoClueLocationValues: Sendable, Hashable {
   public var speed: Double
   /// Heading in degrees clockwise from north, or -1 when unknown.
   public var heading: Double
-  /// A description; empty when there is none (the manual location's name).
+  /// A description: the manual location's name, else what the position came from
+  /// (`gnss`, `wifi`, `ip`, `static`, `manual`, `cached`: protocol's `provenance`).
   public var description: String
   /// When the position was measured (Timestamp: seconds and microseconds since the epoch).
   public var time: Instant
@@ -38,7 +39,7 @@ public struct GeoClueLocationValues: Sendable, Hashable {
     let sameFix = resolved.tier == .fix && fix?.time == position.time ? fix : nil
     speed = sameFix?.speed.map(\.value) ?? Self.unknown
     heading = sameFix?.course.map(\.value) ?? Self.unknown
-    description = position.name ?? ""
+    description = position.name ?? resolved.provenance?.rawValue ?? ""
   }
 
   /// Timestamp's two halves: whole seconds and the microseconds past them (GeoClue itself

@@ -31,8 +31,10 @@ final class GeoClueManagerObject: GeoClueBusObject {
     let value: BusMessage.Value
     switch property {
     case "InUse": value = .bool(service.face.inUse)
-    // GPS is what locd has; what a given client gets is its own business (RequestedAccuracyLevel).
-    case "AvailableAccuracyLevel": value = .uint32(GeoClueAccuracyLevel.exact.rawValue)
+    // What the position in effect is good for; what a given client gets is its own business
+    // (RequestedAccuracyLevel).
+    case "AvailableAccuracyLevel":
+      value = .uint32(GeoClueAccuracyLevel.available(for: service.handlers.provenance()).rawValue)
     default: return error.set(BusError.Name.failed, "no such property")
     }
     do { try reply.append(value) } catch { return -error.code }

@@ -29,6 +29,8 @@ public final class GeoClueService {
     public var isAdmin: (Peer) -> Bool
     /// Log a line (never with coordinates above debug).
     public var log: (LogLevel, String) -> Void
+    /// What the position in effect came from (nil: none), for AvailableAccuracyLevel.
+    public var provenance: () -> PositionProvenance?
     /// Handlers.
     public init(
       opened: @escaping (SessionID, Peer, AppIdentity) -> Void,
@@ -36,8 +38,9 @@ public final class GeoClueService {
       identify: @escaping (Peer, String) -> Result<AppIdentity, RequestError>,
       authorization: @escaping (AppKey) -> (AppAuthorization, decidedBy: String?),
       remember: @escaping (AppKey, AppChange) -> Void, isAdmin: @escaping (Peer) -> Bool,
-      log: @escaping (LogLevel, String) -> Void
+      log: @escaping (LogLevel, String) -> Void, provenance: @escaping () -> PositionProvenance? = { nil }
     ) {
+      self.provenance = provenance
       self.opened = opened
       self.request = request
       self.closed = closed

@@ -56,9 +56,21 @@ enum StatusCommand {
     if let manual = s.manual {
       var text = "\(manual.coordinate.latitude.value), \(manual.coordinate.longitude.value)"
       if let name = manual.name { text += " \"\(Style.visible(name))\"" }
-      text += s.position.tier == .manual ? " (in use)" : " (used when there is no fix or cached position)"
+      text +=
+        s.position.provenance == .known(.manual)
+        ? " (in use)" : " (used when there is no fix, static location or cached position)"
       row("Manual:", text)
     }
+    if let file = s.staticFile {
+      let state =
+        file.problem.map { Style.red("unusable") + " — \(Style.visible($0))" }
+        ?? (file.inUse
+          ? (s.position.provenance == .known(.staticFile)
+            ? "in use" : "present (a better position is in use)")
+          : "absent")
+      row("Static file:", "\(Style.visible(file.path)): \(state)")
+    }
+    if let n = s.network { network(n, zone: zone, row) }
     if let f = s.fix { row("Fix:", fix(f)) }
     timeZone(s.timezone, row)
     row("Local time:", zone.dateTime(now))
@@ -164,6 +176,7 @@ enum StatusCommand {
     if let acc = position.accuracy { text += " " + Measures.accuracy(acc) }
     let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
     var detail = [tierText]
+    if let provenance = p.provenance?.word, provenance != p.tier.rawValue { detail.append(provenance) }
     if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
     if let name = position.name { detail.append("\"\(Style.visible(name))\"") }
     text += "  (" + detail.joined(separator: ", ") + ")"

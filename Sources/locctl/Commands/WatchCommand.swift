@@ -141,7 +141,9 @@ enum WatchCommand {
     case .location(let l):
       let p = l.position
       if let position = p.position {
-        var t = "\(p.tier.rawValue) " + Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+        let from = p.provenance.map { "\($0.word) " } ?? ""
+        var t =
+          "\(p.tier.rawValue) \(from)" + Measures.coordinate(position.coordinate, accuracy: position.accuracy)
         if let a = position.accuracy { t += " " + Measures.accuracy(a) }
         if let speed = l.fix?.speed, speed.value >= 0.5 { t += ", " + Measures.speed(speed) }
         text = t

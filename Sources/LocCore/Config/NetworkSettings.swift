@@ -1,0 +1,24 @@
+/// `[Network]`: positions from a geolocation service speaking the ichnaea geolocate API
+/// (docs/NETWORK.md). Off unless `Enable=yes`: nothing leaves the machine before.
+public struct NetworkSettings: Sendable, Hashable {
+  /// `Enable=`: the one switch; with it off no lookup is ever sent.
+  public var enabled = false
+  /// `IPLookup=`: IP-only lookups (`considerIp`, no networks), city level, also needing
+  /// `Enable=yes`; never while a VPN-like interface carries the default route.
+  public var ipLookup = false
+  /// `URL=`: the service's geolocate endpoint (beaconDB's public one by default).
+  public var url = "https://api.beacondb.net/v1/geolocate"
+  /// `MinInterval=`: at least this long between two lookups.
+  public var minInterval: Duration = .seconds(60)
+  /// `Timeout=`: a lookup gives up after this long (connection and answer together).
+  public var timeout: Duration = .seconds(10)
+  /// `MaxAge=`: an answer stands for the place this long.
+  public var freshFor: Duration = .seconds(600)
+  /// `CacheFor=`: an answer (or a 404) is reused for the same networks this long.
+  public var cacheFor: Duration = .seconds(3600)
+  /// The longest wait after failures (the backoff doubles from `MinInterval=` up to it).
+  public static let maxBackoff: Duration = .seconds(3600)
+
+  /// The defaults.
+  public init() {}
+}

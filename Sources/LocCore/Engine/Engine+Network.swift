@@ -1,0 +1,63 @@
+/// The geolocation service (`[Network]`, decision 0050): a lookup only while acquisition
+/// wants a fix and the last answer is no longer fresh; its answer becomes the resolver's
+/// network candidate, published like a fix (never with its coordinates in the log).
+extension Engine {
+  /// Asks for a lookup when one is wanted and may go out; arms the timer for one held back.
+  mutating func syncNetwork(at now: Instant, into effects: inout [Effect]) {
+    guard config.network.enabled, acquisition.isAcquiring else { return }
+    if let last = positions.networkPosition, let age = PositionResolver.age(of: last, at: now),
+      age < config.network.freshFor
+    {
+      return
+    }
+    // A scan first (at most one per MinInterval=); the lookup follows its answer.
+    if network.scanDue(at: now) {
+      effects.append(.scanWifi)
+      return
+    }
+    guard let query = network.query else { return }
+    switch network.want(query, at: now) {
+    case .send(let q):
+      effects.append(.geolocate(q, url: config.network.url, timeout: config.network.timeout))
+      effects.append(.log(.info, "asking \(config.network.url) for a \(q.origin.rawValue) position"))
+    case .cached(let located, let origin):
+      acceptNetwork(located, origin: origin, at: now, into: &effects)
+    case .cachedNotFound, .off: break
+    case .later(let at): if let at { arm(.networkLookup, at: at, into: &effects) }
+    }
+  }
+
+  /// The lookup ended: a position, or why not (status and the log say; a counter counts).
+  mutating func handleGeolocate(_ outcome: GeolocateOutcome, at now: Instant, into effects: inout [Effect]) {
+    switch network.answered(outcome, at: now) {
+    case nil: break
+    case .success(let (located, origin))?: acceptNetwork(located, origin: origin, at: now, into: &effects)
+    case .failure(let problem)?:
+      effects.append(.log(.notice, "no position from \(config.network.url): \(problem.detail)"))
+      if let at = network.report.retryAt { arm(.networkLookup, at: at, into: &effects) }
+    }
+  }
+
+  /// A position from the service: the network candidate, published; the zone hears of it.
+  mutating func acceptNetwork(
+    _ located: GeolocateAnswer.Located, origin: PositionProvenance, at now: Instant,
+    into effects: inout [Effect]
+  ) {
+    let position = Position(
+      coordinate: located.coordinate, accuracy: located.accuracy, time: now, receivedAt: now,
+      source: config.network.url, origin: origin)
+    positions.setNetwork(position)
+    effects.append(
+      .log(.info, "\(origin.rawValue) position from the service (±\(Int(located.accuracy.value)) m)"))
+    if config.logLevel >= .debug {
+      let c = located.coordinate
+      effects.append(.log(.debug, "\(origin.rawValue) position \(c.latitude.value),\(c.longitude.value)"))
+    }
+    let resolved = resolve(at: now)
+    publish(.location(resolved, fix: nil), at: now, into: &effects)
+    answerLocates(at: now, into: &effects)
+    if resolved.position == position {
+      _ = zones.observe(position.coordinate, time: now, accuracy: position.accuracy)
+    }
+  }
+}

@@ -1,0 +1,170 @@
+/// The geolocation service's side of the engine (`[Network]`): whether a lookup may go out
+/// now, the answers kept in memory by the set of networks seen, the minimum interval, the
+/// capped backoff after failures, and the counters `status` shows (never the networks).
+struct NetworkLookupMachine: EngineMachine {
+  /// What to do about a wanted lookup.
+  enum Decision: Sendable, Hashable {
+    /// Send it (the shell answers with `geolocateAnswered`).
+    case send(GeolocateQuery)
+    /// The same networks were answered within `CacheFor=`: this, without asking.
+    case cached(GeolocateAnswer.Located, PositionProvenance)
+    /// Asked and not found within `CacheFor=`: nothing to ask again.
+    case cachedNotFound
+    /// Not now: a lookup is under way, or not before this instant.
+    case later(Instant?)
+    /// Network positioning is off (or this kind of lookup is).
+    case off
+  }
+
+  /// An answer kept: the place, or nil for a 404, and when it came.
+  private struct Cached: Sendable, Hashable {
+    var located: GeolocateAnswer.Located?
+    var at: Instant
+  }
+
+  /// At most this many sets of networks are remembered (the oldest goes first).
+  static let cacheLimit = 64
+
+  private var settings: NetworkSettings
+  private var cache: [String: Cached] = [:]
+  private var inFlight: GeolocateQuery?
+  private var lastAsked: Instant?
+  private var lastAnswered: Instant?
+  private var failures = 0
+  private var retryAt: Instant?
+  private var lastProblem: String?
+  private var counts = NetworkReport.Counts()
+  /// The Wi-Fi scan: asked for and not yet answered (since when), and the query made of the
+  /// last one that came back, with when.
+  private var scanning: Instant?
+  private var scanned: (query: GeolocateQuery, at: Instant)?
+
+  init(settings: NetworkSettings) { self.settings = settings }
+
+  /// New settings (a reload): a new service forgets what the old one answered.
+  mutating func configure(_ new: NetworkSettings) {
+    if new.url != settings.url || !new.enabled {
+      cache = [:]
+      failures = 0
+      retryAt = nil
+    }
+    settings = new
+  }
+
+  /// Whether a Wi-Fi scan is due at `now` (network positioning on, none under way, none
+  /// within `MinInterval=`); if so it counts as asked for.
+  mutating func scanDue(at now: Instant) -> Bool {
+    guard settings.enabled else { return false }
+    if let since = scanning, now < since.adding(settings.timeout) { return false }
+    if let last = scanned?.at, now < last.adding(settings.minInterval) { return false }
+    scanning = now
+    counts.scans += 1
+    return true
+  }
+
+  /// A scan came back with `accessPoints` (none when it could not be made): what may be
+  /// sent of it is the query of the next lookups.
+  mutating func scanned(_ accessPoints: [WifiAccessPoint], at now: Instant) {
+    scanning = nil
+    scanned = (GeolocateQuery.wifi(accessPoints), now)
+  }
+
+  /// What to ask: the last scan's networks, else (none usable) an IP-only lookup when
+  /// `IPLookup=yes`; nil while a scan is under way (its networks are awaited, not the last
+  /// ones), before the first scan came back, and with nothing to ask.
+  var query: GeolocateQuery? {
+    guard scanning == nil, let scanned else { return nil }
+    if !scanned.query.accessPoints.isEmpty { return scanned.query }
+    return settings.ipLookup ? .ipOnly : nil
+  }
+
+  /// Whether a lookup of `query` goes out at `now`.
+  mutating func want(_ query: GeolocateQuery, at now: Instant) -> Decision {
+    guard settings.enabled, query.considerIp ? settings.ipLookup : !query.accessPoints.isEmpty else {
+      return .off
+    }
+    if let kept = cache[query.cacheKey], now < kept.at.adding(settings.cacheFor) {
+      counts.cacheHits += 1
+      guard let located = kept.located else { return .cachedNotFound }
+      return .cached(located, query.origin)
+    }
+    guard inFlight == nil else { return .later(nil) }
+    if let retryAt, now < retryAt { return .later(retryAt) }
+    if let lastAsked, now < lastAsked.adding(settings.minInterval) {
+      return .later(lastAsked.adding(settings.minInterval))
+    }
+    inFlight = query
+    lastAsked = now
+    counts.requests += 1
+    return .send(query)
+  }
+
+  /// The lookup under way ended with `outcome` at `now`: the place and what it is, or why
+  /// not (nil when no lookup was under way: an answer from before a reload).
+  mutating func answered(_ outcome: GeolocateOutcome, at now: Instant)
+    -> Result<(GeolocateAnswer.Located, PositionProvenance), GeolocateAnswer.Problem>?
+  {
+    guard let query = inFlight else { return nil }
+    inFlight = nil
+    let result: Result<GeolocateAnswer.Located, GeolocateAnswer.Problem>
+    switch outcome {
+    case .skipped(let why):
+      counts.requests -= 1
+      counts.skipped += 1
+      lastProblem = why
+      retryAt = now.adding(settings.minInterval)
+      return .failure(GeolocateAnswer.Problem(.transport, why))
+    case .failed(let kind, let detail): result = .failure(GeolocateAnswer.Problem(kind, detail))
+    case .answered(let status, let body): result = GeolocateAnswer.judge(status: status, body: body)
+    }
+    switch result {
+    case .success(let located):
+      counts.answers += 1
+      lastAnswered = now
+      failures = 0
+      retryAt = nil
+      lastProblem = nil
+      remember(query.cacheKey, Cached(located: located, at: now))
+      return .success((located, query.origin))
+    case .failure(let problem):
+      counts.failed[problem.kind, default: 0] += 1
+      lastProblem = problem.detail
+      if problem.kind == .notFound {
+        // The service answered, and knows nothing of these networks: not a failure of it.
+        lastAnswered = now
+        failures = 0
+        retryAt = nil
+        remember(query.cacheKey, Cached(located: nil, at: now))
+      } else {
+        failures += 1
+        // Counted from when the lookup was sent, as the minimum interval is.
+        retryAt = (lastAsked ?? now).adding(Self.backoff(after: failures, from: settings.minInterval))
+      }
+      return .failure(problem)
+    }
+  }
+
+  /// The wait after `failures` failures in a row: `MinInterval=` doubled for each, at most
+  /// an hour (`NetworkSettings.maxBackoff`).
+  static func backoff(after failures: Int, from base: Duration) -> Duration {
+    let factor = Double(1 << min(max(failures, 1), 16))
+    return min(.milliseconds(Int64(base.seconds * factor * 1000)), NetworkSettings.maxBackoff)
+  }
+
+  /// Keeps `answer` for `key`, dropping the oldest past `cacheLimit`.
+  private mutating func remember(_ key: String, _ answer: Cached) {
+    cache[key] = answer
+    if cache.count > Self.cacheLimit, let oldest = cache.min(by: { $0.value.at < $1.value.at })?.key {
+      cache[oldest] = nil
+    }
+  }
+
+  /// What `status` shows: the switch, the service, when it last asked, how often; never
+  /// the networks.
+  var report: NetworkReport {
+    NetworkReport(
+      enabled: settings.enabled, ipLookup: settings.ipLookup, service: settings.url, asking: inFlight != nil,
+      lastAsked: lastAsked, lastAnswered: lastAnswered, retryAt: retryAt, lastProblem: lastProblem,
+      counts: counts)
+  }
+}

@@ -1,0 +1,62 @@
+import LocCore
+
+/// The `network` member of `status` (since 1.8): network positioning on or off, the service,
+/// when it last asked and how often. Counters only, never the networks seen.
+public struct NetworkStatusView: WireCodable {
+  /// `[Network] Enable=`.
+  public var enabled: Bool
+  /// `[Network] IPLookup=`.
+  public var ipLookup: Bool
+  /// The service's URL.
+  public var service: String
+  /// A lookup is under way.
+  public var asking: Bool
+  /// When the last lookup was sent (ms).
+  public var lastAsked: Instant?
+  /// When the service last answered, a position or a 404 (ms).
+  public var lastAnswered: Instant?
+  /// No lookup before this, after failures (ms).
+  public var retryAt: Instant?
+  /// Why the last lookup gave no position.
+  public var lastProblem: String?
+  /// requests, answers, cacheHits, skipped, and one counter per failure kind.
+  public var counters: [Counter]
+
+  /// The wire form of `r`.
+  public init(_ r: NetworkReport) {
+    enabled = r.enabled
+    ipLookup = r.ipLookup
+    service = r.service
+    asking = r.asking
+    lastAsked = r.lastAsked.map { WireFormat.truncate($0, 3) }
+    lastAnswered = r.lastAnswered.map { WireFormat.truncate($0, 3) }
+    retryAt = r.retryAt.map { WireFormat.truncate($0, 3) }
+    lastProblem = r.lastProblem
+    counters = r.counts.list
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    enabled = try o.bool("enabled")
+    ipLookup = try o.bool("ipLookup")
+    service = try o.string("service")
+    asking = try o.bool("asking")
+    lastAsked = try o.optionalInstant("lastAsked")
+    lastAnswered = try o.optionalInstant("lastAnswered")
+    retryAt = try o.optionalInstant("retryAt")
+    lastProblem = try o.optionalString("lastProblem")
+    counters = try o.counters("counters")
+  }
+
+  public var json: JSON {
+    .object([
+      "enabled": .bool(enabled), "ipLookup": .bool(ipLookup), "service": .string(service),
+      "asking": .bool(asking), "lastAsked": WireFormat.time(lastAsked, 3),
+      "lastAnswered": WireFormat.time(lastAnswered, 3), "retryAt": WireFormat.time(retryAt, 3),
+      "lastProblem": .optional(lastProblem), "counters": WireFormat.counters(counters),
+    ])
+  }
+
+  /// The counter named `name` (0 when absent).
+  public func count(_ name: String) -> Int { counters.first { $0.name == name }?.value ?? 0 }
+}

@@ -1,0 +1,148 @@
+import CLocCurl
+import LocCore
+
+/// The geolocation lookups of `[Network]` (decision 0050): one POST at a time through
+/// libcurl on a short-lived detached thread (curl's easy interface blocks), whose outcome
+/// comes back as bytes through a socket pair the loop watches, as `HostResolver` does, so
+/// the loop never waits on the network. The worker shares nothing mutable with the loop.
+final class Geolocator {
+  /// One exchange, run on the worker thread.
+  final class Job: Sendable {
+    let url: String
+    let userAgent: String
+    let body: String
+    let timeoutMilliseconds: Int
+    let reply: FileDescriptor
+
+    init(url: String, userAgent: String, body: String, timeout: Duration, reply: consuming FileDescriptor) {
+      self.url = url
+      self.userAgent = userAgent
+      self.body = body
+      self.timeoutMilliseconds = Int(timeout.seconds * 1000)
+      self.reply = reply
+    }
+
+    /// Posts and sends the outcome back; if the loop gave up meanwhile, sending fails and
+    /// that is all.
+    func run() {
+      var result = loccurl_result()
+      // A server that trickles fewer than 16 bytes a second for 5 s is given up on before
+      // the timeout (an answer is about 80 bytes).
+      loccurl_post(url, userAgent, body, timeoutMilliseconds, 16, 5, GeolocateAnswer.maxBodyBytes, &result)
+      defer { loccurl_free(&result) }
+      var bytes: [UInt8]
+      if result.failure == 0 {
+        let status = UInt32(clamping: result.status)
+        bytes = [
+          0, UInt8(status >> 24), UInt8((status >> 16) & 255), UInt8((status >> 8) & 255),
+          UInt8(status & 255),
+        ]
+        if let body = result.body { bytes += UnsafeBufferPointer(start: body, count: result.size) }
+      } else {
+        let words = withUnsafeBytes(of: result.error) { raw in Array(raw.prefix { $0 != 0 }) }
+        bytes = [UInt8(clamping: result.failure)] + words
+      }
+      var offset = 0
+      while offset < bytes.count, let sent = try? reply.send(bytes, from: offset) { offset += sent }
+    }
+  }
+
+  private let loop: EventLoop
+  private var generation = 0
+  private var watch: IOWatch?
+  private var answer: [UInt8] = []
+  private lazy var reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: GeolocateAnswer.maxBodyBytes + 16)
+  /// libcurl's global state, made once before the first worker.
+  private static let ready: Bool = loccurl_global_init() == 0
+
+  /// The User-Agent: locd and its version, nothing of the machine.
+  static let userAgent = "locd/\(VersionReport.release)"
+
+  init(loop: EventLoop) { self.loop = loop }
+
+  deinit { cancel() }
+
+  /// Posts `query` to `url`; `done` is called later on the loop, once, unless cancelled.
+  /// An IP-only query is not sent while a VPN-like interface carries the default route.
+  func lookUp(
+    _ query: GeolocateQuery, url: String, timeout: Duration, _ done: @escaping (GeolocateOutcome) -> Void
+  ) {
+    cancel()
+    if query.accessPoints.isEmpty, let tunnel = Geolocator.tunnel() {
+      loop.soon { done(.skipped("the default route goes through \(tunnel), a VPN: no IP lookup")) }
+      return
+    }
+    guard Geolocator.ready else {
+      loop.soon { done(.failed(.transport, detail: "libcurl could not be initialised")) }
+      return
+    }
+    let current = generation
+    let job: Job
+    do throws(Errno) {
+      let pair = try DescriptorPair.socketPair()
+      try pair.first.setNonBlocking()
+      job = Job(
+        url: url, userAgent: Geolocator.userAgent, body: query.body, timeout: timeout, reply: pair.second)
+      watch = try loop.watch(pair.first, events: Epoll.input) { [weak self] _ in
+        guard let self, self.generation == current, let outcome = self.readAnswer() else { return }
+        self.cancel()
+        done(outcome)
+      }
+    } catch {
+      loop.soon { done(.failed(.transport, detail: "cannot start a lookup: \(error)")) }
+      return
+    }
+    if !DetachedThread.start({ job.run() }) {
+      cancel()
+      loop.soon { done(.failed(.transport, detail: "no thread for the lookup")) }
+    }
+  }
+
+  /// Abandons the lookup in progress, if any: its `done` is never called.
+  func cancel() {
+    generation += 1
+    watch?.cancel()
+    watch = nil
+    answer = []
+  }
+
+  /// The outcome once the worker's end closed, nil until then.
+  private func readAnswer() -> GeolocateOutcome? {
+    guard let watch else { return nil }
+    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
+      answer += chunk
+      return answer.count <= GeolocateAnswer.maxBodyBytes + 5
+    }
+    switch outcome {
+    case .endOfFile: return Geolocator.decode(answer)
+    case .failed(let error): return .failed(.transport, detail: "lookup: \(error)")
+    case .stopped: return .failed(.tooLarge, detail: "answer over 64 KiB")
+    case .wouldBlock, .shortRead, .budgetSpent: return nil
+    }
+  }
+
+  /// The worker's bytes as an outcome: 0 and a 4-byte status, then the body; or a failure
+  /// kind (1 timeout, 2 too large, 3 transport) and libcurl's words.
+  static func decode(_ bytes: [UInt8]) -> GeolocateOutcome {
+    guard let kind = bytes.first else {
+      return .failed(.transport, detail: "the lookup ended without an answer")
+    }
+    if kind == 0, bytes.count >= 5 {
+      let status = bytes[1...4].reduce(0) { $0 << 8 | Int($1) }
+      return .answered(status: status, body: Array(bytes.dropFirst(5)))
+    }
+    let words = String(decoding: bytes.dropFirst(), as: UTF8.self)
+    switch kind {
+    case 1: return .failed(.timeout, detail: "no answer in time (\(words))")
+    case 2: return .failed(.tooLarge, detail: "answer over 64 KiB")
+    default: return .failed(.transport, detail: words)
+    }
+  }
+
+  /// The VPN-like interface that carries the default route, if one does (/proc/net/route).
+  static func tunnel() -> String? {
+    guard let bytes = try? FileIO.read(path: "/proc/net/route", limit: 1 << 20) else { return nil }
+    let text = String(decoding: bytes, as: UTF8.self)
+    return NetworkRoute.tunnel(among: NetworkRoute.defaultInterfaces(procNetRoute: text))
+  }
+}

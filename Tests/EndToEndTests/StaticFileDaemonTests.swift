@@ -1,0 +1,120 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+import Testing
+
+/// The static location file against the real locd: no receiver (a replay of an empty log,
+/// which finishes at once), `[Position] StaticFile=` in a temporary directory, the file
+/// written, replaced, edited in place and removed while locd runs; and where-am-i (geoclue's
+/// demo, the real program) through locd's GeoClue2 face on a private system-like bus.
+@Suite(.serialized) struct StaticFileDaemonTests {
+  static let office = "# the office\n59.9139  # latitude\n10.7522  # longitude\n23\n15  # accuracy\n"
+  static let moved = "59.9639\n10.7522\n23\n15\n"
+  static let edited = "59.9339\n10.7522\n23\n30\n"
+
+  /// locd with the static file at `dir/geolocation` and no GNSS fixes.
+  static func locd(in dir: String, config: String = "", environment: [String: String] = [:]) throws
+    -> LocdProcess
+  {
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    return try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: environment, directory: dir,
+      config: "[Position]\nStaticFile=\(dir)/geolocation\n" + config)
+  }
+
+  /// Writes `text` over `path` in place (open with O_TRUNC, write, close), as an editor that
+  /// does not rename does.
+  static func overwrite(_ path: String, _ text: String) {
+    let fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)
+    precondition(fd >= 0)
+    _ = Array(text.utf8).withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    close(fd)
+  }
+
+  @Test func theFileEditedAndRemovedWhileLocdRunsMovesAndThenClearsThePosition() throws {
+    let dir = LocdProcess.makeDirectory()
+    let file = dir + "/geolocation"
+    try Self.office.write(toFile: file, atomically: true, encoding: .utf8)
+    let locd = try Self.locd(in: dir)
+    // At start: the file's place, as a configured one (tier manual) of provenance static.
+    var s = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    #expect(s.position.tier == .manual && s.position.position?.accuracy == Meters(15))
+    #expect(s.position.position?.coordinate.latitude.value == 59.9139)
+    #expect(s.position.position?.source == "static:\(file)")
+    #expect(s.staticFile?.path == file && s.staticFile?.inUse == true && s.staticFile?.problem == nil)
+    #expect(s.timezone.zone.id == "Europe/Oslo")
+
+    // Replaced by rename (what `write(atomically:)` and configuration managers do).
+    try Self.moved.write(toFile: file, atomically: true, encoding: .utf8)
+    s = try locd.waitForStatus { $0.position.position?.coordinate.latitude.value == 59.9639 }
+    #expect(s.position.provenance == .known(.staticFile))
+
+    // Edited in place.
+    Self.overwrite(file, Self.edited)
+    s = try locd.waitForStatus { $0.position.position?.accuracy == Meters(30) }
+    #expect(s.position.position?.coordinate.latitude.value == 59.9339)
+
+    // Broken: no position, and the line that is wrong.
+    Self.overwrite(file, "59.9339\nten east\n23\n30\n")
+    s = try locd.waitForStatus { $0.staticFile?.problem != nil }
+    #expect(s.staticFile?.problem == "line 2: the longitude is not a number")
+    #expect(s.staticFile?.inUse == false && s.position.tier == .none)
+
+    // Back, then removed: the position clears (no receiver, no cached or manual position).
+    Self.overwrite(file, Self.office)
+    _ = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    try FileManager.default.removeItem(atPath: file)
+    s = try locd.waitForStatus { $0.position.tier == .none }
+    #expect(s.position.provenance == nil && s.staticFile?.inUse == false && s.staticFile?.problem == nil)
+    #expect(locd.log.contains("static location cleared (\(file) is gone)"), "\(locd.log)")
+    // Never written to the state file: the file is its own record.
+    #expect(locd.stop() == 0)
+    let state = (try? String(contentsOfFile: locd.stateDirectory + "/state.json", encoding: .utf8)) ?? ""
+    #expect(!state.contains("59.9"), "\(state)")
+  }
+
+  @Test func locctlStatusAndWatchNameTheProvenance() throws {
+    let dir = LocdProcess.makeDirectory()
+    try Self.office.write(toFile: dir + "/geolocation", atomically: true, encoding: .utf8)
+    let locd = try Self.locd(in: dir)
+    _ = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    let text = try locd.locctl(["status"]).stdout
+    #expect(text.contains("static"), "\(text)")
+    #expect(text.contains("Static file:") && text.contains("\(dir)/geolocation: in use"), "\(text)")
+    #expect(locd.stop() == 0)
+  }
+
+  @Test(
+    .enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"),
+    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"))
+  func whereAmIGetsTheStaticPositionThroughTheGeoClueFace() throws {
+    let bus = try PrivateSystemBus(policies: [GeoClueBusTests.policy])
+    let dir = LocdProcess.makeDirectory()
+    try Self.office.write(toFile: dir + "/geolocation", atomically: true, encoding: .utf8)
+    let locd = try Self.locd(in: dir, config: "[GeoClue]\nEnable=yes\n", environment: bus.environment)
+    guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
+      throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")
+    }
+    _ = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    // The locd test agent (Tests/Peers/geoclue-agent.py, a python3-dbus stand-in for a
+    // desktop's agent) allows every app.
+    let agent = try LinePeer(
+      GeoCluePrograms.peer("geoclue-agent.py"), ["8", "yes"], environment: bus.environment,
+      output: bus.directory + "/agent.out")
+    defer { agent.stop() }
+    guard agent.waitFor("ready") else { throw HarnessError("the agent did not register: \(agent.text)") }
+    let level = try bus.busctl([
+      "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+      "org.freedesktop.GeoClue2.Manager", "AvailableAccuracyLevel",
+    ])
+    #expect(level.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "u 8", "\(level.stdout)")
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    // where-am-i prints each value with %f (six decimals).
+    #expect(out.contains("Latitude:    59.913900°"), "\(out)\n\(locd.log)")
+    #expect(out.contains("Longitude:   10.752200°"), "\(out)")
+    #expect(out.contains("Accuracy:    15.000000 meters"), "\(out)")
+    #expect(out.contains("Description: static"), "\(out)")
+    #expect(locd.stop() == 0)
+  }
+}

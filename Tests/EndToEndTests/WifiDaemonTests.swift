@@ -1,0 +1,191 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+import Testing
+
+/// Wi-Fi positioning against the real locd. Two STAND-INS, both said so: NetworkManager is
+/// python3-dbusmock's networkmanager template (Debian python3-dbusmock) on a private bus
+/// configured like the system bus (no Wi-Fi hardware here), given a device and access points
+/// through its mock interface (AddWiFiDevice, AddAccessPoint) and recording the calls it
+/// gets; the geolocation service is Tests/Peers/geolocate-stand-in.py, a python3 http.server
+/// speaking the geolocate API that records every request.
+@Suite(.serialized) struct WifiDaemonTests {
+  static let policy = Binaries.packageRoot.path + "/Tests/Peers/networkmanager-stand-in.conf"
+  static let installed: Bool = {
+    guard GeoCluePrograms.busInstalled else { return false }
+    let probe = try? run(
+      URL(fileURLWithPath: "/usr/bin/python3"), ["-c", "import dbusmock.templates.networkmanager"])
+    return probe?.status == 0
+  }()
+  static let nm = "org.freedesktop.NetworkManager"
+
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func theStrongestMappableNetworksAreSentOnceAndTheAnswerIsAWifiPosition() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let log = bus.directory + "/nm-stand-in.log"
+    let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    let nm = try Child(
+      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
+      environment: bus.environment, stdoutFD: fd, stderrFD: fd)
+    close(fd)
+    defer {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+    }
+    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
+    func mock(_ path: String, _ member: String, _ arguments: [String]) throws -> String {
+      let r = try bus.busctl(["call", "--", Self.nm, path, "org.freedesktop.DBus.Mock", member] + arguments)
+      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
+      return r.stdout
+    }
+    // State 100: NM_DEVICE_STATE_ACTIVATED.
+    _ = try mock("/org/freedesktop/NetworkManager", "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
+    // name, SSID, BSSID, mode 2 (infrastructure), frequency, rate, strength (0-100), security.
+    for (name, ssid, bssid, strength) in [
+      ("home", "home", "00:11:22:33:44:01", 80), ("office", "office", "00:11:22:33:44:02", 60),
+      ("cafe", "cafe_nomap", "00:11:22:33:44:03", 90), ("phone", "phone", "02:AA:BB:CC:DD:EE", 95),
+      ("hidden", "", "00:11:22:33:44:05", 70),
+    ] {
+      _ = try mock(
+        "/org/freedesktop/NetworkManager", "AddAccessPoint",
+        ["ssssuuuyu", device, name, ssid, bssid, "2", "2437", "54000", String(strength), "0"])
+    }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: """
+        [Position]
+        StaticFile=
+        [Network]
+        Enable=yes
+        URL=\(standIn.url)
+        MinInterval=1s
+        MaxAge=1s
+        """)
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.position.tier == .fix && s.position.position?.accuracy == Meters(5000))
+    let first = try #require(standIn.requests.first)
+    let body = try #require((first["body"] as? String).flatMap { try? JSON.parse($0) })
+    #expect(body["considerIp"] == .bool(false))
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    // Strongest first; the _nomap, the locally administered (02:...) and the hidden one left out.
+    #expect(
+      aps.compactMap { $0["macAddress"]?.string } == ["00:11:22:33:44:01", "00:11:22:33:44:02"], "\(body)")
+    // NetworkManager's strength 80 and 60 as dBm: -100 + 0.6 × strength.
+    #expect(aps.compactMap { $0["signalStrength"]?.number } == [-52, -64])
+    #expect(aps.allSatisfy { $0["age"]?.number != nil } && aps.allSatisfy { $0["ssid"] == nil })
+    // The scan was asked of the device.
+    let calls = try bus.busctl(["call", "--", Self.nm, device, "org.freedesktop.DBus.Mock", "GetCalls"])
+    #expect(calls.stdout.contains("RequestScan"), "\(calls.stdout)")
+    // MaxAge=1s: the next scan finds the same networks and is answered from memory.
+    let later = try locd.waitForStatus(timeout: 20) { ($0.network?.count("cacheHits") ?? 0) >= 1 }
+    #expect(later.network?.count("scans") ?? 0 >= 2)
+    #expect(standIn.requests.count == 1, "\(standIn.requests)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// Without NetworkManager on the bus, wpa_supplicant's API. The stand-in
+  /// (Tests/Peers/wpa-supplicant-stand-in.py, python3-dbus) is NOT wpa_supplicant: one
+  /// interface whose BSS objects the test lists, Interface.Scan recorded.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func withoutNetworkManagerWpaSupplicantsNetworksAreSent() throws {
+    let bus = try PrivateSystemBus(
+      policies: [Binaries.packageRoot.path + "/Tests/Peers/wpa-supplicant-stand-in.conf"])
+    let bssFile = bus.directory + "/bss.json"
+    try """
+    [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+     {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1},
+     {"bssid": "00:11:22:33:44:03", "ssid": "cafe_nomap", "signal": -40, "frequency": 2412, "age": 0},
+     {"bssid": "06:11:22:33:44:04", "ssid": "hotspot", "signal": -30, "frequency": 2412, "age": 0},
+     {"bssid": "00:11:22:33:44:05", "ssid": "", "signal": -45, "frequency": 2412, "age": 0}]
+    """.write(toFile: bssFile, atomically: true, encoding: .utf8)
+    let calls = bus.directory + "/wpa-calls.log"
+    let supplicant = try LinePeer(
+      GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, calls], environment: bus.environment,
+      output: bus.directory + "/wpa.out")
+    defer { supplicant.stop() }
+    guard supplicant.waitFor("ready") else {
+      throw HarnessError("the stand-in did not start: \(supplicant.text)")
+    }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1)
+    let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    #expect(
+      aps.compactMap { $0["macAddress"]?.string } == ["00:11:22:33:44:01", "00:11:22:33:44:02"], "\(body)")
+    // wpa_supplicant's Signal is dBm already; Age in seconds, sent in ms.
+    #expect(aps.compactMap { $0["signalStrength"]?.number } == [-48, -71])
+    #expect(aps.compactMap { $0["age"]?.number } == [3000, 1000])
+    let scanned = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+    #expect(scanned.contains("Scan passive"), "\(scanned)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// where-am-i (geoclue's demo, the real program) through locd's GeoClue2 face gets the
+  /// Wi-Fi position, and the Manager offers STREET (6): no GNSS source at all.
+  @Test(
+    .enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"),
+    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"))
+  func whereAmIGetsTheWifiPositionThroughTheGeoClueFace() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
+    let nm = try Child(
+      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
+      environment: bus.environment)
+    defer {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+    }
+    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
+    func mock(_ member: String, _ arguments: [String]) throws {
+      let r = try bus.busctl(
+        ["call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", member]
+          + arguments)
+      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
+    }
+    try mock("AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
+    try mock(
+      "AddAccessPoint",
+      ["ssssuuuyu", device, "home", "home", "00:11:22:33:44:01", "2", "2437", "54000", "80", "0"])
+    try mock(
+      "AddAccessPoint",
+      ["ssssuuuyu", device, "next", "next", "00:11:22:33:44:02", "2", "2437", "54000", "50", "0"])
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[GeoClue]\nEnable=yes\n[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
+      throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")
+    }
+    _ = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    let level = try bus.busctl([
+      "get-property", "org.freedesktop.GeoClue2", "/org/freedesktop/GeoClue2/Manager",
+      "org.freedesktop.GeoClue2.Manager", "AvailableAccuracyLevel",
+    ])
+    #expect(level.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "u 6", "\(level.stdout)")
+    let agent = try LinePeer(
+      GeoCluePrograms.peer("geoclue-agent.py"), ["8", "yes"], environment: bus.environment,
+      output: bus.directory + "/agent.out")
+    defer { agent.stop() }
+    guard agent.waitFor("ready") else { throw HarnessError("the agent did not register: \(agent.text)") }
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "5", "-a", "8"], on: bus)
+    // The stand-in's answer, printed with %f.
+    #expect(out.contains("Latitude:    59.913900°"), "\(out)\n\(locd.log)")
+    #expect(out.contains("Longitude:   10.752200°"), "\(out)")
+    #expect(out.contains("Accuracy:    5000.000000 meters"), "\(out)")
+    #expect(out.contains("Description: wifi"), "\(out)")
+    #expect(locd.stop() == 0)
+  }
+}
