@@ -141,10 +141,12 @@ import Testing
 /// Bad input through a listening source, one kind per test: each is counted, none crashes,
 /// none grows memory, and good input afterwards still gives fixes.
 @Suite struct BadSourceInputTests {
-  /// A daemon listening on a fresh loopback port, with one peer connected.
-  static func listening() throws -> (LocdProcess, Int32) {
+  /// A daemon listening on a fresh loopback port (with `config` as its locd.conf), with one
+  /// peer connected.
+  static func listening(config: String? = nil) throws -> (LocdProcess, Int32) {
     let port = freePort()
-    let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp-listen://127.0.0.1:\(port)"])
+    let daemon = try LocdProcess(
+      arguments: ["--source", "nmea+tcp-listen://127.0.0.1:\(port)"], config: config)
     _ = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
     let peer = try connectTCP("127.0.0.1", port)
     try daemon.waitForCounters { $0["peers"] == 1 }
