@@ -82,4 +82,22 @@ import Testing
     // Nobody has it open any more: the output lets the receiver go.
     _ = try daemon.waitForStatus(timeout: 30) { $0.acquisition?.subscribers == 0 }
   }
+
+  @Test func itsModeIsItsPolicy() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let dir = LocdProcess.makeDirectory()
+    let link = dir + "/nmea0"
+    let daemon = try LocdProcess(
+      directory: dir, config: "[NMEAOut]\nEnable=yes\nLink=\(link)\nGroup=\nMode=0600\n")
+    _ = try daemon.waitForStatus { _ in FileManager.default.fileExists(atPath: link) }
+    // Mode 0600, owned by locd's user (root here): another user cannot open it.
+    let script =
+      "import os\ntry:\n    os.open('\(link)', os.O_RDONLY | os.O_NOCTTY)\n    print('opened')\nexcept PermissionError:\n    print('refused')\n"
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/python3", "-c", script])
+    #expect(r.stdout == "refused\n", "\(r.stdout) \(r.stderr)")
+    daemon.stop()
+    #expect(!FileManager.default.fileExists(atPath: link), "the link goes with locd")
+  }
 }
