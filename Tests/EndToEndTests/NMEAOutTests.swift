@@ -79,8 +79,14 @@ import Testing
       agreed += 1
     }
     #expect(agreed >= 8, "gpsdecode's TPVs of the same times: \(agreed)")
-    // Nobody has it open any more: the output lets the receiver go.
-    _ = try daemon.waitForStatus(timeout: 30) { $0.acquisition?.subscribers == 0 }
+    // Nobody has it open any more: the output lets the receiver go, and says what it wrote.
+    let s = try daemon.waitForStatus(timeout: 30) {
+      $0.acquisition?.subscribers == 0 && $0.nmeaOut?.reading == false
+    }
+    let out = try #require(s.nmeaOut)
+    let c = Dictionary(uniqueKeysWithValues: out.counters.map { ($0.name, $0.value) })
+    #expect(out.link == link && out.pty?.hasPrefix("/dev/pts/") == true)
+    #expect(c["readers"] == 1 && (c["cycles"] ?? 0) >= 12 && (c["sentences"] ?? 0) >= 12 * 5, "\(c)")
   }
 
   @Test func itsModeIsItsPolicy() throws {
