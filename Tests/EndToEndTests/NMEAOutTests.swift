@@ -79,7 +79,31 @@ import Testing
       agreed += 1
     }
     #expect(agreed >= 8, "gpsdecode's TPVs of the same times: \(agreed)")
-    // Nobody has it open any more: the output lets the receiver go.
-    _ = try daemon.waitForStatus(timeout: 30) { $0.acquisition?.subscribers == 0 }
+    // Nobody has it open any more: the output lets the receiver go, and says what it wrote.
+    let s = try daemon.waitForStatus(timeout: 30) {
+      $0.acquisition?.subscribers == 0 && $0.nmeaOut?.reading == false
+    }
+    let out = try #require(s.nmeaOut)
+    let c = Dictionary(uniqueKeysWithValues: out.counters.map { ($0.name, $0.value) })
+    #expect(out.link == link && out.pty?.hasPrefix("/dev/pts/") == true)
+    #expect(c["readers"] == 1 && (c["cycles"] ?? 0) >= 12 && (c["sentences"] ?? 0) >= 12 * 5, "\(c)")
+  }
+
+  @Test func itsModeIsItsPolicy() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let dir = LocdProcess.makeDirectory()
+    let link = dir + "/nmea0"
+    let daemon = try LocdProcess(
+      directory: dir, config: "[NMEAOut]\nEnable=yes\nLink=\(link)\nGroup=\nMode=0600\n")
+    _ = try daemon.waitForStatus { _ in FileManager.default.fileExists(atPath: link) }
+    // Mode 0600, owned by locd's user (root here): another user cannot open it.
+    let script =
+      "import os\ntry:\n    os.open('\(link)', os.O_RDONLY | os.O_NOCTTY)\n    print('opened')\nexcept PermissionError:\n    print('refused')\n"
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/setpriv"),
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "--", "/usr/bin/python3", "-c", script])
+    #expect(r.stdout == "refused\n", "\(r.stdout) \(r.stderr)")
+    daemon.stop()
+    #expect(!FileManager.default.fileExists(atPath: link), "the link goes with locd")
   }
 }

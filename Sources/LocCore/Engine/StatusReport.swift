@@ -141,6 +141,8 @@ public struct StatusReport: Sendable, Hashable {
   public var chrony: ChronyReport? = nil
   /// The gpsd-compatible face, while `[Gpsd] Enable=yes` (the shell's).
   public var gpsd: GpsdFaceReport? = nil
+  /// The NMEA pseudo-terminal, while `[NMEAOut] Enable=yes` (the shell's).
+  public var nmeaOut: NMEAOutReport? = nil
   /// The state directory's files: refused when read, writes refused or failed (the shell
   /// fills it in).
   public var stateFiles: [Counter] = []

@@ -43,6 +43,8 @@ public struct StatusView: WireCodable {
   public var chrony: ChronyStatusView?
   /// The gpsd-compatible face (since 1.8; present only while `[Gpsd] Enable=yes`).
   public var gpsd: GpsdStatusView?
+  /// The NMEA pseudo-terminal (since 1.8; present only while `[NMEAOut] Enable=yes`).
+  public var nmeaOut: NMEAOutStatusView?
   /// The daemon's now, to the microsecond: the clock every time here is on (simulated under
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
@@ -76,6 +78,7 @@ public struct StatusView: WireCodable {
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     chrony = r.chrony.map(ChronyStatusView.init)
     gpsd = r.gpsd.map(GpsdStatusView.init)
+    nmeaOut = r.nmeaOut.map(NMEAOutStatusView.init)
     now = r.now
     satellites = r.satellites.map(SatellitesSummaryView.init)
     staticFile = r.staticFile.flatMap { s in s.path.map { StaticFileStatusView(s, path: $0) } }
@@ -104,6 +107,7 @@ public struct StatusView: WireCodable {
     geoclue = try o.optionalDecode("geoclue")
     chrony = try o.optionalDecode("chrony")
     gpsd = try o.optionalDecode("gpsd")
+    nmeaOut = try o.optionalDecode("nmeaOut")
     now = try o.optionalInstant("now")
     satellites = try o.optionalDecode("satellites")
     staticFile = try o.optionalDecode("staticFile")
@@ -124,6 +128,7 @@ public struct StatusView: WireCodable {
     if let geoclue { o["geoclue"] = geoclue.json }
     if let chrony { o["chrony"] = chrony.json }
     if let gpsd { o["gpsd"] = gpsd.json }
+    if let nmeaOut { o["nmeaOut"] = nmeaOut.json }
     if let now { o["now"] = WireFormat.time(now, 6) }
     if let satellites { o["satellites"] = satellites.json }
     if let staticFile { o["staticFile"] = staticFile.json }

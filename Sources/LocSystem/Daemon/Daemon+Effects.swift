@@ -14,6 +14,7 @@ extension Daemon {
     completed.geoClue = faces.geoClue?.report
     completed.chrony = actions.chrony?.report
     completed.gpsd = faces.gpsd?.report.status
+    completed.nmeaOut = faces.nmeaOut?.0.report
     completed.stateFiles = files.counters.all
     return .success(.status(completed))
   }

@@ -93,6 +93,16 @@ final class NMEAPty {
     }
   }
 
+  /// Status: the link, the pty, whether it is read, the counters.
+  var report: NMEAOutReport {
+    NMEAOutReport(
+      link: settings.link, pty: slave, reading: reading,
+      counters: [
+        Counter("readers", counters.readers), Counter("cycles", counters.cycles),
+        Counter("sentences", counters.sentences), Counter("dropped", counters.dropped),
+      ])
+  }
+
   /// Removes the link and closes the pty.
   func stop() {
     timer?.cancel()

@@ -1,0 +1,20 @@
+/// The NMEA pseudo-terminal as `status` shows it (the shell's; docs/NMEAOUT.md).
+public struct NMEAOutReport: Sendable, Hashable {
+  /// The stable link.
+  public var link: String
+  /// The pty it points at, once made.
+  public var pty: String?
+  /// Whether a program has it open now.
+  public var reading: Bool
+  /// Its counters: `readers` (times a program opened it), `cycles`, `sentences`, `dropped`
+  /// (cycles a reader was too far behind for).
+  public var counters: [Counter]
+
+  /// A report.
+  public init(link: String, pty: String?, reading: Bool, counters: [Counter]) {
+    self.link = link
+    self.pty = pty
+    self.reading = reading
+    self.counters = counters
+  }
+}
