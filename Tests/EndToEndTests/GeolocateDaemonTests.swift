@@ -107,6 +107,7 @@ import Testing
     _ = try locd.locctl(["locate", "--timeout", "1"])
     let s = try locd.status()
     #expect(s.network?.enabled == false && s.network?.count("requests") == 0)
+    #expect(s.network?.count("scans") == 0)
     #expect(s.position.tier == .none)
     #expect(try locd.locctl(["status"]).stdout.contains("Network:     off (nothing is sent"))
     #expect(locd.stop() == 0)

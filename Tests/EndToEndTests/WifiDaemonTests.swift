@@ -131,12 +131,13 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
-  /// where-am-i (geoclue's demo, the real program) through locd's GeoClue2 face gets the
-  /// Wi-Fi position, and the Manager offers STREET (6): no GNSS source at all.
+  /// where-am-i (geoclue's demo) and gammastep, the real programs, through locd's GeoClue2
+  /// face get the Wi-Fi position, and the Manager offers STREET (6): no GNSS source at all.
   @Test(
     .enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"),
-    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"))
-  func whereAmIGetsTheWifiPositionThroughTheGeoClueFace() throws {
+    .enabled(if: GeoCluePrograms.demosInstalled, "needs geoclue-2-demo"),
+    .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gammastep"), "needs gammastep"))
+  func whereAmIAndGammastepGetTheWifiPositionThroughTheGeoClueFace() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
     let nm = try Child(
       "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
@@ -186,6 +187,47 @@ import Testing
     #expect(out.contains("Longitude:   10.752200°"), "\(out)")
     #expect(out.contains("Accuracy:    5000.000000 meters"), "\(out)")
     #expect(out.contains("Description: wifi"), "\(out)")
+    // gammastep (the real program) asks for CITY: reduced accuracy, the centre of the
+    // reduced grid's cell of the Wi-Fi position (docs/APPS.md), printed to two decimals.
+    let centre = ReducedGrid.centre(ReducedGrid.cell(of: Coordinate(lat: 59.9139, lon: 10.7522)!))
+    let expected = String(format: "Location: %.2f N, %.2f E", centre.latitude.value, centre.longitude.value)
+    let colour = try runClient("/usr/bin/gammastep", ["-l", "geoclue2", "-p"], on: bus, timeout: 30)
+    #expect(colour.contains(expected), "\(colour)\n\(locd.log)")
     #expect(locd.stop() == 0)
+  }
+
+  /// With the switch off nothing is asked of NetworkManager: no GetDevices, no RequestScan,
+  /// however much a fix is wanted (a refresh, a locate).
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func nothingIsScannedWhileTheSwitchIsOff() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let log = bus.directory + "/nm-stand-in.log"
+    let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
+    let nm = try Child(
+      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
+      environment: bus.environment, stdoutFD: fd, stderrFD: fd)
+    close(fd)
+    defer {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+    }
+    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
+    let r = try bus.busctl([
+      "call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", "AddWiFiDevice",
+      "ssi", "wlan0", "wlan0", "100",
+    ])
+    #expect(r.status == 0, "\(r.stderr)")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[Position]\nStaticFile=\n[Network]\nEnable=no\nIPLookup=yes\n")
+    _ = try locd.locctl(["refresh"])
+    _ = try locd.locctl(["locate", "--timeout", "1"])
+    let s = try locd.status()
+    #expect(s.network?.count("scans") == 0 && s.network?.count("requests") == 0)
+    #expect(locd.stop() == 0)
+    let calls = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+    #expect(!calls.contains("GetDevices") && !calls.contains("RequestScan"), "\(calls)")
   }
 }

@@ -163,4 +163,13 @@ import Testing
     h.handle(.geolocateAnswered(.answered(status: 500, body: [])))
     #expect(try Self.network(h).counts.failed[.httpStatus] == nil)
   }
+
+  /// Turned off by a reload while a lookup is under way: its answer is not used.
+  @Test func anAnswerAfterTheSwitchWentOffIsDropped() throws {
+    var h = Self.harness()
+    #expect(Self.lookups(h).count == 1)
+    h.handle(.configReloaded(.success(Self.config(enabled: false)), requestedBy: nil))
+    h.handle(.geolocateAnswered(.answered(status: 200, body: Self.oslo)))
+    #expect(h.engine.resolve(at: h.now).tier == .none)
+  }
 }

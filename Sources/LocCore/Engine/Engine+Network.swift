@@ -31,6 +31,8 @@ extension Engine {
   mutating func handleGeolocate(_ outcome: GeolocateOutcome, at now: Instant, into effects: inout [Effect]) {
     switch network.answered(outcome, at: now) {
     case nil: break
+    // An answer to a lookup sent before a reload turned network positioning off is dropped.
+    case .success? where !config.network.enabled: break
     case .success(let (located, origin))?: acceptNetwork(located, origin: origin, at: now, into: &effects)
     case .failure(let problem)?:
       effects.append(.log(.notice, "no position from \(config.network.url): \(problem.detail)"))

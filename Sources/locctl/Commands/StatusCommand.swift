@@ -12,9 +12,10 @@ enum StatusCommand {
       .flag("verbose", short: "v", "also the counters of sources, rejected fixes, the socket and GeoClue2")
     ],
     help: """
-      The position with its tier (fix, cached, manual or none), accuracy and age; altitude, speed and
-      course when the receiver gives them; the manual location when one is set, also while a fix is in
-      use; the time zone in effect, the local time, and whether the system's zone is the same; today's
+      The position with its tier (fix, cached, manual or none), what it came from (gnss, wifi, ip,
+      static, manual, cached), accuracy and age; altitude, speed and course when the receiver gives
+      them; the manual location when one is set, also while a fix is in use; the static location file;
+      network positioning (off, or the service, when it last asked, how often); the time zone in effect, the local time, and whether the system's zone is the same; today's
       sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
       fixes it drops and how far its clock is off; the satellites the receiver sees (used, in view,
       best signal: locctl sky); the receiver; the apps using the location; with
