@@ -4,7 +4,8 @@ import LocSystem
 /// `locbench daemon [--idle-seconds N] [--locd PATH]`: the built daemon, measured from
 /// outside: exec to READY=1, idle RSS, wakeups while idle (no source traffic; an on-demand
 /// gpsd source once it has a good fix), status round trips, and fix-to-subscriber latency
-/// with 100 subscribers. `--latency-only` measures only the last; `--per-fix` prints each
+/// with 100 subscribers. `--latency-only` measures only the last, `--round-trip-only` only
+/// the round trips (for alternating before/after rounds); `--per-fix` prints each
 /// fix's slowest and median delivery too, in the fix's order (which fix makes the p99).
 enum DaemonBenchmark: Benchmark {
   static let name = "daemon"
@@ -12,10 +13,11 @@ enum DaemonBenchmark: Benchmark {
   static func run(_ arguments: [String]) -> Int32 {
     guard
       let options = try? CommandLineOptions(
-        arguments, valued: ["idle-seconds", "locd", "fixture"], flagNames: ["latency-only", "per-fix"])
+        arguments, valued: ["idle-seconds", "locd", "fixture"],
+        flagNames: ["latency-only", "round-trip-only", "per-fix"])
     else {
       print(
-        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only] [--per-fix]"
+        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only] [--per-fix]"
       )
       return 2
     }
@@ -25,6 +27,10 @@ enum DaemonBenchmark: Benchmark {
     guard FileIO.isExecutable(path: locd) else {
       print("daemon: \(locd) not built (swift build -c release)")
       return 1
+    }
+    if options.flag("round-trip-only") {
+      roundTrips(locd)
+      return 0
     }
     if !options.flag("latency-only") {
       startup(locd)

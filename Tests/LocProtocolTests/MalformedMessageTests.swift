@@ -66,6 +66,21 @@ import Testing
     }
   }
 
+  /// A path joins its last member only when read or extended (decoders name every member
+  /// they read; only errors read the name): the text is the same either way.
+  @Test func pathsReadTheSameHoweverTheyWereBuilt() {
+    let top = WirePath()
+    #expect(top.description == "the message")
+    #expect(top.member("result").text == "result")
+    let deep = top.member("result").member("timers").element(0).member("rule")
+    #expect(deep.text == "result.timers[0].rule")
+    #expect(deep.joined.text == deep.text)
+    #expect(deep.joined == deep)
+    #expect(top.member("a").member("b") == top.member("a").joined.member("b"))
+    #expect(top.member("a") != top.member("b"))
+    #expect(Set([deep, deep.joined]).count == 1)
+  }
+
   @Test func replyResults() {
     #expect(resultProblem(.status, "{}")?.contains("result.position: missing") == true)
     #expect(

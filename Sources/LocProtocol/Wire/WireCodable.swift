@@ -20,27 +20,43 @@ extension WireCodable {
 
 /// Where a value sits in a message, for error messages: `result.position.lat`, `data.after[1]`.
 public struct WirePath: Hashable, Sendable, CustomStringConvertible {
+  /// The path down to `last`, joined.
+  private var base: String
+  /// The last member, not joined to `base` until the path is read or goes deeper: a
+  /// decoder names the path of every member it reads, and only an error reads it, so a
+  /// member costs no string of its own on the way (WireObject joins once per object).
+  private var last: String?
+
   /// The path's text; empty at the top.
-  public private(set) var text: String
+  public var text: String {
+    guard let last else { return base }
+    return base.isEmpty ? last : base + "." + last
+  }
 
   /// The top of a message.
-  public init() { text = "" }
+  public init() {
+    base = ""
+    last = nil
+  }
+
+  private init(base: String, last: String?) {
+    self.base = base
+    self.last = last
+  }
 
   /// The member `key` below this path.
-  public func member(_ key: String) -> WirePath {
-    var p = self
-    p.text = text.isEmpty ? key : text + "." + key
-    return p
-  }
+  public func member(_ key: String) -> WirePath { WirePath(base: text, last: key) }
 
   /// The element `index` below this path.
-  public func element(_ index: Int) -> WirePath {
-    var p = self
-    p.text = text + "[\(index)]"
-    return p
-  }
+  public func element(_ index: Int) -> WirePath { WirePath(base: text + "[\(index)]", last: nil) }
+
+  /// The same path with its text joined, for one that many members will be named below.
+  public var joined: WirePath { last == nil ? self : WirePath(base: text, last: nil) }
 
   public var description: String { text.isEmpty ? "the message" : text }
+
+  public static func == (a: WirePath, b: WirePath) -> Bool { a.text == b.text }
+  public func hash(into hasher: inout Hasher) { hasher.combine(text) }
 }
 
 /// Why a message could not be decoded: where, and what was wrong.

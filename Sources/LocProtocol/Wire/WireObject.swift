@@ -16,7 +16,7 @@ public struct WireObject {
       throw WireDecodingError(path, "expected an object, got \(kind(json))")
     }
     members = o
-    self.path = path
+    self.path = path.joined
   }
 
   /// An error at member `key`.
