@@ -20,20 +20,32 @@ import Testing
   }()
   static let nm = "org.freedesktop.NetworkManager"
 
-  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
-  func theStrongestMappableNetworksAreSentOnceAndTheAnswerIsAWifiPosition() throws {
-    let bus = try PrivateSystemBus(policies: [Self.policy])
+  /// python3-dbusmock's networkmanager template on `bus`, the stand-in for NetworkManager
+  /// (no Wi-Fi here), once it owns its name; its output, which records the calls made of it,
+  /// goes to the returned log file.
+  static func networkManagerStandIn(on bus: PrivateSystemBus) throws -> (Child, String) {
     let log = bus.directory + "/nm-stand-in.log"
     let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     let nm = try Child(
       "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
       environment: bus.environment, stdoutFD: fd, stderrFD: fd)
     close(fd)
+    guard bus.waitForOwner(Self.nm) else {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+      throw HarnessError("the NetworkManager stand-in did not start")
+    }
+    return (nm, log)
+  }
+
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func theStrongestMappableNetworksAreSentOnceAndTheAnswerIsAWifiPosition() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let (nm, _) = try Self.networkManagerStandIn(on: bus)
     defer {
       kill(nm.pid, SIGTERM)
       nm.wait(timeout: 5)
     }
-    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
     func mock(_ path: String, _ member: String, _ arguments: [String]) throws -> String {
       let r = try bus.busctl(["call", "--", Self.nm, path, "org.freedesktop.DBus.Mock", member] + arguments)
       guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
@@ -139,14 +151,11 @@ import Testing
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gammastep"), "needs gammastep"))
   func whereAmIAndGammastepGetTheWifiPositionThroughTheGeoClueFace() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
-    let nm = try Child(
-      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
-      environment: bus.environment)
+    let (nm, _) = try Self.networkManagerStandIn(on: bus)
     defer {
       kill(nm.pid, SIGTERM)
       nm.wait(timeout: 5)
     }
-    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
     func mock(_ member: String, _ arguments: [String]) throws {
       let r = try bus.busctl(
         ["call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", member]
@@ -201,17 +210,11 @@ import Testing
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func nothingIsScannedWhileTheSwitchIsOff() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let log = bus.directory + "/nm-stand-in.log"
-    let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
-    let nm = try Child(
-      "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
-      environment: bus.environment, stdoutFD: fd, stderrFD: fd)
-    close(fd)
+    let (nm, log) = try Self.networkManagerStandIn(on: bus)
     defer {
       kill(nm.pid, SIGTERM)
       nm.wait(timeout: 5)
     }
-    guard bus.waitForOwner(Self.nm) else { throw HarnessError("the NetworkManager stand-in did not start") }
     let r = try bus.busctl([
       "call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", "AddWiFiDevice",
       "ssi", "wlan0", "wlan0", "100",
