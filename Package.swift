@@ -29,7 +29,8 @@ let package = Package(
     .target(name: "CLocBusShim", dependencies: ["CSystemd"]),
     // One HTTP POST through libcurl (libcurl4-openssl-dev) for the geolocation lookups
     // (decision 0050): C, because curl_easy_setopt is variadic.
-    .target(name: "CLocCurl", linkerSettings: [.linkedLibrary("curl")]),
+    // libcurl is loaded with dlopen at the first lookup (loccurl.c): only its headers at build time.
+    .target(name: "CLocCurl", linkerSettings: [.linkedLibrary("dl")]),
     .target(name: "LocCore"),
     .target(name: "LocProtocol", dependencies: ["LocCore"]),
     // The client of locd's socket and the syscall wrappers it needs; no C library but libc.

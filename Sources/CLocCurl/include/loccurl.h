@@ -1,5 +1,5 @@
-// One HTTP POST through libcurl's easy interface (Debian: libcurl4-openssl-dev or
-// libcurl4-gnutls-dev), for locd's geolocation lookups: curl_easy_setopt is variadic, which
+// One HTTP POST through libcurl's easy interface (built with Debian's libcurl4-openssl-dev or
+// libcurl4-gnutls-dev headers, loaded at run time from libcurl4 or libcurl3-gnutls), for locd's geolocation lookups: curl_easy_setopt is variadic, which
 // Swift cannot call, so the whole exchange is one C function run on a worker thread.
 #ifndef LOCCURL_H
 #define LOCCURL_H
@@ -16,8 +16,13 @@ typedef struct {
   size_t size;
 } loccurl_result;
 
-// Once, before any thread posts (curl_global_init is not thread-safe).
+// Once, before any thread posts (curl_global_init is not thread-safe): loads libcurl
+// (dlopen, so a locd that makes no lookup maps none of it) and initialises it; -1 when that
+// fails, with the reason in loccurl_load_error().
 int loccurl_global_init(void);
+
+// Why loccurl_global_init failed ("" when it did not).
+const char *loccurl_load_error(void);
 
 // POSTs `body` (JSON) to `url` with `user_agent`; no redirects, http and https only, no
 // signals; gives up after `timeout_ms` in all, or when fewer than `low_speed_bytes` a

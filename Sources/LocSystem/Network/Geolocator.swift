@@ -52,7 +52,8 @@ final class Geolocator {
   private var watch: IOWatch?
   private var answer: [UInt8] = []
   private lazy var reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: GeolocateAnswer.maxBodyBytes + 16)
-  /// libcurl's global state, made once before the first worker.
+  /// libcurl loaded and its global state made, once, before the first worker (so a locd
+  /// that never looks up maps no libcurl).
   private static let ready: Bool = loccurl_global_init() == 0
 
   /// The User-Agent: locd and its version, nothing of the machine.
@@ -73,7 +74,8 @@ final class Geolocator {
       return
     }
     guard Geolocator.ready else {
-      loop.soon { done(.failed(.transport, detail: "libcurl could not be initialised")) }
+      let why = String(cString: loccurl_load_error())
+      loop.soon { done(.failed(.transport, detail: why.isEmpty ? "libcurl could not be initialised" : why)) }
       return
     }
     let current = generation
