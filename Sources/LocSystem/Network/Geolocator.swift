@@ -6,52 +6,28 @@ import LocCore
 /// comes back as bytes through a socket pair the loop watches, as `HostResolver` does, so
 /// the loop never waits on the network. The worker shares nothing mutable with the loop.
 final class Geolocator {
-  /// One exchange, run on the worker thread.
-  final class Job: Sendable {
-    let url: String
-    let userAgent: String
-    let body: String
-    let timeoutMilliseconds: Int
-    let reply: FileDescriptor
-
-    init(url: String, userAgent: String, body: String, timeout: Duration, reply: consuming FileDescriptor) {
-      self.url = url
-      self.userAgent = userAgent
-      self.body = body
-      self.timeoutMilliseconds = Int(timeout.seconds * 1000)
-      self.reply = reply
+  /// One exchange, run on the worker thread: posts and returns the outcome as bytes
+  /// (`decode` reads them). A server that trickles fewer than 16 bytes a second for 5 s is
+  /// given up on before the timeout (an answer is about 80 bytes).
+  static func post(url: String, userAgent: String, body: String, timeoutMilliseconds: Int) -> [UInt8] {
+    var result = loccurl_result()
+    loccurl_post(url, userAgent, body, timeoutMilliseconds, 16, 5, GeolocateAnswer.maxBodyBytes, &result)
+    defer { loccurl_free(&result) }
+    guard result.failure == 0 else {
+      let words = withUnsafeBytes(of: result.error) { raw in Array(raw.prefix { $0 != 0 }) }
+      return [UInt8(clamping: result.failure)] + words
     }
-
-    /// Posts and sends the outcome back; if the loop gave up meanwhile, sending fails and
-    /// that is all.
-    func run() {
-      var result = loccurl_result()
-      // A server that trickles fewer than 16 bytes a second for 5 s is given up on before
-      // the timeout (an answer is about 80 bytes).
-      loccurl_post(url, userAgent, body, timeoutMilliseconds, 16, 5, GeolocateAnswer.maxBodyBytes, &result)
-      defer { loccurl_free(&result) }
-      var bytes: [UInt8]
-      if result.failure == 0 {
-        let status = UInt32(clamping: result.status)
-        bytes = [
-          0, UInt8(status >> 24), UInt8((status >> 16) & 255), UInt8((status >> 8) & 255),
-          UInt8(status & 255),
-        ]
-        if let body = result.body { bytes += UnsafeBufferPointer(start: body, count: result.size) }
-      } else {
-        let words = withUnsafeBytes(of: result.error) { raw in Array(raw.prefix { $0 != 0 }) }
-        bytes = [UInt8(clamping: result.failure)] + words
-      }
-      var offset = 0
-      while offset < bytes.count, let sent = try? reply.send(bytes, from: offset) { offset += sent }
-    }
+    let status = UInt32(clamping: result.status)
+    var bytes = [
+      0, UInt8(status >> 24), UInt8((status >> 16) & 255), UInt8((status >> 8) & 255), UInt8(status & 255),
+    ]
+    if let body = result.body { bytes += UnsafeBufferPointer(start: body, count: result.size) }
+    return bytes
   }
 
   private let loop: EventLoop
-  private var generation = 0
-  private var watch: IOWatch?
-  private var answer: [UInt8] = []
-  private lazy var reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: GeolocateAnswer.maxBodyBytes + 16)
+  /// The worker and the answer coming back (a status and the body, at most 64 KiB).
+  private let worker: WorkerCall
   /// libcurl loaded and its global state made, once, before the first worker (so a locd
   /// that never looks up maps no libcurl).
   private static let ready: Bool = loccurl_global_init() == 0
@@ -59,9 +35,10 @@ final class Geolocator {
   /// The User-Agent: locd and its version, nothing of the machine.
   static let userAgent = "locd/\(VersionReport.release)"
 
-  init(loop: EventLoop) { self.loop = loop }
-
-  deinit { cancel() }
+  init(loop: EventLoop) {
+    self.loop = loop
+    worker = WorkerCall(loop: loop, maxAnswerBytes: GeolocateAnswer.maxBodyBytes + 5, chunkSize: 16384)
+  }
 
   /// Posts `query` to `url`; `done` is called later on the loop, once, unless cancelled.
   /// An IP-only query is not sent while a VPN-like interface carries the default route.
@@ -78,50 +55,31 @@ final class Geolocator {
       loop.soon { done(.failed(.transport, detail: why.isEmpty ? "libcurl could not be initialised" : why)) }
       return
     }
-    let current = generation
-    let job: Job
-    do throws(Errno) {
-      let pair = try DescriptorPair.socketPair()
-      try pair.first.setNonBlocking()
-      job = Job(
-        url: url, userAgent: Geolocator.userAgent, body: query.body, timeout: timeout, reply: pair.second)
-      watch = try loop.watch(pair.first, events: Epoll.input) { [weak self] _ in
-        guard let self, self.generation == current, let outcome = self.readAnswer() else { return }
-        self.cancel()
-        done(outcome)
+    let (userAgent, body) = (Geolocator.userAgent, query.body)
+    let milliseconds = Int(timeout.seconds * 1000)
+    do throws(WorkerCall.StartFailure) {
+      try worker.start(
+        runsHereWithoutThread: false,
+        { Geolocator.post(url: url, userAgent: userAgent, body: body, timeoutMilliseconds: milliseconds) }
+      ) { ending in
+        switch ending {
+        case .answer(let bytes): done(Geolocator.decode(bytes))
+        case .readFailed(let error): done(.failed(.transport, detail: "lookup: \(error)"))
+        case .tooLong: done(.failed(.tooLarge, detail: "answer over 64 KiB"))
+        }
       }
     } catch {
-      loop.soon { done(.failed(.transport, detail: "cannot start a lookup: \(error)")) }
-      return
-    }
-    if !DetachedThread.start({ job.run() }) {
-      cancel()
-      loop.soon { done(.failed(.transport, detail: "no thread for the lookup")) }
+      let detail: String
+      switch error {
+      case .noSocketPair(let failure): detail = "cannot start a lookup: \(failure)"
+      case .noThread: detail = "no thread for the lookup"
+      }
+      loop.soon { done(.failed(.transport, detail: detail)) }
     }
   }
 
   /// Abandons the lookup in progress, if any: its `done` is never called.
-  func cancel() {
-    generation += 1
-    watch?.cancel()
-    watch = nil
-    answer = []
-  }
-
-  /// The outcome once the worker's end closed, nil until then.
-  private func readAnswer() -> GeolocateOutcome? {
-    guard let watch else { return nil }
-    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
-      answer += chunk
-      return answer.count <= GeolocateAnswer.maxBodyBytes + 5
-    }
-    switch outcome {
-    case .endOfFile: return Geolocator.decode(answer)
-    case .failed(let error): return .failed(.transport, detail: "lookup: \(error)")
-    case .stopped: return .failed(.tooLarge, detail: "answer over 64 KiB")
-    case .wouldBlock, .shortRead, .budgetSpent: return nil
-    }
-  }
+  func cancel() { worker.cancel() }
 
   /// The worker's bytes as an outcome: 0 and a 4-byte status, then the body; or a failure
   /// kind (1 timeout, 2 too large, 3 transport) and libcurl's words.

@@ -15,108 +15,65 @@ final class HostResolver {
   /// Longest answer accepted: 64 addresses of at most 129 bytes each, or an error's text.
   static let maxAnswerBytes = 16384
 
-  /// One lookup, run on the resolver thread. It shares nothing mutable with the loop: its
-  /// inputs are constants, and the answer goes back as bytes (`encode`) through the end of
-  /// the socket pair it owns. When the thread lets go of the job that end closes, and the
-  /// loop reads the end of file as "the answer is complete".
-  final class Job: Sendable {
-    let host: String
-    let port: Int
-    let socketType: Int32
-    let passive: Bool
-    let reply: FileDescriptor
-
-    init(host: String, port: Int, socketType: Int32, passive: Bool, reply: consuming FileDescriptor) {
-      self.host = host
-      self.port = port
-      self.socketType = socketType
-      self.passive = passive
-      self.reply = reply
-    }
-
-    /// Looks the name up (blocking) and sends the answer. If the loop gave up meanwhile
-    /// (closed its end), sending fails with EPIPE (MSG_NOSIGNAL: no signal), and that is all.
-    func run() {
-      let outcome = HostResolver.lookUp(host: host, port: port, socketType: socketType, passive: passive)
-      let bytes = HostResolver.encode(outcome)
-      var offset = 0
-      while offset < bytes.count, let sent = try? reply.send(bytes, from: offset) { offset += sent }
-    }
-  }
-
   let loop: EventLoop
+  /// The resolver thread and its answer (`encode`), one lookup at a time.
+  private let worker: WorkerCall
+  /// Counts lookups, so a numeric answer handed over later is dropped after `cancel`.
   private var generation = 0
-  /// The loop's end of the socket pair of the lookup in progress, owned by its watch.
-  private var watch: IOWatch?
-  /// The answer read so far.
-  private var answer: [UInt8] = []
-  /// Made at the first lookup of a name; literal addresses need none.
-  private lazy var reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: HostResolver.maxAnswerBytes)
 
   /// A resolver on `loop`.
-  init(loop: EventLoop) { self.loop = loop }
-
-  deinit { cancel() }
+  init(loop: EventLoop) {
+    self.loop = loop
+    worker = WorkerCall(loop: loop, maxAnswerBytes: HostResolver.maxAnswerBytes, chunkSize: 4096)
+  }
 
   /// Looks up `host`:`port`; `done` is called later on the loop, once, unless cancelled.
   func resolve(
     host: String, port: Int, socketType: Int32, passive: Bool, _ done: @escaping (Outcome) -> Void
   ) {
     cancel()
-    let current = generation
-    let finish = { (outcome: Outcome) in
-      self.loop.soon { [weak self] in
-        guard let self, self.generation == current else { return }
-        done(outcome)
-      }
-    }
     if SocketAddress.isNumeric(host) {
-      finish(HostResolver.lookUp(host: host, port: port, socketType: socketType, passive: passive))
+      let outcome = HostResolver.lookUp(host: host, port: port, socketType: socketType, passive: passive)
+      later(done, outcome)
       return
     }
-    let job: Job
-    do throws(Errno) {
-      // The thread's end blocks (it has nothing else to do); the loop's does not.
-      let pair = try DescriptorPair.socketPair()
-      try pair.first.setNonBlocking()
-      job = Job(host: host, port: port, socketType: socketType, passive: passive, reply: pair.second)
-      watch = try loop.watch(pair.first, events: Epoll.input) { [weak self] _ in
-        guard let self, self.generation == current, let outcome = self.readAnswer() else { return }
-        self.cancel()
-        done(outcome)
+    do throws(WorkerCall.StartFailure) {
+      // No thread to be had: resolve here rather than not at all (the answer, a few KiB at
+      // most, fits the socket's buffer).
+      try worker.start(runsHereWithoutThread: true) {
+        HostResolver.encode(
+          HostResolver.lookUp(host: host, port: port, socketType: socketType, passive: passive))
+      } _: { ending in
+        switch ending {
+        case .answer(let bytes): done(HostResolver.decode(bytes))
+        case .readFailed(let error):
+          done(.failure(SocketAddress.ResolveError(description: "resolve: \(error)")))
+        case .tooLong: done(.failure(SocketAddress.ResolveError(description: "resolve: answer too long")))
+        }
       }
     } catch {
-      finish(.failure(SocketAddress.ResolveError(description: "resolve \(host): \(error)")))
-      return
+      let why: String
+      switch error {
+      case .noSocketPair(let failure): why = "\(failure)"
+      case .noThread: why = "no thread"
+      }
+      later(done, .failure(SocketAddress.ResolveError(description: "resolve \(host): \(why)")))
     }
-    if !DetachedThread.start({ job.run() }) {
-      // No thread to be had: resolve here rather than not at all. The answer (a few KiB at
-      // most) fits the socket's buffer, and `job` is released, closing its end, on return.
-      job.run()
+  }
+
+  /// `outcome` to `done` on the next loop iteration, unless a newer lookup or `cancel` came.
+  private func later(_ done: @escaping (Outcome) -> Void, _ outcome: Outcome) {
+    let current = generation
+    loop.soon { [weak self] in
+      guard let self, self.generation == current else { return }
+      done(outcome)
     }
   }
 
   /// Abandons the lookup in progress, if any: its `done` is never called.
   func cancel() {
     generation += 1
-    watch?.cancel()
-    watch = nil
-    answer = []
-  }
-
-  /// Reads what the thread sent; the outcome once its end closed, nil until then.
-  private func readAnswer() -> Outcome? {
-    guard let watch else { return nil }
-    let outcome = reader.readAvailable(from: watch.descriptor) { chunk in
-      answer += chunk
-      return answer.count <= HostResolver.maxAnswerBytes
-    }
-    switch outcome {
-    case .endOfFile: return HostResolver.decode(answer)
-    case .failed(let error): return .failure(SocketAddress.ResolveError(description: "resolve: \(error)"))
-    case .stopped: return .failure(SocketAddress.ResolveError(description: "resolve: answer too long"))
-    case .wouldBlock, .shortRead, .budgetSpent: return nil
-    }
+    worker.cancel()
   }
 
   /// getaddrinfo(3) for one lookup, at most `maxAddresses` of them.
