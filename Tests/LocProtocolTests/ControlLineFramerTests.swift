@@ -104,4 +104,16 @@ import Testing
     framer.dropPending()
     #expect(framer.frames(Array(" line\n".utf8), limit: 16) == [.line(Array(" line".utf8))])
   }
+
+  /// At the end of the input the unfinished line is the last one (the gpsd face reads
+  /// `?POLL;` without a newline so), unless it was being skipped as overlong.
+  @Test func theEndOfTheInputGivesTheUnfinishedLine() {
+    var framer = ControlLineFramer()
+    #expect(framer.frames(Array("?VERSION;\n?POLL;\r".utf8), limit: 16) == [.line(Array("?VERSION;".utf8))])
+    #expect(framer.finish() == Array("?POLL;".utf8))
+    #expect(framer.finish() == nil, "given once")
+    #expect(framer.frames(Array("0123456789abcdefXYZ".utf8), limit: 16) == [.overlong(ended: false)])
+    #expect(framer.finish() == nil, "an overlong line is not a command")
+    #expect(framer.frames(Array("ok\n".utf8), limit: 16) == [.line(Array("ok".utf8))], "empty again")
+  }
 }

@@ -63,6 +63,19 @@ public struct ControlLineFramer {
     return frames
   }
 
+  /// The input ended: the unfinished line, if any (not one being skipped), as a last line
+  /// without its newline, and the framer is empty again.
+  public mutating func finish() -> [UInt8]? {
+    defer {
+      pending = []
+      discarding = false
+    }
+    guard !discarding else { return nil }
+    var line = pending
+    if line.last == 0x0D { line.removeLast() }
+    return line.isEmpty ? nil : line
+  }
+
   /// Forgets the unfinished line (a connection that reads no more).
   public mutating func dropPending() {
     pending = []

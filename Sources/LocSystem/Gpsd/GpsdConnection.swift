@@ -1,4 +1,5 @@
 import LocCore
+import LocProtocol
 
 /// One client of the gpsd face: lines in (bounded by `GpsdCommand.maxBytes`, a turn's
 /// budget of bytes a wakeup), lines out through an `OutputQueue` with the per-client limit;
@@ -8,9 +9,9 @@ final class GpsdConnection {
   let id: SessionID
   let peer: Peer
   private var watch: IOWatch?
-  /// The line being read, and whether the rest of an overlong one is being skipped.
-  private var pending: [UInt8] = []
-  private var skipping = false
+  /// Cuts the client's bytes into command lines, skipping overlong ones (the native
+  /// socket's framer: a line of `GpsdCommand.maxBytes` or more is overlong).
+  private var framer = ControlLineFramer()
   private var queue = OutputQueue()
 
   /// Bytes waiting to be written.
@@ -37,22 +38,11 @@ final class GpsdConnection {
     var lines: [Substring] = []
     var overlong = 0
     let outcome = server.reader.readAvailable(from: watch.descriptor) { chunk in
-      for b in chunk {
-        if b == 0x0A {
-          if skipping {
-            skipping = false
-          } else {
-            lines.append(Substring(String(decoding: pending, as: UTF8.self)))
-          }
-          pending.removeAll(keepingCapacity: true)
-        } else if !skipping {
-          if pending.count >= GpsdCommand.maxBytes {
-            skipping = true
-            overlong += 1
-            pending.removeAll(keepingCapacity: true)
-          } else {
-            pending.append(b)
-          }
+      var start = 0
+      while let frame = framer.next(chunk, from: &start, limit: GpsdCommand.maxBytes - 1) {
+        switch frame {
+        case .line(let line): lines.append(Substring(String(decoding: line, as: UTF8.self)))
+        case .overlong: overlong += 1
         }
       }
       return true
@@ -62,8 +52,8 @@ final class GpsdConnection {
     switch outcome {
     case .endOfFile:
       // A last command without its newline still counts (gpsd reads `?POLL;` the same way).
-      if !pending.isEmpty, !skipping, isOpen {
-        server.received(Substring(String(decoding: pending, as: UTF8.self)), from: self)
+      if let last = framer.finish(), isOpen {
+        server.received(Substring(String(decoding: last, as: UTF8.self)), from: self)
       }
       server.drop(self, reason: "closed by peer", level: .debug)
     case .failed(let error): server.drop(self, reason: error.description, level: .debug)
