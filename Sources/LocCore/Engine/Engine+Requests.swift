@@ -26,7 +26,7 @@ extension Engine {
       .listApps, .changeApp:
       handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .status:
-      reply(.status(status(at: now)))
+      reply(.status(answerStatus(at: now)))
     case .sky:
       reply(.skies(positions.skies))
     case .subscribe(let kinds):

@@ -9,14 +9,32 @@ extension Engine {
 
   /// The engine's part of the full status at `now`; the shell completes the rest
   /// (`StatusReport.completed(server:sources:)`).
-  public func status(at now: Instant) -> StatusReport {
+  public func status(at now: Instant) -> StatusReport { status(at: now, sunMemo: nil).report }
+
+  /// The status a `status` request answers: today's sun is kept from the last answer while
+  /// the position, the zone and the local date are the same (it is most of the work of an
+  /// answer otherwise, and a client polling status asks the same question each time).
+  mutating func answerStatus(at now: Instant) -> StatusReport {
+    let (report, memo) = status(at: now, sunMemo: regeneration.sunMemo)
+    regeneration.sunMemo = memo
+    return report
+  }
+
+  private func status(at now: Instant, sunMemo: SunMemo?) -> (report: StatusReport, sunMemo: SunMemo?) {
     let resolved = resolve(at: now)
     var zone = zones.peekReport(for: resolved, configured: config.timeZone, at: now)
     if zone.origin == .position, let c = resolved.position?.coordinate {
       zone.borderDistance = zones.nearBorder(c)
     }
+    var memo = sunMemo
     let sun = resolved.position.flatMap { p in
-      zones.peekRules(zone.id).map { SunReport(today: p.coordinate, in: $0, at: now) }
+      zones.peekRules(zone.id).map { rules in
+        let key = SunMemo.Key(coordinate: p.coordinate, zone: zone.id, date: rules.localDate(at: now))
+        if let memo, memo.key == key { return memo.report }
+        let report = SunReport(today: p.coordinate, in: rules, at: now)
+        memo = SunMemo(key: key, report: report)
+        return report
+      }
     }
     let fix = positions.latest.map {
       FixSummary(
@@ -43,7 +61,7 @@ extension Engine {
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
-    return report
+    return (report, memo)
   }
 }
 

@@ -56,6 +56,13 @@ public struct Engine {
   /// Handles one event at `now` and returns what the shell must do, in order.
   public mutating func handle(_ event: EngineEvent, at now: Instant) -> [Effect] {
     var effects: [Effect] = []
+    if case .requestReceived(let session, let id, let request) = event, request.onlyReads {
+      // A question that changes nothing is answered and that is all: what every other event
+      // ends with (due timers, acquisition, the STATUS= line) depends on time alone, and the
+      // armed timers bring it when it is due. A client polling status does not run it.
+      handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
+      return effects
+    }
     switch event {
     case .started(let state, let problem):
       start(state, problem: problem, at: now, into: &effects)

@@ -4,7 +4,7 @@
 public struct EngineEnvironment: Sendable {
   /// The zone at a coordinate, if boundary data is loaded.
   public var zoneAt: @Sendable (Coordinate) -> String?
-  /// The zones' TZif data as the shell read it (replaced by `EngineEvent.zoneDataChanged`).
+  /// The zones' TZif data as the shell read it (replaced by `EngineEvent.timeZoneDataChanged`).
   public var zones: ZoneCatalog
   /// The zone of the system, used when no position-derived or configured zone exists.
   public var systemZone: String

@@ -6,6 +6,9 @@ struct RegenerationMachine: EngineMachine {
   private var planner = TimerPlanner(zone: .utc, coordinate: nil)
   /// Today's and tomorrow's solar days at the last regeneration.
   private var solarDays: [SolarDaySummary] = []
+  /// Today's sun as the last `status` answer computed it (`Engine.answerStatus`); dropped at
+  /// every regeneration, so new zone data or a new day is never answered from it.
+  var sunMemo: SunMemo?
 
   /// The planning zone's rules (the zone of the last regeneration).
   var zone: ZoneRules { planner.zone }
@@ -32,6 +35,7 @@ struct RegenerationMachine: EngineMachine {
     events: [SolarEvent], at now: Instant
   ) -> SolarRegeneration? {
     planner = TimerPlanner(zone: rules, coordinate: coordinate, events: events)
+    sunMemo = nil
     var days: [SolarDaySummary] = []
     if coordinate != nil {
       let today = rules.localDate(at: now)
@@ -59,4 +63,15 @@ struct RegenerationMachine: EngineMachine {
 
   /// The planning zone's next change of UTC offset after `now`, if it has one.
   func nextOffsetChange(after now: Instant) -> Instant? { planner.zone.nextTransition(after: now)?.instant }
+}
+
+/// Today's sunrise and sunset at one place, in one zone, on one local date.
+struct SunMemo {
+  struct Key: Equatable {
+    var coordinate: Coordinate
+    var zone: String
+    var date: CivilDate
+  }
+  var key: Key
+  var report: SunReport
 }

@@ -74,3 +74,14 @@ public enum AppChange: Sendable, Hashable {
   /// Forget the decision and registrations: the app may ask again.
   case reset
 }
+
+extension Request {
+  /// Whether answering changes nothing in the engine (`status`, `sky`): such a request is
+  /// answered without the end-of-event bookkeeping (`Engine.handle`).
+  var onlyReads: Bool {
+    switch self {
+    case .status, .sky: return true
+    default: return false
+    }
+  }
+}
