@@ -139,8 +139,10 @@ extension JSON {
     // Every integer below 2^53 is exact in a Double, so it is written as one (request ids
     // reach 9e15); past that, the exponent form.
     if n == n.rounded(), abs(n) < 9_007_199_254_740_992 {
-      // Integers without a fraction; short strings live inline, so this allocates nothing.
-      out.append(contentsOf: String(Int64(n)).utf8)
+      // Integers without a fraction, digit by digit.
+      let k = Int64(n)
+      if k < 0 { out.append(UInt8(ascii: "-")) }
+      writeDigits(k < 0 ? -k : k, width: 1, to: &out)
     } else {
       out.append(contentsOf: numberText(n).utf8)
     }
@@ -179,27 +181,33 @@ extension JSON {
 
   static func writeString(_ s: String, to out: inout [UInt8]) {
     out.append(UInt8(ascii: "\""))
-    var s = s
-    s.withUTF8 { bytes in
-      // Copy runs that need no escaping in one go.
-      var start = 0
-      for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
-        out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
-        switch b {
-        case 0x22: out.append(contentsOf: [0x5C, 0x22])
-        case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
-        case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-        case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-        case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-        default:
-          let hex = Array("0123456789abcdef".utf8)
-          out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
-        }
-        start = i + 1
-      }
-      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
+    // A native string hands out its bytes without a copy; a bridged or lazy one is made
+    // contiguous first.
+    if s.utf8.withContiguousStorageIfAvailable({ writeEscaped($0, to: &out) }) == nil {
+      var s = s
+      s.withUTF8 { writeEscaped($0, to: &out) }
     }
     out.append(UInt8(ascii: "\""))
+  }
+
+  private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
+    // Copy runs that need no escaping in one go.
+    var start = 0
+    for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+      out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+      switch b {
+      case 0x22: out.append(contentsOf: [0x5C, 0x22])
+      case 0x5C: out.append(contentsOf: [0x5C, 0x5C])
+      case 0x0A: out.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+      case 0x0D: out.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+      case 0x09: out.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+      default:
+        let hex = Array("0123456789abcdef".utf8)
+        out.append(contentsOf: [0x5C, UInt8(ascii: "u"), 0x30, 0x30, hex[Int(b >> 4)], hex[Int(b & 0xF)]])
+      }
+      start = i + 1
+    }
+    out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<bytes.count]))
   }
 }
 
