@@ -48,6 +48,21 @@ public enum ServerMessage: Hashable, Sendable {
     return out
   }
 
+  /// The line, with its newline, that answers request `id` with `response`: the bytes of
+  /// `.reply(id, response)`'s `lineBytes`. A status answer is written straight from its view
+  /// (`StatusView.write`), without the tree in between; the others go through the tree.
+  public static func replyLine(_ id: RequestID, _ response: Response) -> [UInt8] {
+    guard case .status(let report) = response else { return ServerMessage.reply(id, response).lineBytes }
+    var out = JSONBytes(capacity: 4096)
+    out.openObject()
+    out.member("type", .string("reply"))
+    out.member("id", id.json)
+    out.member("result", StatusView(report))
+    out.closeObject()
+    out.bytes.append(0x0A)
+    return out.bytes
+  }
+
   /// Decodes one line (without its newline).
   public static func decode(_ line: some Collection<UInt8>) throws(WireDecodingError) -> ServerMessage {
     let json: JSON

@@ -39,12 +39,7 @@ public struct AcquisitionView: WireCodable {
       at = try o.instant("at")
     }
 
-    public var json: JSON {
-      .object([
-        "from": .string(from.word), "to": .string(to.word), "reason": .string(reason),
-        "at": WireFormat.time(at, 0),
-      ])
-    }
+    public var json: JSON { writtenJSON }
   }
 
   /// How the last attempt ended.
@@ -73,16 +68,7 @@ public struct AcquisitionView: WireCodable {
       }
     }
 
-    public var json: JSON {
-      switch self {
-      case .settled(let at, let accuracy):
-        return .object([
-          "result": .string("settled"), "at": WireFormat.time(at, 0), "accuracy": WireFormat.meters(accuracy),
-        ])
-      case .timedOut(let at):
-        return .object(["result": .string("timed-out"), "at": WireFormat.time(at, 0), "accuracy": .null])
-      }
-    }
+    public var json: JSON { writtenJSON }
   }
 
   /// `on-demand` or `continuous`; newer minor versions may add policies.
@@ -162,17 +148,57 @@ public struct AcquisitionView: WireCodable {
     lastOutcome = try o.optionalDecode("lastOutcome")
   }
 
-  public var json: JSON {
-    .object([
-      "policy": .string(policy.word), "refreshInterval": .number(refreshInterval.seconds),
-      "timeout": .number(timeout.seconds), "accuracy": .number(accuracy.value),
-      "phase": .string(phase.rawValue),
-      "receivers": .string(receiversActive ? "active" : "released"),
-      "reasons": .array(reasons.map { .string($0.word) }), "failures": .int(failures),
-      "attempts": .int(attempts), "subscribers": .int(subscribers), "pendingLocates": .int(pendingLocates),
-      "since": WireFormat.time(since, 0), "deadline": WireFormat.time(deadline, 0),
-      "nextRefresh": WireFormat.time(nextRefresh, 0), "lastTransition": lastTransition?.json ?? .null,
-      "lastOutcome": lastOutcome?.json ?? .null,
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension AcquisitionView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("policy", .string(policy.word))
+    s.member("refreshInterval", .number(refreshInterval.seconds))
+    s.member("timeout", .number(timeout.seconds))
+    s.member("accuracy", .number(accuracy.value))
+    s.member("phase", .string(phase.rawValue))
+    s.member("receivers", .string(receiversActive ? "active" : "released"))
+    s.key("reasons")
+    s.array(reasons) { s, reason in s.value(.string(reason.word)) }
+    s.member("failures", .int(failures))
+    s.member("attempts", .int(attempts))
+    s.member("subscribers", .int(subscribers))
+    s.member("pendingLocates", .int(pendingLocates))
+    s.member("since", WireFormat.time(since, 0))
+    s.member("deadline", WireFormat.time(deadline, 0))
+    s.member("nextRefresh", WireFormat.time(nextRefresh, 0))
+    s.member("lastTransition", lastTransition)
+    s.member("lastOutcome", lastOutcome)
+    s.closeObject()
+  }
+}
+
+extension AcquisitionView.Transition: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("from", .string(from.word))
+    s.member("to", .string(to.word))
+    s.member("reason", .string(reason))
+    s.member("at", WireFormat.time(at, 0))
+    s.closeObject()
+  }
+}
+
+extension AcquisitionView.Outcome: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    switch self {
+    case .settled(let at, let accuracy):
+      s.member("result", .string("settled"))
+      s.member("at", WireFormat.time(at, 0))
+      s.member("accuracy", WireFormat.meters(accuracy))
+    case .timedOut(let at):
+      s.member("result", .string("timed-out"))
+      s.member("at", WireFormat.time(at, 0))
+      s.member("accuracy", .null)
+    }
+    s.closeObject()
   }
 }

@@ -278,12 +278,7 @@ public struct AppsStatusView: WireCodable {
       background = try o.bool("background")
     }
 
-    public var json: JSON {
-      .object([
-        "app": .string(app), "uid": .number(Double(uid)), "verified": .string(verified.word),
-        "accuracy": .string(accuracy.word), "background": .bool(background),
-      ])
-    }
+    public var json: JSON { writtenJSON }
   }
 
   /// Apps receiving positions now.
@@ -323,13 +318,36 @@ public struct AppsStatusView: WireCodable {
     problems = try o.strings("problems")
   }
 
-  public var json: JSON {
-    .object([
-      "using": .array(using.map(\.json)), "connected": .number(Double(connected)),
-      "known": .number(Double(known)),
-      "agents": .array(agents.map { .number(Double($0)) }), "pendingPrompts": .number(Double(pendingPrompts)),
-      "counters": WireFormat.counters(counters), "problems": .array(problems.map(JSON.string)),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension AppsStatusView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.key("using")
+    s.array(using) { s, use in use.write(to: &s) }
+    s.member("connected", .number(Double(connected)))
+    s.member("known", .number(Double(known)))
+    s.key("agents")
+    s.array(agents) { s, uid in s.value(.number(Double(uid))) }
+    s.member("pendingPrompts", .number(Double(pendingPrompts)))
+    s.key("counters")
+    s.counters(counters)
+    s.key("problems")
+    s.array(problems) { s, problem in s.value(.string(problem)) }
+    s.closeObject()
+  }
+}
+
+extension AppsStatusView.Use: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("app", .string(app))
+    s.member("uid", .number(Double(uid)))
+    s.member("verified", .string(verified.word))
+    s.member("accuracy", .string(accuracy.word))
+    s.member("background", .bool(background))
+    s.closeObject()
   }
 }
 

@@ -214,10 +214,18 @@ public struct BeaconStatusView: WireCodable {
     counters = try o.counters("counters")
   }
 
-  public var json: JSON {
-    .object([
-      "scanning": .bool(scanning), "monitors": .int(monitors), "ranging": .int(ranging),
-      "tracked": .int(tracked), "counters": WireFormat.counters(counters),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension BeaconStatusView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("scanning", .bool(scanning))
+    s.member("monitors", .int(monitors))
+    s.member("ranging", .int(ranging))
+    s.member("tracked", .int(tracked))
+    s.key("counters")
+    s.counters(counters)
+    s.closeObject()
   }
 }

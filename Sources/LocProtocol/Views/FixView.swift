@@ -123,14 +123,23 @@ public struct FixSummaryView: WireCodable {
     track = try o.optionalNumber("track").map { Degrees($0) }
   }
 
-  public var json: JSON {
-    .object([
-      "mode": .int(mode.rawValue), "quality": .optional(quality?.word),
-      "satellitesUsed": .optional(satellitesUsed), "satellitesInView": .optional(satellitesInView),
-      "accuracy": WireFormat.meters(accuracy), "hdop": .optional(hdop), "time": WireFormat.time(time, 3),
-      "altMSL": WireFormat.meters(altitudeMSL), "speed": .optional(speed?.value),
-      "track": .optional(track?.value),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension FixSummaryView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("mode", .int(mode.rawValue))
+    s.member("quality", .optional(quality?.word))
+    s.member("satellitesUsed", .optional(satellitesUsed))
+    s.member("satellitesInView", .optional(satellitesInView))
+    s.member("accuracy", WireFormat.meters(accuracy))
+    s.member("hdop", .optional(hdop))
+    s.member("time", WireFormat.time(time, 3))
+    s.member("altMSL", WireFormat.meters(altitudeMSL))
+    s.member("speed", .optional(speed?.value))
+    s.member("track", .optional(track?.value))
+    s.closeObject()
   }
 }
 

@@ -48,15 +48,25 @@ public struct NetworkStatusView: WireCodable {
     counters = try o.counters("counters")
   }
 
-  public var json: JSON {
-    .object([
-      "enabled": .bool(enabled), "ipLookup": .bool(ipLookup), "service": .string(service),
-      "asking": .bool(asking), "lastAsked": WireFormat.time(lastAsked, 3),
-      "lastAnswered": WireFormat.time(lastAnswered, 3), "retryAt": WireFormat.time(retryAt, 3),
-      "lastProblem": .optional(lastProblem), "counters": WireFormat.counters(counters),
-    ])
-  }
+  public var json: JSON { writtenJSON }
 
   /// The counter named `name` (0 when absent).
   public func count(_ name: String) -> Int { counters.first { $0.name == name }?.value ?? 0 }
+}
+
+extension NetworkStatusView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("enabled", .bool(enabled))
+    s.member("ipLookup", .bool(ipLookup))
+    s.member("service", .string(service))
+    s.member("asking", .bool(asking))
+    s.member("lastAsked", WireFormat.time(lastAsked, 3))
+    s.member("lastAnswered", WireFormat.time(lastAnswered, 3))
+    s.member("retryAt", WireFormat.time(retryAt, 3))
+    s.member("lastProblem", .optional(lastProblem))
+    s.key("counters")
+    s.counters(counters)
+    s.closeObject()
+  }
 }

@@ -58,16 +58,17 @@ public struct PositionView: WireCodable {
     name = try o.optionalString("name")
   }
 
-  public var json: JSON { .object(members) }
+  public var json: JSON { writtenJSON }
 
-  var members: JSONObject {
-    var o: JSONObject = [
-      "lat": .number(coordinate.latitude.value), "lon": .number(coordinate.longitude.value),
-      "accuracy": WireFormat.meters(accuracy), "altitude": WireFormat.meters(altitude),
-      "time": WireFormat.time(time, 3), "source": .string(source),
-    ]
-    if let name { o["name"] = .string(name) }
-    return o
+  /// The members, without the braces (a resolved position adds its own after them).
+  func writeMembers(to s: inout some JSONSink) {
+    s.member("lat", .number(coordinate.latitude.value))
+    s.member("lon", .number(coordinate.longitude.value))
+    s.member("accuracy", WireFormat.meters(accuracy))
+    s.member("altitude", WireFormat.meters(altitude))
+    s.member("time", WireFormat.time(time, 3))
+    s.member("source", .string(source))
+    if let name { s.member("name", .string(name)) }
   }
 }
 
@@ -122,13 +123,32 @@ public struct ResolvedPositionView: WireCodable {
     provenance = try o.optionalOpen("provenance")
   }
 
-  public var json: JSON {
-    var o = position?.members ?? ["lat": .null, "lon": .null, "accuracy": .null]
-    o["tier"] = .string(tier.rawValue)
-    o["provenance"] = .optional(provenance?.word)
-    o["age"] = WireFormat.seconds(age)
-    o["reason"] = .optional(reason)
-    o["remedy"] = .optional(remedy)
-    return .object(o)
+  public var json: JSON { writtenJSON }
+}
+
+extension PositionView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    writeMembers(to: &s)
+    s.closeObject()
+  }
+}
+
+extension ResolvedPositionView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    if let position {
+      position.writeMembers(to: &s)
+    } else {
+      s.member("lat", .null)
+      s.member("lon", .null)
+      s.member("accuracy", .null)
+    }
+    s.member("tier", .string(tier.rawValue))
+    s.member("provenance", .optional(provenance?.word))
+    s.member("age", WireFormat.seconds(age))
+    s.member("reason", .optional(reason))
+    s.member("remedy", .optional(remedy))
+    s.closeObject()
   }
 }

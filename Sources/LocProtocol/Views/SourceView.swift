@@ -84,16 +84,23 @@ public struct SourceView: WireCodable {
   /// The counter named `name`, if the source has one.
   public func counter(_ name: String) -> Int? { counters.first { $0.name == name }?.value }
 
-  public var json: JSON {
-    var o: JSONObject = ["uri": .string(uri), "state": .string(state.word)]
-    if let retryAt { o["retryAt"] = WireFormat.time(retryAt, 0) }
-    o["lastError"] = .optional(lastError)
-    o["counters"] = WireFormat.counters(counters)
-    if let trust { o["trust"] = .string(trust.word) }
-    o["clockOffset"] = WireFormat.seconds(clockOffset)
-    o["dropping"] = dropping?.json ?? .null
-    if let fault { o["fault"] = fault.json }
-    return .object(o)
+  public var json: JSON { writtenJSON }
+}
+
+extension SourceView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("uri", .string(uri))
+    s.member("state", .string(state.word))
+    if let retryAt { s.member("retryAt", WireFormat.time(retryAt, 0)) }
+    s.member("lastError", .optional(lastError))
+    s.key("counters")
+    s.counters(counters)
+    if let trust { s.member("trust", .string(trust.word)) }
+    s.member("clockOffset", WireFormat.seconds(clockOffset))
+    s.member("dropping", dropping)
+    if let fault { s.member("fault", fault) }
+    s.closeObject()
   }
 }
 
@@ -124,11 +131,17 @@ public struct DroppingView: WireCodable {
     detail = try o.string("detail")
   }
 
-  public var json: JSON {
-    .object([
-      "reason": .string(reason.word), "count": .int(count), "since": WireFormat.time(since, 0),
-      "detail": .string(detail),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension DroppingView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("reason", .string(reason.word))
+    s.member("count", .int(count))
+    s.member("since", WireFormat.time(since, 0))
+    s.member("detail", .string(detail))
+    s.closeObject()
   }
 }
 
@@ -162,7 +175,15 @@ public struct FaultView: WireCodable {
     since = try o.instant("since")
   }
 
-  public var json: JSON {
-    .object(["kind": .string(kind.word), "reason": .string(reason), "since": WireFormat.time(since, 0)])
+  public var json: JSON { writtenJSON }
+}
+
+extension FaultView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("kind", .string(kind.word))
+    s.member("reason", .string(reason))
+    s.member("since", WireFormat.time(since, 0))
+    s.closeObject()
   }
 }

@@ -25,7 +25,15 @@ public struct StaticFileStatusView: WireCodable {
     problem = try o.optionalString("problem")
   }
 
-  public var json: JSON {
-    .object(["path": .string(path), "inUse": .bool(inUse), "problem": .optional(problem)])
+  public var json: JSON { writtenJSON }
+}
+
+extension StaticFileStatusView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("path", .string(path))
+    s.member("inUse", .bool(inUse))
+    s.member("problem", .optional(problem))
+    s.closeObject()
   }
 }

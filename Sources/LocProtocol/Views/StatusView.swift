@@ -114,26 +114,41 @@ public struct StatusView: WireCodable {
     network = try o.optionalDecode("network")
   }
 
-  public var json: JSON {
-    var o: JSONObject = [
-      "position": position.json, "manual": manual?.json ?? .null, "fix": fix?.json ?? .null,
-      "timezone": timezone.json,
-      "sun": sun?.json ?? SunView.absent, "sources": .array(sources.map(\.json)), "server": server.json,
-      "daemon": daemon.json, "summary": .string(summary), "timers": timers.json,
-      "rejectedFixes": WireFormat.counters(rejectedFixes), "acquisition": acquisition?.json ?? .null,
-      "apps": apps?.json ?? .null, "simulation": simulation?.json ?? .null,
-    ]
-    if let beacons { o["beacons"] = beacons.json }
-    if let regions { o["regions"] = regions.json }
-    if let geoclue { o["geoclue"] = geoclue.json }
-    if let chrony { o["chrony"] = chrony.json }
-    if let gpsd { o["gpsd"] = gpsd.json }
-    if let nmeaOut { o["nmeaOut"] = nmeaOut.json }
-    if let now { o["now"] = WireFormat.time(now, 6) }
-    if let satellites { o["satellites"] = satellites.json }
-    if let staticFile { o["staticFile"] = staticFile.json }
-    if let network { o["network"] = network.json }
-    return .object(o)
+  public var json: JSON { writtenJSON }
+}
+
+extension StatusView: JSONWritable {
+  /// The one encoding of status: the reply's line is written from it without a tree
+  /// (`ServerMessage.replyLine`), and `json` is the tree of the same writing.
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("position", position)
+    s.member("manual", manual)
+    s.member("fix", fix)
+    s.member("timezone", timezone)
+    if let sun { s.member("sun", sun) } else { s.member("sun", SunView.absent) }
+    s.key("sources")
+    s.array(sources) { s, source in source.write(to: &s) }
+    s.member("server", server)
+    s.member("daemon", daemon)
+    s.member("summary", .string(summary))
+    s.member("timers", timers)
+    s.key("rejectedFixes")
+    s.counters(rejectedFixes)
+    s.member("acquisition", acquisition)
+    s.member("apps", apps)
+    s.member("simulation", simulation?.json ?? .null)
+    if let beacons { s.member("beacons", beacons) }
+    if let regions { s.member("regions", regions.json) }
+    if let geoclue { s.member("geoclue", geoclue.json) }
+    if let chrony { s.member("chrony", chrony.json) }
+    if let gpsd { s.member("gpsd", gpsd.json) }
+    if let nmeaOut { s.member("nmeaOut", nmeaOut.json) }
+    if let now { s.member("now", WireFormat.time(now, 6)) }
+    if let satellites { s.member("satellites", satellites.json) }
+    if let staticFile { s.member("staticFile", staticFile) }
+    if let network { s.member("network", network) }
+    s.closeObject()
   }
 }
 
@@ -170,11 +185,17 @@ public struct SunView: WireCodable {
   /// The object without a position: every member null.
   static let absent: JSON = .object(["date": .null, "sunrise": .null, "sunset": .null, "note": .null])
 
-  public var json: JSON {
-    .object([
-      "date": .string(date.description), "sunrise": WireFormat.time(sunrise, 0),
-      "sunset": WireFormat.time(sunset, 0), "note": .optional(note),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension SunView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("date", .string(date.description))
+    s.member("sunrise", WireFormat.time(sunrise, 0))
+    s.member("sunset", WireFormat.time(sunset, 0))
+    s.member("note", .optional(note))
+    s.closeObject()
   }
 }
 
@@ -212,10 +233,15 @@ public struct ServerView: WireCodable {
     counters = c
   }
 
-  public var json: JSON {
-    var o: JSONObject = ["sessions": .int(sessions)]
-    for c in counters.all { o[c.name] = .int(c.value) }
-    return .object(o)
+  public var json: JSON { writtenJSON }
+}
+
+extension ServerView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("sessions", .int(sessions))
+    for c in counters.all { s.member(c.name, .int(c.value)) }
+    s.closeObject()
   }
 }
 
@@ -244,11 +270,17 @@ public struct DaemonView: WireCodable {
     stateFiles = o.value("stateFiles") == nil ? [] : try o.counters("stateFiles")
   }
 
-  public var json: JSON {
-    .object([
-      "startedAt": WireFormat.time(startedAt, 0), "stateProblem": .optional(stateProblem),
-      "stateFiles": WireFormat.counters(stateFiles),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+extension DaemonView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("startedAt", WireFormat.time(startedAt, 0))
+    s.member("stateProblem", .optional(stateProblem))
+    s.key("stateFiles")
+    s.counters(stateFiles)
+    s.closeObject()
   }
 }
 
@@ -271,5 +303,14 @@ public struct TimersSummaryView: WireCodable {
     next = try o.optionalDecode("next")
   }
 
-  public var json: JSON { .object(["count": .int(count), "next": next?.json ?? .null]) }
+  public var json: JSON { writtenJSON }
+}
+
+extension TimersSummaryView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("count", .int(count))
+    s.member("next", next?.json ?? .null)
+    s.closeObject()
+  }
 }

@@ -36,14 +36,15 @@ public struct ZoneView: WireCodable {
     abbreviation = try o.optionalString("abbreviation")
   }
 
-  var members: JSONObject {
-    [
-      "id": .string(id), "origin": .string(origin.word), "offset": .optional(offset),
-      "abbreviation": .optional(abbreviation),
-    ]
+  /// The members, without the braces (the zone in status adds its own after them).
+  func writeMembers(to s: inout some JSONSink) {
+    s.member("id", .string(id))
+    s.member("origin", .string(origin.word))
+    s.member("offset", .optional(offset))
+    s.member("abbreviation", .optional(abbreviation))
   }
 
-  public var json: JSON { .object(members) }
+  public var json: JSON { writtenJSON }
 }
 
 /// The zone in `status` (`timezone`): the zone object plus why this zone (`reason`) and how
@@ -77,10 +78,23 @@ public struct ZoneStatusView: WireCodable {
     borderDistance = try o.optionalMeters("borderDistance")
   }
 
-  public var json: JSON {
-    var o = zone.members
-    o["reason"] = .optional(reason)
-    o["borderDistance"] = WireFormat.meters(borderDistance)
-    return .object(o)
+  public var json: JSON { writtenJSON }
+}
+
+extension ZoneView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    writeMembers(to: &s)
+    s.closeObject()
+  }
+}
+
+extension ZoneStatusView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    zone.writeMembers(to: &s)
+    s.member("reason", .optional(reason))
+    s.member("borderDistance", WireFormat.meters(borderDistance))
+    s.closeObject()
   }
 }

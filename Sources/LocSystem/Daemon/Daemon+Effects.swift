@@ -114,12 +114,12 @@ extension Daemon {
     case .socket?: break
     case nil: return  // closed meanwhile
     }
-    let message: ServerMessage
+    let line: [UInt8]
     switch complete(result) {
-    case .success(let response): message = .reply(id, response)
-    case .failure(let error): message = .failure(id, error)
+    case .success(let response): line = ServerMessage.replyLine(id, response)
+    case .failure(let error): line = ServerMessage.failure(id, error).lineBytes
     }
-    faces.server?.send(bytes: message.lineBytes, to: session)
+    faces.server?.send(bytes: line, to: session)
   }
 
   /// An event to sessions: GeoClue's take theirs, the socket's get one shared line.
