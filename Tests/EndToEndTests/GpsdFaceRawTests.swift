@@ -124,7 +124,8 @@ import Testing
       arguments: ["--source", "serial:\(device.path)?baud=4800"], directory: dir,
       config: "[Gpsd]\nEnable=yes\nSocket=\(dir)/gpsd.sock\nListenPort=\(port)\n")
     _ = try daemon.waitForCounters { $0["opens"] == 1 }
-    let pipe = try GpsdFaceRig.Capture("/usr/bin/gpspipe", ["-r", "127.0.0.1:\(port)"], path: dir + "/raw.out")
+    let pipe = try GpsdFaceRig.Capture(
+      "/usr/bin/gpspipe", ["-r", "127.0.0.1:\(port)"], path: dir + "/raw.out")
     // The receiver (SourcePeers' RMC and GGA, each with CR LF), a cycle a quarter second.
     var written: [String] = []
     var index = 0
@@ -143,5 +144,26 @@ import Testing
     #expect(Set(got.map { String($0.dropFirst(3).prefix(3)) }) == ["RMC", "GGA"])
     #expect(try daemon.status().sourceState() == .known(.connected), "the daemon and its source go on")
     device.unplug()
+  }
+
+  @Test func aGpsdSourceInNMEAModePassesGpsdsSentencesOn() throws {
+    let dir = LocdProcess.makeDirectory()
+    let gpsdPort = freePort()
+    let fake = try GpsFake("nmea/bu353s4.log", port: gpsdPort, interval: 0.02, directory: dir)
+    defer { fake.stop() }
+    let port = freePort()
+    let daemon = try LocdProcess(
+      arguments: ["--source", "gpsd://127.0.0.1:\(gpsdPort)?nmea=1"], directory: dir,
+      config: "[Gpsd]\nEnable=yes\nSocket=\(dir)/gpsd.sock\nListenPort=\(port)\n")
+    let pipe = try GpsdFaceRig.Capture(
+      "/usr/bin/gpspipe", ["-r", "127.0.0.1:\(port)"], path: dir + "/raw.out")
+    try pipe.wait { $0.filter { $0.hasPrefix("$GPGGA") }.count >= 5 }
+    pipe.stop()
+    let log = Set(try Self.sentences(ofLog: Binaries.fixture("nmea/bu353s4.log").path))
+    let got = pipe.lines.filter { $0.hasPrefix("$") }
+    #expect(got.allSatisfy(log.contains), "\(got.filter { !log.contains($0) }.prefix(3))")
+    // gpsd's JSON (its VERSION, DEVICES, WATCH) is not a sentence: none of it came through.
+    #expect(!pipe.lines.contains { $0.contains("\"release\":\"3.") }, "gpsd's VERSION is gpsd's alone")
+    _ = daemon
   }
 }
