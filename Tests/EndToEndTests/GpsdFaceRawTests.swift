@@ -166,4 +166,31 @@ import Testing
     #expect(!pipe.lines.contains { $0.contains("\"release\":\"3.") }, "gpsd's VERSION is gpsd's alone")
     _ = daemon
   }
+
+  @Test func rawWatchersWithoutFullAccuracyNeverGetTheReceiversSentences() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let rig = try GpsdFaceRig()
+    let log = Set(try Self.sentences(ofLog: rig.log))
+    let root = try rig.gpspipe(["-r"], name: "root-raw")
+    // No decision: not a sentence while root reads a dozen cycles.
+    let undecided = try rig.gpspipe(["-r"], uid: 65534, name: "undecided-raw")
+    try root.wait { $0.filter { $0.hasPrefix("$GPGGA") }.count >= 12 }
+    undecided.stop()
+    #expect(!undecided.lines.contains { $0.hasPrefix("$") }, "\(undecided.lines.prefix(3))")
+    // Reduced: sentences of the 5 km cell, never one of the receiver's.
+    let grant = try rig.daemon.locctl(["apps", "grant", "gpsd-client", "--user", "65534", "--reduced"])
+    #expect(grant.status == 0, "\(grant.stderr)")
+    let reduced = try rig.gpspipe(["-r"], uid: 65534, name: "reduced-raw")
+    // (A reduced app is given its cell when the cell changes: one here, the log stays in it.)
+    try reduced.wait { $0.contains { $0.contains("GGA,") } }
+    reduced.stop()
+    root.stop()
+    let sentences = reduced.lines.filter { $0.hasPrefix("$") }
+    #expect(!sentences.contains(where: log.contains), "\(sentences.filter(log.contains).prefix(2))")
+    let fixes = try GpsdFaceRig.decode(sentences.joined(separator: "\r\n") + "\r\n")
+    let cell = try #require(fixes.values.first?.coordinate)
+    let d = try GpsdFaceAccessTests.distanceToLog(cell.latitude.value, cell.longitude.value, rig)
+    #expect(d > 10 && d < 10_000, "the cell, \(d) m from the nearest fix")
+    #expect(root.lines.filter { $0.hasPrefix("$") }.allSatisfy(log.contains), "root: the receiver's")
+  }
 }
