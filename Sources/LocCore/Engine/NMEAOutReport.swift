@@ -9,7 +9,7 @@ public struct NMEAOutReport: Sendable, Hashable {
   /// Its counters: `readers` (times a program opened it), `cycles`, `sentences` (rebuilt),
   /// `relayed` (the receiver's own), `dropped` (writes a reader was too far behind for);
   /// with `ListenPort=`, `tcpClients`, `tcpAccepted`, `tcpDroppedSlow`, `tcpSentences`,
-  /// `tcpRelayed`.
+  /// `tcpRelayed`, `tcpRefused`, `tcpPortInUse`.
   public var counters: [Counter]
 
   /// A report.

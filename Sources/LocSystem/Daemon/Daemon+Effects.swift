@@ -20,6 +20,8 @@ extension Daemon {
         Counter("tcpClients", tcp.clients), Counter("tcpAccepted", tcp.server.accepted),
         Counter("tcpDroppedSlow", tcp.server.droppedSlow), Counter("tcpSentences", tcp.face.sentences),
         Counter("tcpRelayed", tcp.face.relayedSentences),
+        Counter("tcpRefused", tcp.server.refusedFull + tcp.server.unknownPeers),
+        Counter("tcpPortInUse", tcp.server.portInUse),
       ]
     }
     completed.stateFiles = files.counters.all

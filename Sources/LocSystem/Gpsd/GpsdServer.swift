@@ -200,9 +200,10 @@ final class GpsdServer {
   }
 
   private func refuse(_ socket: consuming FileDescriptor, _ message: String) {
-    // An NMEA reader has no way to be told: it is closed without a word (the log says why).
+    // An NMEA reader has no way to be told: it is closed without a word (counted; the debug
+    // log says why, no louder: a local program could connect in a loop).
     guard flavour == .gpsd else {
-      handlers.log(.info, "\(label): \(message)")
+      handlers.log(.debug, "\(label): \(message)")
       return
     }
     let line = Array((GpsdReport.error(message) + GpsdReport.end).utf8)
