@@ -35,12 +35,20 @@ import Testing
       """
     let r = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", script], timeout: 60)
     #expect(r.status == 0, "\(r.stderr)")
-    // The first read may begin inside a sentence written before the reader's first read.
+    // The first read may begin inside a sentence written before the reader's first read, or
+    // inside a cycle: from the first GGA on (this receiver's cycles begin with it).
     let sentences = r.stdout.split(whereSeparator: \.isNewline).map(String.init).filter { $0.hasPrefix("$") }
-      .dropFirst()
+      .dropFirst().drop { !$0.hasPrefix("$GPGGA") }
     #expect(sentences.allSatisfy(hasValidChecksum), "\(sentences.filter { !hasValidChecksum($0) }.prefix(3))")
+    // A replay reads NMEA: the pty carries the receiver's own sentences, byte for byte the
+    // log's lines (this SiRF sends GGA, GSA, RMC and GSV; no VTG), not sentences locd rebuilt.
+    let logLines = Set(
+      try String(contentsOfFile: log, encoding: .isoLatin1).split(whereSeparator: \.isNewline).map(
+        String.init))
+    #expect(
+      sentences.allSatisfy(logLines.contains), "\(sentences.filter { !logLines.contains($0) }.prefix(3))")
     let kinds = Set(sentences.map { String($0.dropFirst(3).prefix(3)) })
-    #expect(kinds == ["RMC", "GGA", "GSA", "VTG", "GSV"], "\(kinds)")
+    #expect(kinds == ["RMC", "GGA", "GSA", "GSV"], "\(kinds)")
     let text = sentences.joined(separator: "\r\n") + "\r\n"
     // locd's decoder: the log's own fixes, to 1e-7 degrees and the altitude.
     let ours = try GpsdFaceRig.decode(text)
@@ -86,7 +94,8 @@ import Testing
     let out = try #require(s.nmeaOut)
     let c = Dictionary(uniqueKeysWithValues: out.counters.map { ($0.name, $0.value) })
     #expect(out.link == link && out.pty?.hasPrefix("/dev/pts/") == true)
-    #expect(c["readers"] == 1 && (c["cycles"] ?? 0) >= 12 && (c["sentences"] ?? 0) >= 12 * 5, "\(c)")
+    // 12 GGAs read, each with its GSA and RMC at least: the receiver's, none rebuilt.
+    #expect(c["readers"] == 1 && (c["relayed"] ?? 0) >= 12 * 3 && c["cycles"] == 0, "\(c)")
   }
 
   @Test func itsModeIsItsPolicy() throws {
@@ -105,5 +114,61 @@ import Testing
     #expect(r.stdout == "refused\n", "\(r.stdout) \(r.stderr)")
     daemon.stop()
     #expect(!FileManager.default.fileExists(atPath: link), "the link goes with locd")
+  }
+
+  /// A client of the NMEA output's TCP port: everything it receives, written to a file.
+  static func tcpReader(port: Int, uid: UInt32?, path: String) throws -> GpsdFaceRig.Capture {
+    let script = """
+      import socket, sys
+      s = socket.create_connection(("127.0.0.1", \(port)))
+      while True:
+          b = s.recv(4096)
+          if not b:
+              break
+          sys.stdout.buffer.write(b)
+          sys.stdout.flush()
+      """
+    guard let uid else { return try GpsdFaceRig.Capture("/usr/bin/python3", ["-c", script], path: path) }
+    return try GpsdFaceRig.Capture(
+      "/usr/bin/setpriv",
+      ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", "/usr/bin/python3", "-c", script],
+      path: path)
+  }
+
+  @Test func theTCPPortStreamsTheReceiversSentencesToWhoMayHaveThem() throws {
+    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+    let dir = LocdProcess.makeDirectory()
+    let port = freePort()
+    let log = Binaries.fixture("nmea/bu353s4.log").path
+    let daemon = try LocdProcess(
+      arguments: ["--source", "replay:\(log)?speed=4&loop=1"], directory: dir,
+      config: "[NMEAOut]\nEnable=yes\nLink=\(dir)/nmea0\nGroup=\nListenPort=\(port)\n")
+    _ = try daemon.waitForStatus { $0.nmeaOut != nil }
+    let logLines = Set(
+      try String(contentsOfFile: log, encoding: .isoLatin1).split(separator: "\n").map(String.init))
+    // root (admin): a plain reader, the receiver's sentences as they came.
+    let root = try Self.tcpReader(port: port, uid: nil, path: dir + "/root.out")
+    // Another user: the app `nmea-client` of its uid, without a decision: nothing at all.
+    let nobody = try Self.tcpReader(port: port, uid: 65534, path: dir + "/nobody.out")
+    try root.wait { $0.filter { $0.hasPrefix("$GPGGA") }.count >= 12 }
+    let sentences = root.lines.filter { !$0.isEmpty }
+    #expect(
+      sentences.allSatisfy(logLines.contains), "\(sentences.filter { !logLines.contains($0) }.prefix(3))")
+    #expect(Set(sentences.map { String($0.dropFirst(3).prefix(3)) }) == ["RMC", "GGA", "GSA", "GSV"])
+    #expect(nobody.lines.isEmpty, "no decision, no sentence: \(nobody.lines.prefix(2))")
+    nobody.stop()
+    // Granted full accuracy: the same stream.
+    let grant = try daemon.locctl(["apps", "grant", "nmea-client", "--user", "65534"])
+    #expect(grant.status == 0, "\(grant.stderr)")
+    let granted = try Self.tcpReader(port: port, uid: 65534, path: dir + "/granted.out")
+    try granted.wait { $0.filter { $0.hasPrefix("$GPGGA") }.count >= 3 }
+    granted.stop()
+    #expect(granted.lines.filter { !$0.isEmpty }.allSatisfy(logLines.contains))
+    root.stop()
+    let s = try daemon.waitForStatus(timeout: 30) {
+      ($0.nmeaOut?.counters.first { $0.name == "tcpClients" }?.value) == 0
+    }
+    let c = Dictionary(uniqueKeysWithValues: try #require(s.nmeaOut).counters.map { ($0.name, $0.value) })
+    #expect((c["tcpAccepted"] ?? 0) == 3 && (c["tcpRelayed"] ?? 0) >= 12 * 3, "\(c)")
   }
 }

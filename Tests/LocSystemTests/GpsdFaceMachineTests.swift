@@ -12,12 +12,12 @@ import Testing
   static let s1 = SessionID(1)
   static let device = "serial:/dev/ttyUSB0"
 
-  static func face(skies: [SourceSky] = []) -> GpsdFace {
+  static func face(skies: [SourceSky] = [], sendsSentences: Bool = false) -> GpsdFace {
     GpsdFace(
       environment: GpsdFace.Environment(
         release: "locd test",
         devices: { [GpsdDevice(path: device, driver: "NMEA0183", activated: t0, seenData: true)] },
-        skies: { skies }))
+        skies: { skies }, sendsSentences: { _ in sendsSentences }))
   }
 
   static func lines(_ actions: [GpsdFace.Action]) -> [String] {
@@ -94,10 +94,104 @@ import Testing
     #expect(tpv["altMSL"] == .number(100) && tpv["altHAE"] == .number(140) && tpv["geoidSep"] == .number(40))
     #expect(tpv["speed"] == .number(2) && tpv["track"] == .number(90))
     #expect(tpv["time"] == .string("2026-06-21T12:00:00.000Z") && tpv["device"] == .string(Self.device))
-    // 10 m at 68 % of a circular normal error: σ = 10 / 1.5096 = 6.624 m; 95 % = 2.4477 σ =
-    // 16.21 m. VDOP 2 with a 5 m range error: σv = 10 m, 95 % = 1.96 σv = 19.6 m.
+    // No HDOP: locd's own accuracy, 10 m at 68 % of a circular normal error: σ = 10 / 1.5096 =
+    // 6.624 m; 95 % = 2.4477 σ = 16.21 m. VDOP 2: gpsd's rule, VDOP × 23 m = 46 m.
     #expect(abs((tpv["eph"]?.number ?? 0) - 16.214) < 0.002)
-    #expect(abs((tpv["epv"]?.number ?? 0) - 19.6) < 0.001)
+    #expect(abs((tpv["epv"]?.number ?? 0) - 46) < 0.001)
+  }
+
+  @Test func withDOPsEphAndEpvAreGpsdsFigures() {
+    // gpsd 3.22's own regression file for this receiver (test/daemon/bu353s4.log.chk, whose
+    // first cycle is HDOP 1.1, VDOP 1.5): eph 20.900, epv 34.500; with DGPS (GGA quality 2)
+    // gpsd takes 4.75 m and 5.75 m (gpsd_error_model): 5.225 and 8.625.
+    var fix = Self.fix
+    fix.hdop = 1.1
+    fix.vdop = 1.5
+    #expect(abs((GpsdErrorEstimate.eph(fix) ?? 0) - 20.9) < 1e-9)
+    #expect(abs((GpsdErrorEstimate.epv(fix) ?? 0) - 34.5) < 1e-9)
+    fix.quality = .dgps
+    #expect(abs((GpsdErrorEstimate.eph(fix) ?? 0) - 5.225) < 1e-9)
+    #expect(abs((GpsdErrorEstimate.epv(fix) ?? 0) - 8.625) < 1e-9)
+    fix.mode = .twoD
+    #expect(GpsdErrorEstimate.epv(fix) == nil, "no epv in 2D, as gpsd")
+    fix.mode = .noFix
+    #expect(GpsdErrorEstimate.eph(fix) == nil)
+  }
+
+  static let sentence = "$GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000*7D\r\n"
+
+  @Test func theReceiversSentencesGoOnlyToWatchersOfFullAccuracy() {
+    var f = Self.face(sendsSentences: true)
+    let plain = SessionID(1)
+    let json = SessionID(2)
+    let undecided = SessionID(3)
+    let reduced = SessionID(4)
+    let granted = SessionID(5)
+    _ = f.connected(plain, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    _ = f.connected(json, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    for id in [undecided, reduced, granted] {
+      _ = f.connected(id, peer: Self.peer, access: .none, standing: .app(AppID("gpspipe")!), unit: .none)
+    }
+    for id in [plain, undecided, reduced, granted] {
+      _ = f.received(id, line: "?WATCH={\"enable\":true,\"raw\":1}", at: Self.t0)
+    }
+    _ = f.received(json, line: "?WATCH={\"enable\":true,\"json\":true}", at: Self.t0)
+    let p = Position(
+      coordinate: Self.fix.coordinate!, accuracy: Meters(10), time: Self.t0, receivedAt: Self.t0,
+      source: Self.device)
+    // What the engine's gate gave each app: a full fix, or the reduced cell.
+    _ = f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [granted])
+    let cell = f.located(ResolvedPosition(tier: .fix, position: p), fix: nil, to: [reduced])
+    // A reduced grant gets sentences rebuilt from its cell, never the receiver's.
+    #expect(Self.lines(cell).contains { $0.contains("GGA") })
+    let a = f.relayed(Self.sentence, device: Self.device)
+    let to = a.compactMap {
+      if case .send(let id, let l) = $0, l == Self.sentence { return id } else { return nil }
+    }
+    #expect(Set(to) == [plain, granted])
+    #expect(f.counters.relayedSentences == 2)
+    // Watching another device: nothing of this one.
+    _ = f.received(plain, line: "?WATCH={\"device\":\"gpsd://other:2947\"}", at: Self.t0)
+    #expect(Self.lines(f.relayed(Self.sentence, device: Self.device)).count == 1)
+  }
+
+  @Test func aSourceWithItsOwnSentencesGetsNoneRebuilt() {
+    var f = Self.face(sendsSentences: true)
+    _ = f.connected(Self.s1, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    _ = f.received(Self.s1, line: "?WATCH={\"enable\":true,\"json\":true,\"nmea\":true}", at: Self.t0)
+    let p = Position(
+      coordinate: Self.fix.coordinate!, accuracy: Meters(10), time: Self.t0, receivedAt: Self.t0,
+      source: Self.device)
+    let l = Self.lines(f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [Self.s1]))
+    #expect(l.count == 1 && l[0].hasPrefix("{\"class\":\"TPV\""), "\(l)")
+    var rebuilt = Self.face(sendsSentences: false)
+    _ = rebuilt.connected(Self.s1, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    _ = rebuilt.received(Self.s1, line: "?WATCH={\"enable\":true,\"nmea\":true}", at: Self.t0)
+    let r = Self.lines(
+      rebuilt.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [Self.s1]))
+    #expect(r.count == 1 && r[0].hasPrefix("$GPRMC"), "a manual or network source: rebuilt, \(r)")
+  }
+
+  @Test func aSkyGoesOutBeforeAnyFixToWatchersOfFullAccuracy() throws {
+    let sky = SourceSky(
+      source: Self.device,
+      sky: Sky(satellites: [
+        Satellite(constellation: .gps, svid: 5, prn: 5, elevation: 40, azimuth: 120, used: false)
+      ]),
+      time: Self.t0)
+    var f = Self.face(skies: [sky])
+    let app = SessionID(2)
+    _ = f.connected(Self.s1, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    _ = f.connected(app, peer: Self.peer, access: .none, standing: .app(AppID("cgps")!), unit: .none)
+    for id in [Self.s1, app] { _ = f.received(id, line: "?WATCH={\"enable\":true}", at: Self.t0) }
+    let a = f.skyDecoded()
+    #expect(a.count == 1, "the app without a decision gets none: \(a)")
+    guard case .send(let to, let line) = try #require(a.first) else {
+      Issue.record("not a line: \(a)")
+      return
+    }
+    #expect(to == Self.s1 && line.hasPrefix("{\"class\":\"SKY\"") && line.contains("\"PRN\":5"))
+    #expect(f.skyDecoded().isEmpty, "the same sky is not sent twice")
   }
 
   @Test func aReducedPositionIsTwoDimensionalAndGetsNoSky() throws {

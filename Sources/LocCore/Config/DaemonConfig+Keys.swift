@@ -145,6 +145,7 @@ extension DaemonConfig {
       "NMEAOut", "Mode", "MODE", what: "octal permission bits", \.nmeaOut.mode, range: 0...0o777,
       parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
       format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
+    .port("NMEAOut", "ListenPort", \.nmeaOut.listenPort),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

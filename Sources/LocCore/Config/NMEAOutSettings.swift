@@ -10,6 +10,9 @@ public struct NMEAOutSettings: Sendable, Hashable {
   public var group: String? = "locd"
   /// The slave's permission bits (`Mode=`): 0660, the group reads.
   public var mode: UInt32 = 0o660
+  /// Also stream the sentences on this loopback TCP port (`ListenPort=`; nil: not at all).
+  /// Its clients are identified and authorized as the gpsd face's are (docs/NMEAOUT.md).
+  public var listenPort: Int? = nil
 
   /// The defaults.
   public init() {}

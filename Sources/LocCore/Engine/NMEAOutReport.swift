@@ -6,8 +6,10 @@ public struct NMEAOutReport: Sendable, Hashable {
   public var pty: String?
   /// Whether a program has it open now.
   public var reading: Bool
-  /// Its counters: `readers` (times a program opened it), `cycles`, `sentences`, `dropped`
-  /// (cycles a reader was too far behind for).
+  /// Its counters: `readers` (times a program opened it), `cycles`, `sentences` (rebuilt),
+  /// `relayed` (the receiver's own), `dropped` (writes a reader was too far behind for);
+  /// with `ListenPort=`, `tcpClients`, `tcpAccepted`, `tcpDroppedSlow`, `tcpSentences`,
+  /// `tcpRelayed`, `tcpRefused`, `tcpPortInUse`.
   public var counters: [Counter]
 
   /// A report.

@@ -15,6 +15,15 @@ extension Daemon {
     completed.chrony = actions.chrony?.report
     completed.gpsd = faces.gpsd?.report.status
     completed.nmeaOut = faces.nmeaOut?.0.report
+    if let tcp = faces.nmeaTCP?.report {
+      completed.nmeaOut?.counters += [
+        Counter("tcpClients", tcp.clients), Counter("tcpAccepted", tcp.server.accepted),
+        Counter("tcpDroppedSlow", tcp.server.droppedSlow), Counter("tcpSentences", tcp.face.sentences),
+        Counter("tcpRelayed", tcp.face.relayedSentences),
+        Counter("tcpRefused", tcp.server.refusedFull + tcp.server.unknownPeers),
+        Counter("tcpPortInUse", tcp.server.portInUse),
+      ]
+    }
     completed.stateFiles = files.counters.all
     return .success(.status(completed))
   }
@@ -110,6 +119,9 @@ extension Daemon {
     case .gpsd?:
       faces.gpsd?.reply(session, id, result)
       return
+    case .nmeaTCP?:
+      faces.nmeaTCP?.reply(session, id, result)
+      return
     case .nmeaOut?: return
     case .socket?: break
     case nil: return  // closed meanwhile
@@ -126,7 +138,8 @@ extension Daemon {
   private func push(_ notice: Notice, at: Instant, to recipients: [SessionID]) {
     var sessions = recipients
     if let geoClue = faces.geoClue { sessions = route(notice, to: sessions, geoClue: geoClue) }
-    if let gpsd = faces.gpsd { sessions = route(notice, to: sessions, gpsd: gpsd) }
+    if let gpsd = faces.gpsd { sessions = route(notice, to: sessions, gpsd: gpsd, on: .gpsd) }
+    if let tcp = faces.nmeaTCP { sessions = route(notice, to: sessions, gpsd: tcp, on: .nmeaTCP) }
     if let out = faces.nmeaOut { sessions = route(notice, to: sessions, nmeaOut: out) }
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes

@@ -90,7 +90,7 @@ extension Daemon {
     for session in sessions {
       switch registry.face(of: session) {
       case .geoClue?: bus.append(session)
-      case .socket?, .gpsd?, .nmeaOut?: socket.append(session)
+      case .socket?, .gpsd?, .nmeaOut?, .nmeaTCP?: socket.append(session)
       case nil: continue
       }
     }

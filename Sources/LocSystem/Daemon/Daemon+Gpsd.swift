@@ -7,6 +7,15 @@ extension Daemon {
   /// Starts the face when `[Gpsd] Enable=yes`.
   func startGpsd() {
     guard config.gpsd.enabled, faces.gpsd == nil else { return }
+    let server = makeGpsdServer(.gpsd, limits: GpsdServer.Limits(config))
+    faces.gpsd = server
+    server.start(config.gpsd)
+  }
+
+  /// A gpsd server whose sessions the registry holds under `face` (`.gpsd`, or `.nmeaTCP`
+  /// for the NMEA output's port).
+  func makeGpsdServer(_ flavour: GpsdServer.Flavour, limits: GpsdServer.Limits) -> GpsdServer {
+    let face: SessionRegistry.Face = flavour == .gpsd ? .gpsd : .nmeaTCP
     let environment = GpsdFace.Environment(
       release: "locd \(VersionReport.release)",
       devices: { [unowned self] in
@@ -17,22 +26,21 @@ extension Daemon {
             seenData: connected)
         }
       },
-      skies: { [unowned self] in self.engine.skies })
-    let server = GpsdServer(
-      loop: loop, limits: GpsdServer.Limits(config), environment: environment, sessionIDs: faces.sessions.ids,
+      skies: { [unowned self] in self.engine.skies },
+      sendsSentences: { [unowned self] uri in self.sendsSentences(uri) })
+    return GpsdServer(
+      loop: loop, limits: limits, environment: environment, sessionIDs: faces.sessions.ids, flavour: flavour,
       handlers: GpsdServer.Handlers(
         access: { [unowned self] peer in self.faces.policy.level(for: peer) },
-        engine: { [unowned self] action in self.gpsdEngine(action) },
+        engine: { [unowned self] action in self.gpsdEngine(action, on: face) },
         log: { [unowned self] level, message in self.logger.log(level, message) },
         now: { [unowned self] in self.now }))
-    faces.gpsd = server
-    server.start(config.gpsd)
   }
 
-  private func gpsdEngine(_ action: GpsdFace.Action) {
+  private func gpsdEngine(_ action: GpsdFace.Action, on face: SessionRegistry.Face) {
     switch action {
     case .open(let session, let hello):
-      faces.sessions.opened(session, on: .gpsd)
+      faces.sessions.opened(session, on: face)
       feed(.sessionOpened(session, hello, reply: GpsdFace.Requests.other))
     case .request(let session, let id, let request):
       feed(.requestReceived(session, id, request))
@@ -66,13 +74,15 @@ extension Daemon {
   }
 
   /// Hands the face its part of a push; returns the rest.
-  func route(_ notice: Notice, to sessions: [SessionID], gpsd: GpsdServer) -> [SessionID] {
+  func route(_ notice: Notice, to sessions: [SessionID], gpsd: GpsdServer, on face: SessionRegistry.Face)
+    -> [SessionID]
+  {
     let registry = faces.sessions
-    guard sessions.contains(where: { registry.face(of: $0) == .gpsd }) else { return sessions }
+    guard sessions.contains(where: { registry.face(of: $0) == face }) else { return sessions }
     var rest: [SessionID] = []
     var mine: [SessionID] = []
     for session in sessions {
-      if registry.face(of: session) == .gpsd { mine.append(session) } else { rest.append(session) }
+      if registry.face(of: session) == face { mine.append(session) } else { rest.append(session) }
     }
     gpsd.deliver(notice, to: mine)
     return rest

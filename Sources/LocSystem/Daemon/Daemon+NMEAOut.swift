@@ -16,6 +16,7 @@ extension Daemon {
           if on { self.releaseSources("a program reads the NMEA output") }
         },
         skies: { [unowned self] in self.engine.skies },
+        sendsSentences: { [unowned self] uri in self.sendsSentences(uri) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
     faces.nmeaOut = (pty, session)
     faces.sessions.opened(session, on: .nmeaOut)
@@ -27,10 +28,22 @@ extension Daemon {
       if gid == nil { logger.notice("NMEA output: group '\(group)' does not exist; the pty keeps its group") }
     }
     pty.start(gid: gid)
+    if let port = config.nmeaOut.listenPort {
+      var limits = GpsdServer.Limits(config)
+      limits.maxClients = min(limits.maxClients, 64)
+      let server = makeGpsdServer(.sentences, limits: limits)
+      var settings = GpsdSettings()
+      settings.socketPath = nil
+      settings.listenPort = port
+      faces.nmeaTCP = server
+      server.start(settings)
+    }
   }
 
   /// Stops the output: the link goes, the session closes.
   func stopNMEAOut() {
+    faces.nmeaTCP?.stop()
+    faces.nmeaTCP = nil
     guard let (pty, session) = faces.nmeaOut else { return }
     faces.nmeaOut = nil
     pty.stop()

@@ -24,8 +24,15 @@ extension Daemon {
         self.feed(.beaconHeard(advertisement.sighting, source: id), advancingTo: advertisement.time)
       },
       sighting: { [unowned self] sighting, id in self.feed(.beaconHeard(sighting, source: id)) },
-      sky: { [unowned self] sky, id in self.feed(.skyDecoded(sky, source: id)) },
+      sky: { [unowned self] sky, id in
+        self.feed(.skyDecoded(sky, source: id))
+        self.faces.gpsd?.skyDecoded()
+        self.faces.nmeaTCP?.skyDecoded()
+      },
+      sentence: { [unowned self] line, id in self.relay(line, from: id) },
       admission: admission)
+    // Source ids are indices of this configuration: which sent sentences is learnt again.
+    faces.nmeaSources = [:]
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = sources.make(uri, id, loop, sink) else {

@@ -12,6 +12,11 @@ final class Faces {
   var gpsd: GpsdServer?
   /// The NMEA pty and its session, while `[NMEAOut] Enable=yes`.
   var nmeaOut: (NMEAPty, SessionID)?
+  /// The NMEA output's loopback TCP port, while `[NMEAOut] ListenPort=` names one: the gpsd
+  /// face's server, streaming sentences only.
+  var nmeaTCP: GpsdServer?
+  /// The URI of each source seen sending its own sentences (`Daemon.relay`).
+  var nmeaSources: [SourceID: String] = [:]
   /// Which face holds each engine session.
   let sessions = SessionRegistry()
   /// Whether locd created the socket file (and so removes it at exit).

@@ -11,6 +11,8 @@ final class SessionRegistry {
     case geoClue
     case gpsd
     case nmeaOut
+    /// The NMEA output's TCP port (a `GpsdServer` streaming sentences).
+    case nmeaTCP
   }
 
   /// The counter the faces take their session ids from.

@@ -34,8 +34,19 @@ final class GpsdServer {
   /// the answers costs a queue of this size, not one reply per command.
   static let readPauseBytes = 65536
 
+  /// What a server speaks: gpsd's protocol, or (the NMEA output's TCP port) only sentences.
+  enum Flavour: Equatable {
+    /// gpsd's JSON protocol (`[Gpsd]`).
+    case gpsd
+    /// A stream of NMEA sentences to every client, as if each had sent
+    /// `?WATCH={"enable":true,"json":false,"nmea":true}`; what clients send is read and
+    /// ignored, nothing but sentences is written (`[NMEAOut] ListenPort=`).
+    case sentences
+  }
+
   let loop: EventLoop
   var limits: Limits
+  let flavour: Flavour
   private let handlers: Handlers
   private let sessionIDs: SessionIDs
   private(set) var face: GpsdFace
@@ -53,8 +64,9 @@ final class GpsdServer {
 
   init(
     loop: EventLoop, limits: Limits, environment: GpsdFace.Environment, sessionIDs: SessionIDs,
-    handlers: Handlers
+    flavour: Flavour = .gpsd, handlers: Handlers
   ) {
+    self.flavour = flavour
     self.loop = loop
     self.limits = limits
     self.handlers = handlers
@@ -65,6 +77,7 @@ final class GpsdServer {
   /// Listens on the Unix socket and the TCP port of `settings`; what cannot be opened is
   /// logged and the rest serves (the native socket is not affected either way).
   func start(_ settings: GpsdSettings) {
+    let name = label
     if let path = settings.socketPath {
       do {
         let directory = String(path[..<(path.lastIndex(of: "/") ?? path.startIndex)])
@@ -75,7 +88,7 @@ final class GpsdServer {
         socketPath = path
         endpoints.append(path)
       } catch {
-        handlers.log(.error, "gpsd face: cannot listen on \(path): \(error); the Unix socket is not served")
+        handlers.log(.error, "\(name): cannot listen on \(path): \(error); the Unix socket is not served")
       }
     }
     if let port = settings.listenPort {
@@ -90,17 +103,25 @@ final class GpsdServer {
         counters.portInUse += 1
         handlers.log(
           .warning,
-          "gpsd face: 127.0.0.1:\(port) is already in use, most likely by a running gpsd (stop gpsd.socket and "
-            + "gpsd.service, or set [Gpsd] ListenPort= to another port); gpsd clients are served on "
-            + "\(settings.socketPath ?? "no Unix socket") only, and locd's own socket keeps serving")
+          "\(name): 127.0.0.1:\(port) is already in use"
+            + (flavour == .gpsd
+              ? ", most likely by a running gpsd (stop gpsd.socket and "
+                + "gpsd.service, or set [Gpsd] ListenPort= to another port); gpsd clients are served on "
+                + "\(settings.socketPath ?? "no Unix socket") only"
+              : " (set [NMEAOut] ListenPort= to another port)")
+            + ", and locd's own socket keeps serving")
       } catch {
-        handlers.log(.error, "gpsd face: cannot listen on 127.0.0.1:\(port): \(error)")
+        handlers.log(.error, "\(name): cannot listen on 127.0.0.1:\(port): \(error)")
       }
     }
     if !endpoints.isEmpty {
-      handlers.log(.info, "gpsd face: serving gpsd's protocol on \(endpoints.joined(separator: ", "))")
+      let what = flavour == .gpsd ? "gpsd's protocol" : "NMEA sentences"
+      handlers.log(.info, "\(name): serving \(what) on \(endpoints.joined(separator: ", "))")
     }
   }
+
+  /// How the log names it.
+  var label: String { flavour == .gpsd ? "gpsd face" : "NMEA output" }
 
   private func listen(_ socket: consuming FileDescriptor, tcp: Bool) throws(Errno) {
     let index = listeners.count
@@ -152,33 +173,64 @@ final class GpsdServer {
     }
     clients[id] = connection
     let unit = PeerCgroup.unit(of: peer.pid)
-    let standing: GpsdFace.Standing = access >= .read ? .plain : .app(GpsdServer.appID(peer, unit: unit))
+    let fallback = flavour == .gpsd ? "gpsd-client" : "nmea-client"
+    let app = GpsdServer.appID(peer, unit: unit, fallback: AppID(fallback)!)
+    let standing: GpsdFace.Standing = access >= .read ? .plain : .app(app)
     carryOut(face.connected(id, peer: peer, access: access, standing: standing, unit: unit))
+    if flavour == .sentences {
+      let watch = #"?WATCH={"enable":true,"json":false,"nmea":true}"#
+      carryOut(face.received(id, line: Substring(watch), at: handlers.now()))
+    }
   }
 
   /// The app a client below read access is: the app its Flatpak scope or app unit names; else
   /// its program's name (/proc/PID/comm: what `ps` shows, the process's own word, so as
-  /// strong as a hello's claim); else `gpsd-client`.
-  static func appID(_ peer: Peer, unit: PeerUnit, procRoot: String = "/proc") -> AppID {
+  /// strong as a hello's claim); else `fallback` (`gpsd-client`; `nmea-client` for the NMEA
+  /// output's port).
+  static func appID(
+    _ peer: Peer, unit: PeerUnit, procRoot: String = "/proc", fallback: AppID = AppID("gpsd-client")!
+  ) -> AppID {
     if let verified = unit.verifiedApp { return verified }
     if peer.pid > 0, let bytes = try? FileIO.read(path: "\(procRoot)/\(peer.pid)/comm", limit: 64) {
       var name = String(decoding: bytes, as: UTF8.self)
       if name.hasSuffix("\n") { name.removeLast() }
       if let id = AppID(name) { return id }
     }
-    return AppID("gpsd-client")!
+    return fallback
   }
 
   private func refuse(_ socket: consuming FileDescriptor, _ message: String) {
+    // An NMEA reader has no way to be told: it is closed without a word (counted; the debug
+    // log says why, no louder: a local program could connect in a loop).
+    guard flavour == .gpsd else {
+      handlers.log(.debug, "\(label): \(message)")
+      return
+    }
     let line = Array((GpsdReport.error(message) + GpsdReport.end).utf8)
     _ = try? socket.send(line, from: 0)
   }
 
   func received(_ line: Substring, from connection: GpsdConnection) {
+    guard flavour == .gpsd else { return }
     carryOut(face.received(connection.id, line: line, at: handlers.now()))
   }
 
-  func overlong(_ connection: GpsdConnection) { carryOut(face.overlong(connection.id)) }
+  func overlong(_ connection: GpsdConnection) {
+    guard flavour == .gpsd else { return }
+    carryOut(face.overlong(connection.id))
+  }
+
+  /// Whether a client wants the receiver's sentences and may have them.
+  var wantsSentences: Bool { face.wantsSentences }
+
+  /// One of a receiver's own sentences (`Daemon.relay`).
+  func relay(_ sentence: String, device: String) { carryOut(face.relayed(sentence, device: device)) }
+
+  /// A source's satellites came: a SKY for the watchers that may have it.
+  func skyDecoded() {
+    guard flavour == .gpsd else { return }
+    carryOut(face.skyDecoded())
+  }
 
   /// The engine answered one of a client's requests.
   func reply(_ session: SessionID, _ id: RequestID, _ result: Result<Response, RequestError>) {
@@ -200,6 +252,8 @@ final class GpsdServer {
       switch action {
       case .send(let id, let text):
         guard let c = clients[id] else { continue }
+        // The NMEA port writes sentences only: no VERSION, WATCH, ERROR, TPV or SKY.
+        if flavour == .sentences, text.utf8.first != 0x24, text.utf8.first != 0x21 { continue }
         if !c.send(Array(text.utf8)) {
           counters.droppedSlow += 1
           drop(c, reason: "slow consumer: more than \(limits.maxQueuedBytes) bytes unread", level: .info)
@@ -273,6 +327,7 @@ extension GpsdReportSummary {
         Counter("badCommands", face.badCommands), Counter("watchChanges", face.watchChanges),
         Counter("refusalsTold", face.refusalsTold), Counter("tpv", face.tpvReports),
         Counter("sky", face.skyReports), Counter("sentences", face.sentences),
+        Counter("relayedSentences", face.relayedSentences),
       ])
   }
 }

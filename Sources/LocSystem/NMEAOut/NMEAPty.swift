@@ -12,6 +12,9 @@ final class NMEAPty {
     var wanted: (Bool) -> Void
     /// Each source's latest satellites.
     var skies: () -> [SourceSky]
+    /// Whether the source of this URI sends its own sentences (then those are passed on
+    /// instead of sentences rebuilt from its fixes).
+    var sendsSentences: (String) -> Bool
     /// Log a line.
     var log: (LogLevel, String) -> Void
   }
@@ -22,8 +25,10 @@ final class NMEAPty {
     var readers = 0
     /// Fixes written.
     var cycles = 0
-    /// Sentences written.
+    /// Sentences written, rebuilt from fixes.
     var sentences = 0
+    /// The receiver's own sentences passed on.
+    var relayed = 0
     /// Cycles dropped because the reader was behind.
     var dropped = 0
   }
@@ -37,6 +42,8 @@ final class NMEAPty {
   private(set) var counters = Counters()
   /// Whether a reader was there at the last check.
   private var reading = false
+  /// Whether a program reads it now (as of the last check).
+  var isReading: Bool { reading && master != nil }
 
   init(loop: EventLoop, settings: NMEAOutSettings, handlers: Handlers) {
     self.loop = loop
@@ -83,11 +90,23 @@ final class NMEAPty {
     guard case .location(let resolved, let fix?) = notice, resolved.tier == .fix, let master, reading else {
       return
     }
+    // A receiver's own sentences went out as they came (`relay`): none rebuilt for it.
+    if let source = resolved.position?.source, handlers.sendsSentences(source) { return }
     let sky = handlers.skies().first { $0.source == resolved.position?.source }?.sky
     let sentences = NMEAWriter.cycle(fix, sky: sky)
     if PseudoTerminal.write(Array(sentences.joined().utf8), to: master.descriptor) {
       counters.cycles += 1
       counters.sentences += sentences.count
+    } else {
+      counters.dropped += 1
+    }
+  }
+
+  /// One of a receiver's own sentences (checked: `RelayedSentence`), written as it came.
+  func relay(_ sentence: String) {
+    guard let master, reading else { return }
+    if PseudoTerminal.write(Array(sentence.utf8), to: master.descriptor) {
+      counters.relayed += 1
     } else {
       counters.dropped += 1
     }
@@ -99,7 +118,8 @@ final class NMEAPty {
       link: settings.link, pty: slave, reading: reading,
       counters: [
         Counter("readers", counters.readers), Counter("cycles", counters.cycles),
-        Counter("sentences", counters.sentences), Counter("dropped", counters.dropped),
+        Counter("sentences", counters.sentences), Counter("relayed", counters.relayed),
+        Counter("dropped", counters.dropped),
       ])
   }
 

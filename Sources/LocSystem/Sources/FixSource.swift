@@ -42,6 +42,9 @@ public struct SourceSink {
   /// A beacon was heard now, without the advertisement's bytes (BlueZ reports properties,
   /// not PDUs); never logged above debug.
   public var sighting: (BeaconSighting, SourceID) -> Void
+  /// A line of the receiver's, as it came (the gpsd face and the NMEA output pass on the
+  /// checked ones, `RelayedSentence`; never logged above debug).
+  public var sentence: (UnsafeRawBufferPointer, SourceID) -> Void
   /// Whom the listening sources admit (`AllowUsers=`, `AllowGroups=` resolved).
   public var admission: PeerAdmission
 
@@ -52,10 +55,12 @@ public struct SourceSink {
     beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
     sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },
     sky: @escaping (Sky, SourceID) -> Void = { _, _ in },
+    sentence: @escaping (UnsafeRawBufferPointer, SourceID) -> Void = { _, _ in },
     admission: PeerAdmission = PeerAdmission(daemonUID: CurrentProcess.userID)
   ) {
     self.fix = fix
     self.sky = sky
+    self.sentence = sentence
     self.update = update
     self.log = log
     self.beacon = beacon

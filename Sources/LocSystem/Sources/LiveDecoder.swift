@@ -24,11 +24,16 @@ final class LiveDecoder {
   private var gate = LineGate()
   /// When the stream falls silent, and the silences so far.
   private var silence = SilenceWatch()
-  /// Where fixes and skies go.
-  private let outputs: Outputs
+  /// Where fixes, skies and lines go.
+  private var outputs: Outputs
   /// Sees every line before it is decoded (for gpsd's protocol messages). It must not end
   /// this decoder synchronously.
   var onLine: ((UnsafeRawBufferPointer) -> Void)?
+  /// Sees every line too, to pass the receiver's own sentences on (`SourceSink.sentence`).
+  var relay: ((UnsafeRawBufferPointer) -> Void)? {
+    get { outputs.line }
+    set { outputs.line = newValue }
+  }
   /// Told when a silence begins (true) and when bytes come again (false).
   private var onSilence: ((Bool) -> Void)?
 
@@ -76,10 +81,12 @@ final class LiveDecoder {
     }
   }
 
-  /// Where a decoder's results go: each fix, and each new sky (`NMEADecoder.sky`).
+  /// Where a decoder's results go: each fix, and each new sky (`NMEADecoder.sky`); and each
+  /// line, as it came.
   private struct Outputs {
     var fix: (Fix) -> Void
     var sky: (Sky) -> Void
+    var line: ((UnsafeRawBufferPointer) -> Void)? = nil
   }
 
   /// A decoder on `loop`. `gpsdJSON`: also frame and decode gpsd JSON lines.
@@ -178,6 +185,7 @@ final class LiveDecoder {
 
   private func decode(_ line: UnsafeRawBufferPointer) {
     onLine?(line)
+    outputs.line?(line)
     let skies = decoder.skyCount
     decoder.decodeLine(line) { fix in emit(fix) }
     reportSky(after: skies)

@@ -91,6 +91,7 @@ extension NMEAListenSource {
     let live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
     ) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     let standing = sink.admission.standing(uid: newcomer.uid) { [] }
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,

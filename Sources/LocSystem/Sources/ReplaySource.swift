@@ -156,7 +156,10 @@ public final class ReplaySource: FixSource, PacedPlayback {
       let cycle = tape.cycles[tape.next]
       for n in cycle.lines {
         let skies = decoder.skyCount
-        tape.line(n).withUnsafeBytes { decoder.feed($0) { fix in emit(fix) } }
+        tape.line(n).withUnsafeBytes { line in
+          sink.sentence(line, id)
+          decoder.feed(line) { fix in emit(fix) }
+        }
         emitSky(after: skies)
         fed += 1
       }

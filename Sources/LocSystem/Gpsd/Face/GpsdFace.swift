@@ -14,6 +14,9 @@ struct GpsdFace {
     var devices: () -> [GpsdDevice]
     /// Each source's latest satellites (the engine's sky board).
     var skies: () -> [SourceSky]
+    /// Whether the source of this URI sends its own sentences (`Daemon.relay`): then they
+    /// are what `nmea` and `raw` watchers get, and its fixes are not rebuilt into sentences.
+    var sendsSentences: (String) -> Bool
   }
 
   /// Who a client is to the engine.
@@ -65,6 +68,8 @@ struct GpsdFace {
   private(set) var counters = GpsdFaceCounters()
   /// The altitude and time of each device's last full fix, for `climb`.
   private var lastAltitude: [String: (time: Instant, altitude: Double, climb: Double?)] = [:]
+  /// Each device's last full fix: the DOPs of a SKY sent when its satellites come.
+  private var lastFix: [String: Fix] = [:]
 
   init(environment: Environment) { self.environment = environment }
 
@@ -72,6 +77,8 @@ struct GpsdFace {
   var clientCount: Int { clients.count }
   /// Clients that watch.
   var watcherCount: Int { clients.values.filter(\.watch.enabled).count }
+  /// Whether a client wants the receiver's sentences and may have them (full accuracy).
+  var wantsSentences: Bool { clients.values.contains { $0.watch.wantsSentences && $0.accuracy == .full } }
 
   /// A client connected: it is greeted, and its engine session opened.
   mutating func connected(
@@ -226,7 +233,9 @@ struct GpsdFace {
     if let fix, resolved.tier == .fix {
       full = GpsdReport.tpv(fix, device: device, climb: climb(fix, device: device))
       reduced = nil
-      fixForSentences = fix
+      lastFix[device] = fix
+      // A receiver's own sentences went out as they came (`relayed`): none rebuilt for it.
+      if !environment.sendsSentences(device) { fixForSentences = fix }
     } else if fix == nil, resolved.tier == .fix, let p = resolved.position {
       full = nil
       reduced = GpsdReport.reducedTPV(p, device: device)
@@ -240,7 +249,7 @@ struct GpsdFace {
     let tpv = full ?? reduced ?? GpsdReport.noFix(device: device, time: resolved.position?.time)
     // Made once for every client of this position (100 watchers: one serialization, not 100).
     let tpvLine = JSON.object(tpv).serialized + GpsdReport.end
-    let skyReport = sky.map { GpsdReport.sky($0, fix: fix) }
+    let skyReport = sky.map { GpsdReport.sky($0, dops: fix, time: fix?.time) }
     let skyLine = skyReport.map { JSON.object($0).serialized + GpsdReport.end }
     let sentences = fixForSentences.map { NMEAWriter.cycle($0, sky: full != nil ? sky?.sky : nil) }
     let sentenceText = sentences?.joined()
@@ -269,6 +278,44 @@ struct GpsdFace {
       if client.watch.wantsSentences, let sentences, let sentenceText {
         counters.sentences += sentences.count
         out.append(.send(id, sentenceText))
+      }
+    }
+    return out
+  }
+
+  /// One of a receiver's own sentences (checked: `RelayedSentence`), for the `nmea` and `raw`
+  /// watchers of full accuracy (a reduced grant gets rebuilt sentences of its cell, an app
+  /// without a decision none).
+  mutating func relayed(_ sentence: String, device: String) -> [Action] {
+    var out: [Action] = []
+    for (id, client) in clients where client.watch.wantsSentences && client.accuracy == .full {
+      if let wanted = client.watch.device, wanted != device { continue }
+      counters.relayedSentences += 1
+      out.append(.send(id, sentence))
+    }
+    return out
+  }
+
+  /// A source's satellites came (its sky on the engine's board is new): a SKY for each JSON
+  /// watcher of full accuracy that has not had it, with or without a fix (gpsd sends SKY from
+  /// the first GSV), with the DOPs of the source's last full fix.
+  mutating func skyDecoded() -> [Action] {
+    var out: [Action] = []
+    for sky in environment.skies() {
+      var line: String? = nil
+      var report: JSONObject? = nil
+      for (id, var client) in clients where client.watch.wantsJSON && client.accuracy == .full {
+        if let wanted = client.watch.device, wanted != sky.source { continue }
+        guard client.skySent[sky.source] != sky.time else { continue }
+        if report == nil {
+          report = GpsdReport.sky(sky, dops: lastFix[sky.source], time: nil)
+          line = JSON.object(report!).serialized + GpsdReport.end
+        }
+        client.skySent[sky.source] = sky.time
+        client.lastSky = report
+        clients[id] = client
+        counters.skyReports += 1
+        out.append(.send(id, line!))
       }
     }
     return out
@@ -303,6 +350,8 @@ struct GpsdFaceCounters: Equatable, Sendable {
   var tpvReports = 0
   /// SKY reports sent.
   var skyReports = 0
-  /// NMEA sentences sent.
+  /// NMEA sentences sent, rebuilt from fixes.
   var sentences = 0
+  /// The receiver's own sentences passed on.
+  var relayedSentences = 0
 }

@@ -9,14 +9,6 @@ enum GpsdReport {
   /// The minor version.
   static let protocolMinor = 14
 
-  /// `√(−2 ln 0.05) / √(−2 ln 0.32)`: a circular error's 95 % radius over its 68 % radius
-  /// (`HorizontalAccuracy`): locd's accuracy times this is gpsd's `eph` (a 95 % radius).
-  static let eph95Per68 = HorizontalAccuracy.radius95PerSigma / HorizontalAccuracy.radius68PerSigma
-
-  /// The vertical error's 95 % half-width per unit of VDOP: VDOP × UERE is the vertical σ
-  /// (the DOP relation), and 1.96 σ holds 95 % of a normal error: gpsd's `epv`.
-  static let epvPerVDOP = HorizontalAccuracy.axis95PerSigma * EpochAssembler.userEquivalentRangeError.value
-
   /// What ends each report: CR LF, as gpsd sends them (python3-gps reads a line as a report
   /// only when it ends so).
   static let end = "\r\n"
@@ -75,10 +67,8 @@ enum GpsdReport {
       o["altMSL"] = .number(msl.value)
       o["alt"] = .number(msl.value)
     }
-    if let a = fix.horizontalAccuracy { o["eph"] = .number(rounded(a.value * eph95Per68, 3)) }
-    if fix.mode == .threeD, let vdop = fix.vdop, vdop > 0 {
-      o["epv"] = .number(rounded(vdop * epvPerVDOP, 3))
-    }
+    if let eph = GpsdErrorEstimate.eph(fix) { o["eph"] = .number(rounded(eph, 3)) }
+    if let epv = GpsdErrorEstimate.epv(fix) { o["epv"] = .number(rounded(epv, 3)) }
     if let track = fix.course { o["track"] = .number(track.value) }
     if let speed = fix.speed { o["speed"] = .number(rounded(speed.value, 3)) }
     if let climb { o["climb"] = .number(rounded(climb, 3)) }
@@ -93,7 +83,8 @@ enum GpsdReport {
     o["time"] = .string(position.time.iso8601(fractionDigits: 3))
     o["lat"] = .number(position.coordinate.latitude.value)
     o["lon"] = .number(position.coordinate.longitude.value)
-    if let a = position.accuracy { o["eph"] = .number(rounded(a.value * eph95Per68, 3)) }
+    // The cell's accuracy, at 95 %: no DOPs that would tell of the receiver.
+    if let a = position.accuracy { o["eph"] = .number(rounded(a.value * GpsdErrorEstimate.eph95Per68, 3)) }
     return o
   }
 
@@ -104,11 +95,12 @@ enum GpsdReport {
     return o
   }
 
-  /// `SKY` from a source's satellites and the DOPs of its fix.
-  static func sky(_ sky: SourceSky, fix: Fix?) -> JSONObject {
+  /// `SKY` from a source's satellites, the DOPs of `dops` (its latest fix) and the cycle's
+  /// `time` when it is known.
+  static func sky(_ sky: SourceSky, dops fix: Fix?, time: Instant?) -> JSONObject {
     var o: JSONObject = ["class": .string("SKY"), "device": .string(sky.source)]
+    if let time { o["time"] = .string(time.iso8601(fractionDigits: 3)) }
     if let fix {
-      o["time"] = .string(fix.time.iso8601(fractionDigits: 3))
       if let v = fix.hdop { o["hdop"] = .number(v) }
       if let v = fix.vdop { o["vdop"] = .number(v) }
       if let v = fix.pdop { o["pdop"] = .number(v) }
