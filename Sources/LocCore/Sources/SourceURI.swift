@@ -37,6 +37,10 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   /// `bluez:` (BlueZ's default adapter) or `bluez:hciN`: beacon advertisements that BlueZ
   /// reports on the system bus (docs/BEACONS.md, "The bluez: source").
   case bluez(adapter: String?)
+  /// `modem:` (every modem) or `modem:EQUIPMENT-ID` (the one whose EquipmentIdentifier it
+  /// is): the GNSS of a modem as ModemManager gives it on the system bus, its NMEA traces
+  /// decoded like any receiver's (docs/SOURCES.md, "The modem: source").
+  case modem(equipment: String?)
 
   /// The address listening sources bind when the URI gives none (`nmea+udp://:10110`):
   /// loopback, so nothing is exposed to the network unless asked for.
@@ -89,10 +93,11 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
         digits.allSatisfy({ $0.isASCII && $0.isNumber })
       else { throw parts.fail("expected bluez: or bluez:hciN") }
       self = .bluez(adapter: parts.rest)
+    case "modem": self = try SourceURI.modem(&parts)
     default:
       throw parts.fail(
         "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, "
-          + "nmea+unix-listen, serial, bluez)")
+          + "nmea+unix-listen, serial, bluez, modem)")
     }
   }
 
@@ -148,6 +153,24 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
     return .serial(path: parts.rest, baud: baud)
   }
 
+  /// The longest equipment id taken: an IMEI has 15 digits, a MEID 14 hex digits; ModemManager
+  /// makes one up as a SHA-1 in hex (40) for modems that report none.
+  public static let maxEquipmentIDLength = 64
+
+  /// `modem:` or `modem:ID`, ID letters, digits, `.`, `-`, `_` (what ModemManager's
+  /// EquipmentIdentifier holds).
+  private static func modem(_ parts: inout URIParts) throws(ParseError) -> SourceURI {
+    try parts.checkQuery([])
+    guard !parts.rest.isEmpty else { return .modem(equipment: nil) }
+    guard parts.rest.utf8.count <= maxEquipmentIDLength,
+      parts.rest.utf8.allSatisfy({ b in
+        (b >= 0x30 && b <= 0x39) || ((b | 0x20) >= 0x61 && (b | 0x20) <= 0x7A) || b == 0x2D || b == 0x2E
+          || b == 0x5F
+      })
+    else { throw parts.fail("expected modem: or modem:EQUIPMENT-ID (letters, digits, '.', '-', '_')") }
+    return .modem(equipment: parts.rest)
+  }
+
   /// Whether the source gives beacon advertisements rather than fixes.
   public var isBeaconSource: Bool {
     switch self {
@@ -181,6 +204,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       case .fixed(let n): return "serial:\(path)?baud=\(n)"
       }
     case .bluez(let adapter): return "bluez:\(adapter ?? "")"
+    case .modem(let equipment): return "modem:\(equipment ?? "")"
     }
   }
 }
@@ -211,7 +235,8 @@ extension SourceURI {
     switch self {
     // BlueZ is root's daemon on the system bus; what it reports comes from radios in range,
     // but a beacon source gives no fixes, so its trust ranks nothing.
-    case .replay, .beaconReplay, .serial, .nmeaUnixListen, .bluez: return .system
+    // ModemManager too; the modem is a device of the machine, as a serial receiver is.
+    case .replay, .beaconReplay, .serial, .nmeaUnixListen, .bluez, .modem: return .system
     case .gpsd(let host, _, _), .nmeaTCP(let host, _):
       return SourceURI.isLoopback(host) ? .system : .network
     case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):

@@ -47,7 +47,7 @@ public final class BlueZSource: FixSource {
   var phase = Phase.off
   /// `stop()` was called: nothing is retried.
   var stopped = false
-  var link = BlueZBusLink()
+  var link = SystemBusLink()
   var presence: BlueZPresence
   var devices = BlueZDeviceTable()
   var discovery = BlueZDiscovery()

@@ -24,6 +24,10 @@ extension BusMessage {
     /// the entries left out: a value of another type, past the entry limit, over the byte
     /// limit.
     case manufacturerData([BlueZDeviceTable.ManufacturerData], skipped: Int)
+    /// `a{uv}` whose values are `s` (ModemManager's Modem.Location Location: source bit →
+    /// value; the NMEA and 3GPP values are strings); `skipped` counts the entries left out:
+    /// a value of another type (GPS raw's `a{sv}`), past the entry limit, over the length limit.
+    case locations([UInt32: String], skipped: Int)
     /// A type locd does not read here (skipped).
     case other(String)
   }
@@ -58,6 +62,11 @@ extension BusMessage {
       default: value = .int16(try readInt16())
       }
       try exit()
+    case "a{uv}":
+      try enter(Code.variant, contents)
+      let (entries, skipped) = try readLocations()
+      value = .locations(entries, skipped: skipped)
+      try exit()
     case "a{qv}":
       try enter(Code.variant, contents)
       let (entries, skipped) = try readManufacturerData()
@@ -83,6 +92,38 @@ extension BusMessage {
         let bytes = try readByteArray { $0.count <= Self.manufacturerBytesLimit ? Array($0) : nil }
         if let bytes {
           entries.append(BlueZDeviceTable.ManufacturerData(company: company, bytes: bytes))
+        } else {
+          skipped += 1
+        }
+        try exit()
+      } else {
+        skipped += 1
+        try skip("v")
+      }
+      try exit()
+    }
+    try exit()
+    return (entries, skipped)
+  }
+
+  /// Most entries read of one Location (ModemManager defines 7 source bits), and the longest
+  /// string value read (a trace of every NMEA sentence of an epoch, a few kilobytes at most).
+  static let locationEntryLimit = 16
+  static let locationTextLimit = 65_536
+
+  /// Reads `a{uv}` (Modem.Location's Location, GetLocation's reply), keeping the string
+  /// values; the others, entries past the limit and strings over it are skipped and counted.
+  func readLocations() throws(Errno) -> ([UInt32: String], Int) {
+    var entries: [UInt32: String] = [:]
+    var skipped = 0
+    try enter(Code.array, "{uv}")
+    while try enter(Code.dictEntry, "uv", "enter {uv}") {
+      let source = try readUInt32()
+      if try variantContents() == "s" && entries.count < Self.locationEntryLimit {
+        try enter(Code.variant, "s")
+        let text = try readText()
+        if text.utf8.count <= Self.locationTextLimit {
+          entries[source] = text
         } else {
           skipped += 1
         }

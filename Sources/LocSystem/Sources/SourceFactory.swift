@@ -25,6 +25,8 @@ public enum SourceFactory {
       return SerialSource(id: id, path: path, baud: baud, loop: loop, sink: sink)
     case .bluez(let adapter):
       return BlueZSource(id: id, adapter: adapter, loop: loop, sink: sink)
+    case .modem(let equipment):
+      return ModemSource(id: id, equipment: equipment, loop: loop, sink: sink)
     }
   }
 }

@@ -1,9 +1,10 @@
 import LocCore
 
-/// The system bus connection of a `bluez:` source and how it is kept up: the connection
-/// with the matches on it (NameOwnerChanged of org.bluez, the ObjectManager and Properties
-/// signals), the backoff between attempts and the timer of the next one.
-struct BlueZBusLink {
+/// The system bus connection of a source that follows a daemon there (`bluez:`, `modem:`)
+/// and how it is kept up: the connection with the matches on it (NameOwnerChanged of the
+/// daemon's name, its ObjectManager and Properties signals), the backoff between attempts and
+/// the timer of the next one.
+struct SystemBusLink {
   /// The connection, while there is one.
   private(set) var bus: BusConnection?
   /// The signal matches on `bus`; they end with it.

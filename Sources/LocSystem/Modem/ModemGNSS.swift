@@ -1,0 +1,113 @@
+import LocCore
+
+/// ModemManager's location sources, the bits of Modem.Location's Capabilities, Enabled and
+/// Setup's `sources` (MMModemLocationSource, ModemManager-enums.h of ModemManager 1.20).
+struct ModemLocationSources: OptionSet, Equatable {
+  let rawValue: UInt32
+  /// MM_MODEM_LOCATION_SOURCE_3GPP_LAC_CI.
+  static let cellID = ModemLocationSources(rawValue: 1 << 0)
+  /// MM_MODEM_LOCATION_SOURCE_GPS_RAW.
+  static let gpsRaw = ModemLocationSources(rawValue: 1 << 1)
+  /// MM_MODEM_LOCATION_SOURCE_GPS_NMEA: the traces locd decodes.
+  static let gpsNMEA = ModemLocationSources(rawValue: 1 << 2)
+  /// MM_MODEM_LOCATION_SOURCE_GPS_UNMANAGED.
+  static let gpsUnmanaged = ModemLocationSources(rawValue: 1 << 4)
+  /// MM_MODEM_LOCATION_SOURCE_AGPS_MSA and _MSB.
+  static let agpsMSA = ModemLocationSources(rawValue: 1 << 5)
+  static let agpsMSB = ModemLocationSources(rawValue: 1 << 6)
+  /// Every bit that runs the GNSS engine: cleared to give the GPS back.
+  static let gps: ModemLocationSources = [.gpsRaw, .gpsNMEA, .gpsUnmanaged, .agpsMSA, .agpsMSB]
+}
+
+/// One modem ModemManager lists (an object under /org/freedesktop/ModemManager1/Modem with
+/// org.freedesktop.ModemManager1.Modem), what locd knows of it, where its GNSS stands, and
+/// the decoder its NMEA traces go through.
+final class ModemGNSS {
+  /// Where locd's use of the modem's GNSS stands.
+  enum Phase: Equatable {
+    /// The modem has no Modem.Location, or its Capabilities lack GPS NMEA: reported, not used.
+    case noGPS
+    /// Not asked for yet (acquisition idle since the modem appeared).
+    case off
+    /// Setup was sent (`on`: with the GPS NMEA bit) and not answered yet.
+    case settingUp(on: Bool)
+    /// Setup with GPS NMEA succeeded: traces are decoded.
+    case running
+    /// Setup without the GPS bits succeeded: the modem's GPS is given back.
+    case asleep
+    /// Setup failed with this D-Bus error; tried again at `retryAt` (monotonic
+    /// microseconds), when the modem's state changes, or when acquisition wakes again.
+    case failed(String, retryAt: UInt64)
+  }
+
+  /// The object path (`/org/freedesktop/ModemManager1/Modem/0`).
+  let path: String
+  /// Told apart from an earlier modem at the same path: a Setup reply for that one is dropped.
+  let serial: Int
+  /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer, Model.
+  var equipment = ""
+  var maker = ""
+  /// Modem.State (MMModemState: 6 enabled and above can locate).
+  var state: Int32 = 0
+  var capabilities = ModemLocationSources()
+  var enabled = ModemLocationSources()
+  /// SignalsLocation: whether Location changes are signalled (else GetLocation is polled).
+  var signals = false
+  var phase = Phase.off
+  /// Setup failures in a row (the first is logged as a warning, the rest at debug).
+  var failures = 0
+  /// The last NMEA trace decoded: the same one again (a poll, a repeated signal) is skipped.
+  var lastTrace: String?
+  let live: LiveDecoder
+
+  init(path: String, serial: Int, live: LiveDecoder) {
+    self.path = path
+    self.serial = serial
+    self.live = live
+  }
+
+  /// The modem in logs and status: its object's number and what it says it is
+  /// ("modem 0 (QUALCOMM INCORPORATED QUECTEL EG25)"); the equipment id only at debug.
+  var name: String {
+    let number = path.split(separator: "/").last.map(String.init) ?? path
+    return maker.isEmpty ? "modem \(number)" : "modem \(number) (\(maker))"
+  }
+
+  /// Whether the GNSS can give NMEA traces.
+  var hasGPS: Bool { capabilities.contains(.gpsNMEA) }
+
+  /// The sources for Setup: the enabled ones kept, GPS NMEA added (`on`) or every GPS bit
+  /// cleared.
+  func setupSources(on: Bool) -> ModemLocationSources {
+    on ? enabled.union(.gpsNMEA) : enabled.subtracting(.gps)
+  }
+
+  /// Takes Modem properties (EquipmentIdentifier, Manufacturer, Model, State); whether
+  /// State changed.
+  @discardableResult func takeModem(_ p: [String: BusMessage.PropertyValue]) -> Bool {
+    if case .string(let s)? = p["EquipmentIdentifier"] { equipment = s }
+    let manufacturer: String? = if case .string(let s)? = p["Manufacturer"] { s } else { nil }
+    let model: String? = if case .string(let s)? = p["Model"] { s } else { nil }
+    if manufacturer != nil || model != nil {
+      maker = [manufacturer ?? "", model ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+    if case .int32(let n)? = p["State"], n != state {
+      state = n
+      return true
+    }
+    return false
+  }
+
+  /// Takes Modem.Location properties but Location (Capabilities, Enabled, SignalsLocation);
+  /// a modem whose capabilities lack GPS NMEA is `noGPS`, one that gains it leaves `noGPS`.
+  func takeLocation(_ p: [String: BusMessage.PropertyValue]) {
+    if case .uint32(let n)? = p["Capabilities"] { capabilities = ModemLocationSources(rawValue: n) }
+    if case .uint32(let n)? = p["Enabled"] { enabled = ModemLocationSources(rawValue: n) }
+    if case .bool(let b)? = p["SignalsLocation"] { signals = b }
+    if !hasGPS {
+      phase = .noGPS
+    } else if phase == .noGPS {
+      phase = .off
+    }
+  }
+}

@@ -1,0 +1,213 @@
+import LocCore
+
+/// Turning the modems' GNSS on and off (Modem.Location.Setup), asking for the location of
+/// modems that do not signal it (GetLocation), and what status shows.
+extension ModemSource {
+  /// How long after a failed Setup it is tried again (ModemManager refuses Setup while the
+  /// modem is still enabling, or while another client holds the GNSS engine).
+  static let setupRetryMicroseconds: UInt64 = 5_000_000
+
+  /// Whether locd wants the modems' GPS now.
+  var wantsGPS: Bool { active && !presence.stopped && phase == .ready }
+
+  /// Setup for each modem whose GNSS is not as wanted; the poll timer armed while a running
+  /// modem does not signal.
+  func reconcile() {
+    let wanted = wantsGPS
+    for modem in sortedModems {
+      switch modem.phase {
+      case .off, .asleep: if wanted { setup(modem, on: true) }
+      case .running: if !wanted { setup(modem, on: false) }
+      case .noGPS, .settingUp, .failed: continue
+      }
+    }
+    armPoll()
+  }
+
+  /// Setup(sources, signal_location=true): GPS NMEA added to the modem's enabled sources
+  /// (`on`), or every GPS bit cleared.
+  func setup(_ modem: ModemGNSS, on: Bool) {
+    guard let bus else { return }
+    let sources = modem.setupSources(on: on)
+    counters.setupCalls += 1
+    modem.phase = .settingUp(on: on)
+    log(.debug, "\(modem.name): Setup sources=\(sources.rawValue) (GPS \(on ? "on" : "off"))")
+    let serial = modem.serial
+    do {
+      try bus.call(
+        destination: Self.busName, path: modem.path, interface: Self.locationInterface, member: "Setup",
+        arguments: [.uint32(sources.rawValue), .bool(true)]
+      ) { [weak self] reply in
+        guard let self, let now = self.modems[modem.path], now.serial == serial else { return }
+        self.setupAnswered(now, on: on, sources: sources, reply)
+      }
+    } catch {
+      setupFailed(modem, error.description)
+    }
+  }
+
+  private func setupAnswered(_ modem: ModemGNSS, on: Bool, sources: ModemLocationSources, _ reply: BusMessage)
+  {
+    if let problem = reply.errorText {
+      setupFailed(modem, problem)
+    } else {
+      modem.enabled = sources
+      modem.failures = 0
+      if on {
+        modem.phase = .running
+        modem.lastTrace = nil
+        modem.live.begin()
+        log(.info, "\(modem.name): GPS on")
+        getLocation(modem)
+        report(restarted: true)
+      } else {
+        modem.phase = .asleep
+        modem.live.end()
+        log(.debug, "\(modem.name): GPS off")
+      }
+    }
+    // Acquisition may have changed its mind while the call was on its way.
+    reconcile()
+    report()
+  }
+
+  private func setupFailed(_ modem: ModemGNSS, _ problem: String) {
+    counters.setupErrors += 1
+    modem.failures += 1
+    modem.phase = .failed(problem, retryAt: loop.monotonicMicroseconds + Self.setupRetryMicroseconds)
+    log(
+      modem.failures == 1 ? .warning : .debug,
+      "\(modem.name): Setup failed (\(problem)); trying again every \(Self.setupRetryMicroseconds / 1_000_000) s"
+    )
+  }
+
+  /// Failed modems are tried again when fixes are wanted anew.
+  func retryFailed() {
+    for modem in modems.values {
+      if case .failed = modem.phase { modem.phase = .off }
+    }
+  }
+
+  /// Failed modems whose retry is due are tried again.
+  private func retryDue() {
+    let now = loop.monotonicMicroseconds
+    for modem in modems.values {
+      if case .failed(_, let at) = modem.phase, at <= now { modem.phase = .off }
+    }
+  }
+
+  /// GetLocation: the current Location, read as a signalled one would be.
+  func getLocation(_ modem: ModemGNSS) {
+    guard let bus else { return }
+    counters.locations.polls += 1
+    let serial = modem.serial
+    do {
+      try bus.call(
+        destination: Self.busName, path: modem.path, interface: Self.locationInterface, member: "GetLocation"
+      ) { [weak self] reply in
+        guard let self, let now = self.modems[modem.path], now.serial == serial else { return }
+        guard reply.errorText == nil else {
+          // Before the first fix ModemManager may have nothing yet; the next poll asks again.
+          return
+        }
+        do {
+          let (entries, skipped) = try reply.readLocations()
+          self.counters.locations.skipped += skipped
+          self.take(entries, of: now)
+        } catch {
+          self.counters.badMessages += 1
+        }
+      }
+    } catch {
+      counters.badMessages += 1
+    }
+  }
+
+  /// Arms the tick while a running modem does not signal its location (GetLocation each
+  /// second) or a failed Setup waits for its retry.
+  private func armPoll() {
+    let polled = modems.values.contains { modem in
+      if case .failed = modem.phase { return wantsGPS }
+      return modem.phase == .running && !modem.signals
+    }
+    guard polled else {
+      pollTimer?.disarm()
+      return
+    }
+    if pollTimer == nil {
+      pollTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 50_000) { [weak self] in
+        self?.pollFired()
+      }
+    }
+    pollTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + Self.pollMicroseconds)
+  }
+
+  private func pollFired() {
+    for modem in sortedModems where modem.phase == .running && !modem.signals { getLocation(modem) }
+    retryDue()
+    reconcile()
+    report()
+  }
+
+  // MARK: Status
+
+  public var snapshot: SourceSnapshot {
+    let state: SourceState
+    var problem: String? = nil
+    switch phase {
+    case .off, .lookingForManager, .readingObjects: state = .starting
+    case .disconnected(let why, let at):
+      state = .reconnecting(retryAt: at)
+      problem = why
+    case .noManager:
+      state = .starting
+      problem =
+        "ModemManager (\(Self.busName)) is not on the system bus; waiting for it (is ModemManager.service running?)"
+    case .ready:
+      let all = sortedModems
+      if !active {
+        state = .idle
+      } else if all.contains(where: { $0.phase == .running }) {
+        state = .connected
+      } else {
+        state = .starting
+      }
+      problem = Self.problem(all, none: wantedModem)
+    }
+    let fault = sortedModems.lazy.compactMap { $0.phase == .running ? $0.live.fault : nil }.first
+    return SourceSnapshot(
+      id: id, uri: uri, state: state, counters: statusCounters, lastError: problem, trust: .system,
+      fault: fault)
+  }
+
+  /// What status says is wrong: a failed Setup first, then no modem, then no GNSS.
+  static func problem(_ all: [ModemGNSS], none: String) -> String? {
+    for modem in all {
+      if case .failed(let why, _) = modem.phase { return "\(modem.name): Setup failed: \(why)" }
+    }
+    guard let first = all.first else { return "ModemManager has \(none); waiting for one" }
+    if !all.contains(where: \.hasGPS) {
+      return "\(first.name) has no GPS NMEA location source; not used"
+    }
+    return nil
+  }
+
+  private var statusCounters: [Counter] {
+    var totals = counters.retired
+    for modem in modems.values { totals.add(modem.live) }
+    let all = modems.values
+    let c = counters
+    return totals.decoding.sourceCounters + [
+      Counter("silences", totals.silences),
+      Counter("modems", all.count), Counter("gpsModems", all.filter(\.hasGPS).count),
+      Counter("gpsRunning", all.filter { $0.phase == .running }.count),
+      Counter("modemsWithoutGPS", all.filter { !$0.hasGPS }.count), Counter("otherModems", c.otherModems),
+      Counter("modemsAppeared", c.modemsAppeared), Counter("modemsVanished", c.modemsVanished),
+      Counter("setupCalls", c.setupCalls), Counter("setupErrors", c.setupErrors),
+      Counter("traces", c.locations.traces), Counter("repeatedTraces", c.locations.repeatedTraces),
+      Counter("locationPolls", c.locations.polls), Counter("skippedLocations", c.locations.skipped),
+      Counter("badMessages", c.badMessages), Counter("managerAppeared", c.managerAppeared),
+      Counter("managerVanished", c.managerVanished), Counter("busConnections", c.busConnections),
+    ]
+  }
+}

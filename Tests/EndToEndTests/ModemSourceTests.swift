@@ -1,0 +1,247 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+import Testing
+
+/// The real locd with a `modem:` source on a private bus configured like the system bus,
+/// against the ModemManager stand-in (ModemStandIn.swift: no modem, so no real ModemManager,
+/// can run here), checked through `locctl status` and the calls the stand-in recorded.
+@Suite(.serialized) struct ModemSourceTests {
+  static let imei = "867698041234567"
+
+  struct Rig {
+    let bus: PrivateSystemBus
+    let mm: ModemStandIn
+    let locd: LocdProcess
+
+    init(source: String = "modem:", config: String = "", prepare: (ModemStandIn) throws -> Void) throws {
+      bus = try PrivateSystemBus(policies: [ModemStandIn.policy])
+      mm = ModemStandIn(bus: bus)
+      try mm.start()
+      try prepare(mm)
+      locd = try LocdProcess(arguments: ["--source", source], environment: bus.environment, config: config)
+    }
+  }
+
+  /// The shipped XML's members of `interface` as "kind name in out" words, read from the
+  /// XML file (methods with their in and out signatures, signals with theirs, properties
+  /// with their type).
+  static func xmlMembers(_ interface: String) throws -> Set<String> {
+    let text = try String(contentsOfFile: ModemStandIn.xmlDirectory + interface + ".xml", encoding: .utf8)
+    var members = Set<String>()
+    var current: (kind: String, name: String, ins: String, outs: String)?
+    func attribute(_ tag: Substring, _ name: String) -> String? {
+      guard let r = tag.range(of: " \(name)=\"") else { return nil }
+      let rest = tag[r.upperBound...]
+      return rest.firstIndex(of: "\"").map { String(rest[..<$0]) }
+    }
+    for piece in text.split(separator: "<").dropFirst() {
+      let tag = piece.prefix { $0 != ">" }
+      let word = tag.prefix { $0 != " " && $0 != "/" && $0 != "\n" }
+      switch word {
+      case "method", "signal":
+        if let c = current { members.insert("\(c.kind) \(c.name) \(c.ins) \(c.outs)") }
+        current = (String(word), attribute(tag, "name") ?? "?", "", "")
+        if tag.hasSuffix("/") {
+          members.insert("\(word) \(current!.name)  ")
+          current = nil
+        }
+      case "arg":
+        let type = attribute(tag, "type") ?? "?"
+        if current?.kind == "signal" || attribute(tag, "direction") != "out" {
+          current?.ins += type
+        } else {
+          current?.outs += type
+        }
+      case "property":
+        members.insert("property \(attribute(tag, "name") ?? "?") \(attribute(tag, "type") ?? "?") ")
+      default:
+        if tag.hasPrefix("/method") || tag.hasPrefix("/signal"), let c = current {
+          members.insert("\(c.kind) \(c.name) \(c.ins) \(c.outs)")
+          current = nil
+        }
+      }
+    }
+    return members
+  }
+
+  /// What `busctl introspect` says the stand-in serves of `interface` at `path`, as the same words.
+  static func servedMembers(_ bus: PrivateSystemBus, _ path: String, _ interface: String) throws -> Set<
+    String
+  > {
+    let r = try bus.busctl(["introspect", "org.freedesktop.ModemManager1", path, interface])
+    guard r.status == 0 else { throw HarnessError("introspect \(path): \(r.stderr)") }
+    var members = Set<String>()
+    for line in r.stdout.split(separator: "\n") where line.hasPrefix(".") {
+      let w = line.split(separator: " ", omittingEmptySubsequences: true)
+      guard w.count >= 4 else { continue }
+      let name = w[0].dropFirst()
+      let sig = w[2] == "-" ? "" : String(w[2])
+      switch w[1] {
+      case "method": members.insert("method \(name) \(sig) \(w[3] == "-" ? "" : String(w[3]))")
+      case "signal": members.insert("signal \(name) \(sig) ")
+      case "property": members.insert("property \(name) \(sig) ")
+      default: continue
+      }
+    }
+    return members
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func standInServesTheShippedXMLMemberForMember() throws {
+    let bus = try PrivateSystemBus(policies: [ModemStandIn.policy])
+    let mm = ModemStandIn(bus: bus)
+    try mm.start()
+    try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    let objects: [(String, String)] = [
+      ("/org/freedesktop/ModemManager1", "org.freedesktop.ModemManager1"),
+      ("/org/freedesktop/ModemManager1/Modem/0", "org.freedesktop.ModemManager1.Modem"),
+      ("/org/freedesktop/ModemManager1/Modem/0", "org.freedesktop.ModemManager1.Modem.Location"),
+    ]
+    for (path, interface) in objects {
+      let shipped = try Self.xmlMembers(interface)
+      #expect(shipped.count > 3, "\(interface): the XML was read")
+      #expect(try Self.servedMembers(bus, path, interface) == shipped, "\(interface)")
+    }
+    let om = try Self.servedMembers(
+      bus, "/org/freedesktop/ModemManager1", "org.freedesktop.DBus.ObjectManager")
+    #expect(
+      om.contains("method GetManagedObjects  a{oa{sa{sv}}}")
+        && om.contains("signal InterfacesAdded oa{sa{sv}} "))
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func statusShowsTheModemsFixItSleepsWakesAndGivesTheGPSBackOnStop() throws {
+    // The modem has the cell id source on already (Enabled 1): Setup keeps it.
+    let rig = try Rig(config: "[Acquisition]\nRefreshInterval=1h\n") { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7, enabled: ModemStandIn.cellID)
+    }
+    // A good stable fix: acquisition idle, the GPS switched off with the cell source kept.
+    var s = try rig.locd.waitForStatus(timeout: 30) {
+      $0.sourceState() == .known(.idle) && ($0.counters()["fixes"] ?? 0) >= 1
+    }
+    let first = try #require(rig.mm.setups.first)
+    #expect(first.modem == 0 && first.sources == ModemStandIn.cellID | ModemStandIn.gpsNMEA && first.signal)
+    #expect(s.sources.first?.uri == "modem:")
+    // The log's receiver is near Seattle (47.66 N, 122.33 W; PROVENANCE.md).
+    let lat = try #require(s.position.position?.coordinate.latitude.value)
+    #expect(abs(lat - 47.662) < 0.01 && s.position.position?.source == "modem:")
+    #expect(s.fix?.accuracy != nil)
+    #expect(s.counters()["gpsRunning"] == 0 && (s.counters()["traces"] ?? 0) >= 1)
+    #expect(s.counters()["setupErrors"] == 0 && s.counters()["badChecksums"] == 0)
+    #expect(rig.mm.setups.last.map { $0.sources == ModemStandIn.cellID } == true, "\(rig.mm.setups)")
+    // An app's request: on again.
+    let refreshed = try rig.locd.locctl(["refresh"])
+    #expect(refreshed.status == 0, "\(refreshed.stderr)")
+    s = try rig.locd.waitForStatus(timeout: 20) { _ in rig.mm.setups.count >= 3 }
+    #expect(rig.mm.setups[1].sources == ModemStandIn.cellID, "off with the cell source kept")
+    #expect(rig.mm.setups[2].sources == ModemStandIn.cellID | ModemStandIn.gpsNMEA)
+    // Stopped while acquiring (a subscriber holds acquisition open): the GPS given back,
+    // the cell source kept.
+    _ = try rig.locd.waitForStatus(timeout: 30) { $0.sourceState() == .known(.idle) }
+    let before = rig.mm.setups.count
+    let watcher = try FixWatcher(rig.locd)
+    defer { watcher.stop() }
+    s = try rig.locd.waitForStatus(timeout: 20) { $0.sourceState() == .known(.connected) }
+    #expect(
+      rig.mm.setups.count == before + 1
+        && rig.mm.setups.last?.sources == ModemStandIn.cellID | ModemStandIn.gpsNMEA)
+    #expect(rig.locd.stop() == 0)
+    #expect(rig.mm.setups.count == before + 2, "\(rig.mm.setups)")
+    #expect(rig.mm.setups.last.map { $0.sources == ModemStandIn.cellID } == true, "\(rig.mm.setups)")
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func aModemVanishingMidFixIsSaidAndResumedWhenItComesBack() throws {
+    let rig = try Rig(source: "modem:\(Self.imei)") { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    }
+    let watcher = try FixWatcher(rig.locd)  // holds acquisition open
+    defer { watcher.stop() }
+    _ = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 2 }
+    try rig.mm.removeModem(0)
+    var s = try rig.locd.waitForStatus { $0.counters()["modemsVanished"] == 1 }
+    #expect(s.sources.first?.lastError?.contains("no modem") == true, "\(s.sources.first?.lastError ?? "")")
+    #expect(s.sourceState() == .known(.starting))
+    #expect(rig.locd.log.contains("is gone; waiting for it to come back"))
+    let fixes = s.counters()["fixes"] ?? 0
+    try rig.mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= fixes + 2 }
+    #expect(s.sourceState() == .known(.connected) && s.sources.first?.lastError == nil)
+    #expect(rig.mm.setups.filter { $0.sources & ModemStandIn.gpsNMEA != 0 }.count == 2)
+    #expect(s.counters()["modemsAppeared"] == 2)
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func setupFailingIsAClearErrorAndLocdKeepsServing() throws {
+    let rig = try Rig { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+      try mm.failSetup(0, "GNSS engine busy")
+    }
+    let s = try rig.locd.waitForStatus(timeout: 20) { $0.counters()["setupErrors"] == 1 }
+    let error = s.sources.first?.lastError ?? ""
+    #expect(error.contains("Setup failed") && error.contains("GNSS engine busy"), "\(error)")
+    #expect(s.sources.first?.fault?.kind == .known(.error))
+    #expect(s.counters()["fixes"] == 0)
+    #expect(rig.locd.log.contains("Setup failed"))
+    // Still serving; Setup is tried again (every 5 s) and works once the modem lets it.
+    #expect(try rig.locd.locctl(["status"]).status == 0)
+    try rig.mm.failSetup(0, "")
+    let again = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 1 }
+    #expect(again.sources.first?.lastError == nil && again.sourceState() == .known(.connected))
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func aModemWithoutGPSIsReportedNotUsedAndAnotherEquipmentIdIsIgnored() throws {
+    let rig = try Rig { mm in try mm.addModem(0, equipment: Self.imei, capabilities: ModemStandIn.cellID) }
+    let s = try rig.locd.waitForStatus(timeout: 20) { $0.counters()["modemsWithoutGPS"] == 1 }
+    #expect(s.sources.first?.lastError?.contains("has no GPS NMEA location source; not used") == true)
+    #expect(rig.mm.setups.isEmpty)
+    rig.locd.stop()
+
+    let other = try Rig(source: "modem:000000000000000") { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    }
+    let o = try other.locd.waitForStatus(timeout: 20) { $0.counters()["otherModems"] == 1 }
+    #expect(o.counters()["modems"] == 0 && other.mm.setups.isEmpty)
+    #expect(o.sources.first?.lastError?.contains("no modem with the equipment id asked for") == true)
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func garbageTracesAreCountedAndNothingIsAccepted() throws {
+    let rig = try Rig { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+      try mm.garbage(0, true)
+    }
+    let s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["traces"] ?? 0) >= 3 }
+    let c = s.counters()
+    #expect(c["fixes"] == 0 && c["sentences"] == 0)
+    #expect((c["badChecksums"] ?? 0) + (c["junkBytes"] ?? 0) + (c["errors"] ?? 0) >= 3, "\(c)")
+    #expect(s.position.position?.source != "modem:")
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func aModemThatDoesNotSignalIsAskedWithGetLocation() throws {
+    let rig = try Rig { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+      try mm.signals(0, false)
+    }
+    let s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 2 }
+    #expect((s.counters()["locationPolls"] ?? 0) >= 3 && rig.mm.getLocations >= 3)
+  }
+}
