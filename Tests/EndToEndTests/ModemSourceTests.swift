@@ -15,8 +15,11 @@ import Testing
     let mm: ModemStandIn
     let locd: LocdProcess
 
-    init(source: String = "modem:", config: String = "", prepare: (ModemStandIn) throws -> Void) throws {
-      bus = try PrivateSystemBus(policies: [ModemStandIn.policy])
+    init(
+      source: String = "modem:", config: String = "", policies: [String] = [],
+      prepare: (ModemStandIn) throws -> Void
+    ) throws {
+      bus = try PrivateSystemBus(policies: [ModemStandIn.policy] + policies)
       mm = ModemStandIn(bus: bus)
       try mm.start()
       try prepare(mm)
@@ -243,5 +246,30 @@ import Testing
     }
     let s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 2 }
     #expect((s.counters()["locationPolls"] ?? 0) >= 3 && rig.mm.getLocations >= 3)
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(
+      if: ModemStandIn.installed && GeoCluePrograms.demosInstalled,
+      "needs dbus-daemon, busctl, python3-dbus, modemmanager-dev and geoclue-2-demo"))
+  func whereAmIThroughTheGeoClueFaceGetsTheModemsPosition() throws {
+    let rig = try Rig(config: "[GeoClue]\nEnable=yes\n", policies: [GeoClueAppsTests.policy]) { mm in
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    }
+    guard rig.bus.waitForOwner("org.freedesktop.GeoClue2") else {
+      throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(rig.locd.log)")
+    }
+    let agent = try LinePeer(
+      GeoCluePrograms.peer("geoclue-agent.py"), ["8", "yes"], environment: rig.bus.environment,
+      output: rig.bus.directory + "/agent.out")
+    defer { agent.stop() }
+    #expect(agent.waitFor("ready"), "\(agent.text)")
+    // The log's receiver: 4739.7189 N 12219.5836 W, 47.66198 N 122.32639 W (RMC and GGA of
+    // quectel-l76k-nmea.log), still to the fifth decimal over the log.
+    let out = try runClient(GeoCluePrograms.whereAmI, ["-t", "10", "-a", "8"], on: rig.bus)
+    #expect(out.contains("Latitude:    47.6619"), "\(out)\n\(rig.locd.log)")
+    #expect(out.contains("Longitude:   -122.3263"), "\(out)")
+    #expect(rig.mm.setups.first.map { $0.sources & ModemStandIn.gpsNMEA != 0 } == true)
   }
 }
