@@ -120,16 +120,20 @@ import Testing
     .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
     .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
   func statusShowsTheModemsFixItSleepsWakesAndGivesTheGPSBackOnStop() throws {
-    // The modem has the cell id source on already (Enabled 1): Setup keeps it.
+    // The modem has the cell id and GPS raw sources on already (Enabled 3, as another
+    // program may have left them): Setup keeps the cell id source, and clears raw with the
+    // other GPS bits when the GPS goes off. Its Location then also carries the 3GPP string
+    // (read, not used) and GPS raw's a{sv} (skipped, counted).
+    let cellAndRaw = ModemStandIn.cellID | ModemStandIn.gpsRaw
     let rig = try Rig(config: "[Acquisition]\nRefreshInterval=1h\n") { mm in
-      try mm.addModem(0, equipment: Self.imei, capabilities: 7, enabled: ModemStandIn.cellID)
+      try mm.addModem(0, equipment: Self.imei, capabilities: 7, enabled: cellAndRaw)
     }
     // A good stable fix: acquisition idle, the GPS switched off with the cell source kept.
     var s = try rig.locd.waitForStatus(timeout: 30) {
       $0.sourceState() == .known(.idle) && ($0.counters()["fixes"] ?? 0) >= 1
     }
     let first = try #require(rig.mm.setups.first)
-    #expect(first.modem == 0 && first.sources == ModemStandIn.cellID | ModemStandIn.gpsNMEA && first.signal)
+    #expect(first.modem == 0 && first.sources == cellAndRaw | ModemStandIn.gpsNMEA && first.signal)
     #expect(s.sources.first?.uri == "modem:")
     // The log's receiver is near Seattle (47.66 N, 122.33 W; PROVENANCE.md).
     let lat = try #require(s.position.position?.coordinate.latitude.value)
@@ -137,6 +141,7 @@ import Testing
     #expect(s.fix?.accuracy != nil)
     #expect(s.counters()["gpsRunning"] == 0 && (s.counters()["traces"] ?? 0) >= 1)
     #expect(s.counters()["setupErrors"] == 0 && s.counters()["badChecksums"] == 0)
+    #expect((s.counters()["skippedLocations"] ?? 0) >= 1, "GPS raw's a{sv}")
     #expect(rig.mm.setups.last.map { $0.sources == ModemStandIn.cellID } == true, "\(rig.mm.setups)")
     // An app's request: on again.
     let refreshed = try rig.locd.locctl(["refresh"])
@@ -180,6 +185,26 @@ import Testing
     #expect(s.sourceState() == .known(.connected) && s.sources.first?.lastError == nil)
     #expect(rig.mm.setups.filter { $0.sources & ModemStandIn.gpsNMEA != 0 }.count == 2)
     #expect(s.counters()["modemsAppeared"] == 2)
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func modemManagerLeavingAndComingBackIsFollowed() throws {
+    let rig = try Rig { mm in try mm.addModem(0, equipment: Self.imei, capabilities: 7) }
+    let watcher = try FixWatcher(rig.locd)  // holds acquisition open
+    defer { watcher.stop() }
+    _ = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 2 }
+    rig.mm.stop()  // the name is released: NameOwnerChanged
+    var s = try rig.locd.waitForStatus { $0.counters()["managerVanished"] == 1 }
+    #expect(s.sources.first?.lastError?.contains("is not on the system bus") == true)
+    #expect(s.counters()["modems"] == 0 && s.sourceState() == .known(.starting))
+    let fixes = s.counters()["fixes"] ?? 0
+    try rig.mm.start()
+    try rig.mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= fixes + 2 }
+    #expect(s.counters()["managerAppeared"] == 2 && s.sourceState() == .known(.connected))
+    #expect(s.counters()["busConnections"] == 1, "the bus connection stayed")
   }
 
   @Test(

@@ -34,6 +34,8 @@ LOCATION = "org.freedesktop.ModemManager1.Modem.Location"
 PROPS = "org.freedesktop.DBus.Properties"
 OBJECT_MANAGER = "org.freedesktop.DBus.ObjectManager"
 CONTROL = "org.locd.test.ModemStandIn"
+CELL_ID = 1  # MM_MODEM_LOCATION_SOURCE_3GPP_LAC_CI
+GPS_RAW = 2  # MM_MODEM_LOCATION_SOURCE_GPS_RAW
 NMEA = 4  # MM_MODEM_LOCATION_SOURCE_GPS_NMEA
 GPS_BITS = 2 | 4 | 16 | 32 | 64
 
@@ -247,7 +249,15 @@ class ModemBase(Served):
         else:
             lines = EPOCHS[self.next_epoch % len(EPOCHS)]
             self.next_epoch += 1
-        value = dbus.Dictionary({dbus.UInt32(NMEA): dbus.String("\r\n".join(lines), variant_level=1)}, signature="uv")
+        entries = {dbus.UInt32(NMEA): dbus.String("\r\n".join(lines), variant_level=1)}
+        enabled = int(self.props[LOCATION]["Enabled"])
+        if enabled & CELL_ID:
+            # MCC,MNC,LAC,CI,TAC in hex as ModemManager writes the 3GPP value (a made-up cell).
+            entries[dbus.UInt32(CELL_ID)] = dbus.String("242,01,FFFE,1A2B3C4,00A1", variant_level=1)
+        if enabled & GPS_RAW:
+            raw = dbus.Dictionary({"latitude": dbus.Double(47.662), "longitude": dbus.Double(-122.326)}, signature="sv")
+            entries[dbus.UInt32(GPS_RAW)] = dbus.Dictionary(raw, signature="sv", variant_level=1)
+        value = dbus.Dictionary(entries, signature="uv")
         self.props[LOCATION]["Location"] = value
         if self.props[LOCATION]["SignalsLocation"]:
             self.change(LOCATION, {"Location": value})
