@@ -148,6 +148,13 @@ extension ModemSource {
         // A modem enabled after a failed Setup (ModemManager refuses one before): try again.
         if modem.takeModem(changed), case .failed = modem.phase { modem.phase = .off }
       } else if interface == Self.locationInterface {
+        if case .locations(let entries, let skipped)? = changed["Location"], changed.count == 1 {
+          // A receiver cycle's trace, once a second: decoded, nothing else changed, no
+          // report (status reads the counters when it is asked).
+          counters.locations.skipped += skipped
+          take(entries, of: modem)
+          return
+        }
         let hadGPS = modem.hasGPS
         modem.takeLocation(changed)
         if hadGPS != modem.hasGPS {

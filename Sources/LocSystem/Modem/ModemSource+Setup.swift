@@ -88,12 +88,17 @@ extension ModemSource {
     }
   }
 
-  /// Failed modems whose retry is due are tried again.
-  private func retryDue() {
+  /// Failed modems whose retry is due are tried again; whether there was one.
+  private func retryDue() -> Bool {
     let now = loop.monotonicMicroseconds
+    var any = false
     for modem in modems.values {
-      if case .failed(_, let at) = modem.phase, at <= now { modem.phase = .off }
+      if case .failed(_, let at) = modem.phase, at <= now {
+        modem.phase = .off
+        any = true
+      }
     }
+    return any
   }
 
   /// GetLocation: the current Location, read as a signalled one would be.
@@ -125,7 +130,7 @@ extension ModemSource {
 
   /// Arms the tick while a running modem does not signal its location (GetLocation each
   /// second) or a failed Setup waits for its retry.
-  private func armPoll() {
+  func armPoll() {
     let polled = modems.values.contains { modem in
       if case .failed = modem.phase { return wantsGPS }
       return modem.phase == .running && !modem.signals
@@ -144,9 +149,12 @@ extension ModemSource {
 
   private func pollFired() {
     for modem in sortedModems where modem.phase == .running && !modem.signals { getLocation(modem) }
-    retryDue()
-    reconcile()
-    report()
+    if retryDue() {
+      reconcile()
+      report()
+    } else {
+      armPoll()
+    }
   }
 
   // MARK: Status
