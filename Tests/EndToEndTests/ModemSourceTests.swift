@@ -139,6 +139,8 @@ import Testing
     let lat = try #require(s.position.position?.coordinate.latitude.value)
     #expect(abs(lat - 47.662) < 0.01 && s.position.position?.source == "modem:")
     #expect(s.fix?.accuracy != nil)
+    let text = try rig.locd.locctl(["status"]).stdout
+    #expect(text.contains("modem:") && text.contains("idle"), "\(text)")
     #expect(s.counters()["gpsRunning"] == 0 && (s.counters()["traces"] ?? 0) >= 1)
     #expect(s.counters()["setupErrors"] == 0 && s.counters()["badChecksums"] == 0)
     #expect((s.counters()["skippedLocations"] ?? 0) >= 1, "GPS raw's a{sv}")
@@ -221,6 +223,8 @@ import Testing
     #expect(s.sources.first?.fault?.kind == .known(.error))
     #expect(s.counters()["fixes"] == 0)
     #expect(rig.locd.log.contains("Setup failed"))
+    let text = try rig.locd.locctl(["status"]).stdout
+    #expect(text.contains("modem:") && text.contains("GNSS engine busy"), "\(text)")
     // Still serving; Setup is tried again (every 5 s) and works once the modem lets it.
     #expect(try rig.locd.locctl(["status"]).status == 0)
     try rig.mm.failSetup(0, "")
