@@ -16,13 +16,15 @@ import Testing
     let locd: LocdProcess
 
     init(
-      source: String = "modem:", config: String = "", policies: [String] = [],
+      source: String = "modem:", config: String = "", policies: [String] = [], managerFirst: Bool = true,
       prepare: (ModemStandIn) throws -> Void
     ) throws {
       bus = try PrivateSystemBus(policies: [ModemStandIn.policy] + policies)
       mm = ModemStandIn(bus: bus)
-      try mm.start()
-      try prepare(mm)
+      if managerFirst {
+        try mm.start()
+        try prepare(mm)
+      }
       locd = try LocdProcess(arguments: ["--source", source], environment: bus.environment, config: config)
     }
   }
@@ -207,6 +209,25 @@ import Testing
     s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= fixes + 2 }
     #expect(s.counters()["managerAppeared"] == 2 && s.sourceState() == .known(.connected))
     #expect(s.counters()["busConnections"] == 1, "the bus connection stayed")
+  }
+
+  @Test(
+    .enabled(if: getuid() == 0, "the stand-in owns its name, which the policy gives root only"),
+    .enabled(if: ModemStandIn.installed, "needs dbus-daemon, busctl, python3-dbus and modemmanager-dev"))
+  func locdStartedBeforeModemManagerWaitsForItAndItsModem() throws {
+    let rig = try Rig(managerFirst: false) { _ in }
+    var s = try rig.locd.waitForStatus {
+      $0.sources.first?.lastError?.contains(
+        "ModemManager (org.freedesktop.ModemManager1) is not on the system bus")
+        == true
+    }
+    #expect(s.sourceState() == .known(.starting))
+    try rig.mm.start()
+    s = try rig.locd.waitForStatus { $0.counters()["managerAppeared"] == 1 }
+    #expect(s.sources.first?.lastError?.contains("ModemManager has no modem; waiting for one") == true)
+    try rig.mm.addModem(0, equipment: Self.imei, capabilities: 7)
+    s = try rig.locd.waitForStatus(timeout: 20) { ($0.counters()["fixes"] ?? 0) >= 1 }
+    #expect(rig.mm.setups.first?.sources == ModemStandIn.gpsNMEA)
   }
 
   @Test(

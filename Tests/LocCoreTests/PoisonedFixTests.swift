@@ -178,11 +178,13 @@ import Testing
     let trusts = try [
       "serial:/dev/ttyUSB0", "replay:/x.log", "gpsd://127.0.0.1", "gpsd://localhost", "nmea+tcp://[::1]:1",
       "nmea+udp://:10110", "nmea+tcp-listen://127.0.0.2:1", "nmea+udp://0.0.0.0:10110", "gpsd://gps.lan",
-      "nmea+tcp-listen://[::]:10110",
+      "nmea+tcp-listen://[::]:10110", "modem:", "modem:867698041234567",
     ].map { try SourceURI(parsing: $0).trust }
+    // A modem is a device of the machine reached through root's ModemManager: as serial.
     #expect(
       trusts == [
         .system, .system, .system, .system, .system, .localUsers, .localUsers, .network, .network, .network,
+        .system, .system,
       ])
   }
 }
