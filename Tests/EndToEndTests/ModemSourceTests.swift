@@ -163,7 +163,11 @@ import Testing
     #expect(
       rig.mm.setups.count == before + 1
         && rig.mm.setups.last?.sources == ModemStandIn.cellID | ModemStandIn.gpsNMEA)
+    // ModemManager publishes the GPS values once per 30 s by default: locd asked for each
+    // (0) once, and gives the 30 back at stop.
+    #expect(rig.mm.refreshRates == [0], "\(rig.mm.refreshRates)")
     #expect(rig.locd.stop() == 0)
+    #expect(rig.mm.refreshRates == [0, 30], "\(rig.mm.refreshRates)")
     #expect(rig.mm.setups.count == before + 2, "\(rig.mm.setups)")
     #expect(rig.mm.setups.last.map { $0.sources == ModemStandIn.cellID } == true, "\(rig.mm.setups)")
   }

@@ -93,6 +93,15 @@ final class ModemStandIn {
     }
   }
 
+  /// The SetGpsRefreshRate calls so far, as rates in order.
+  var refreshRates: [UInt32] {
+    let text = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").compactMap { line in
+      let w = line.split(separator: " ")
+      return w.count == 3 && w[0] == "SetGpsRefreshRate" ? UInt32(w[2]) : nil
+    }
+  }
+
   /// How many GetLocation calls were made.
   var getLocations: Int {
     let text = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""

@@ -8,12 +8,14 @@ org.freedesktop.ModemManager1.Modem and org.freedesktop.ModemManager1.Modem.Loca
 every method, signal and property of the XML. What locd uses behaves as ModemManager's does:
 Setup stores the enabled sources and SignalsLocation and signals them, GetLocation and the
 Location property give the NMEA trace (source 4, sentences joined by CR LF), one receiver
-epoch of the NMEA log a second while GPS NMEA is enabled. The other methods answer
+epoch of the NMEA log a second while GPS NMEA is enabled, published at most once per
+GpsRefreshRate seconds (30 until SetGpsRefreshRate changes it, as ModemManager's default). The other methods answer
 org.freedesktop.ModemManager1.Error.Core.Unsupported, as ModemManager does for a modem
 without the feature.
 
 Usage: modemmanager-stand-in.py NMEALOG CALLLOG
-Each Setup and GetLocation call is appended to CALLLOG ("Setup MODEM SOURCES SIGNAL").
+Each Setup, SetGpsRefreshRate and GetLocation call is appended to CALLLOG ("Setup MODEM
+SOURCES SIGNAL", "SetGpsRefreshRate MODEM RATE").
 Driven by the test through org.locd.test.ModemStandIn on /org/locd/test (AddModem,
 RemoveModem, SetSetupError, SetGarbage, SetSignals). Prints "ready" once it owns the name.
 """
@@ -218,6 +220,10 @@ class ModemBase(Served):
         m["State"] = dbus.Int32(6)  # MM_MODEM_STATE_ENABLED: no SIM, no data connection
         m["Plugin"] = dbus.String("quectel")
         self.props[LOCATION]["Capabilities"] = dbus.UInt32(capabilities)
+        # ModemManager's default (MM_LOCATION_GPS_REFRESH_TIME_SECS): the GPS values are
+        # published at most once per 30 s until a client sets another rate; 0 publishes each.
+        self.props[LOCATION]["GpsRefreshRate"] = dbus.UInt32(30)
+        self.last_published = None
 
     @dbus.service.method(LOCATION, in_signature="ub", out_signature="")
     def Setup(self, sources, signal_location):
@@ -236,12 +242,23 @@ class ModemBase(Served):
             GLib.source_remove(self.timer)
             self.timer = None
 
+    @dbus.service.method(LOCATION, in_signature="u", out_signature="")
+    def SetGpsRefreshRate(self, rate):
+        record("SetGpsRefreshRate %d %d" % (self.number, rate))
+        self.change(LOCATION, {"GpsRefreshRate": dbus.UInt32(rate)})
+
     @dbus.service.method(LOCATION, in_signature="", out_signature="a{uv}")
     def GetLocation(self):
         record("GetLocation %d" % self.number)
         return self.props[LOCATION]["Location"]
 
     def play(self):
+        rate = int(self.props[LOCATION]["GpsRefreshRate"])
+        now = GLib.get_monotonic_time() / 1e6
+        if rate and self.last_published is not None and now - self.last_published < rate - 0.05:
+            self.next_epoch += 1  # the receiver goes on; ModemManager holds its values back
+            return True
+        self.last_published = now
         if self.garbage:
             # Each one different, as a real modem's output would be.
             lines = GARBAGE + ["$GPGGA,%d,junk*00" % self.next_epoch]
@@ -272,7 +289,7 @@ class ModemBase(Served):
         self.remove_from_connection()
 
 
-Modem = with_unsupported("Modem", ModemBase, [MODEM, LOCATION], {"Setup", "GetLocation"})
+Modem = with_unsupported("Modem", ModemBase, [MODEM, LOCATION], {"Setup", "GetLocation", "SetGpsRefreshRate"})
 
 
 class ManagerBase(Served):

@@ -45,14 +45,18 @@ final class ModemGNSS {
   /// Told apart from an earlier modem at the same path: a Setup reply for that one is dropped.
   let serial: Int
   /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer, Model.
-  var equipment = ""
-  var maker = ""
+  var identity = (equipment: "", maker: "")
+  var equipment: String { identity.equipment }
+  var maker: String { identity.maker }
   /// Modem.State (MMModemState: 6 enabled and above can locate).
   var state: Int32 = 0
   var capabilities = ModemLocationSources()
   var enabled = ModemLocationSources()
   /// SignalsLocation: whether Location changes are signalled (else GetLocation is polled).
   var signals = false
+  /// GpsRefreshRate (seconds between the GPS values ModemManager publishes; 0: every one),
+  /// and what it was before locd set it to 0, to be given back at stop.
+  var refresh = RefreshRate()
   var phase = Phase.off
   /// Setup failures in a row (the first is logged as a warning, the rest at debug).
   var failures = 0
@@ -85,11 +89,11 @@ final class ModemGNSS {
   /// Takes Modem properties (EquipmentIdentifier, Manufacturer, Model, State); whether
   /// State changed.
   @discardableResult func takeModem(_ p: [String: BusMessage.PropertyValue]) -> Bool {
-    if case .string(let s)? = p["EquipmentIdentifier"] { equipment = s }
+    if case .string(let s)? = p["EquipmentIdentifier"] { identity.equipment = s }
     let manufacturer: String? = if case .string(let s)? = p["Manufacturer"] { s } else { nil }
     let model: String? = if case .string(let s)? = p["Model"] { s } else { nil }
     if manufacturer != nil || model != nil {
-      maker = [manufacturer ?? "", model ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+      identity.maker = [manufacturer ?? "", model ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
     }
     if case .int32(let n)? = p["State"], n != state {
       state = n
@@ -104,10 +108,21 @@ final class ModemGNSS {
     if case .uint32(let n)? = p["Capabilities"] { capabilities = ModemLocationSources(rawValue: n) }
     if case .uint32(let n)? = p["Enabled"] { enabled = ModemLocationSources(rawValue: n) }
     if case .bool(let b)? = p["SignalsLocation"] { signals = b }
+    if case .uint32(let n)? = p["GpsRefreshRate"] { refresh.now = n }
     if !hasGPS {
       phase = .noGPS
     } else if phase == .noGPS {
       phase = .off
     }
   }
+}
+
+/// A modem's GpsRefreshRate: ModemManager publishes the GPS values at most once per that many
+/// seconds, 30 unless a client set it (MM_LOCATION_GPS_REFRESH_TIME_SECS,
+/// src/mm-iface-modem-location.c); 0 publishes each trace as the modem sends it.
+struct RefreshRate {
+  /// The rate the modem has now.
+  var now: UInt32 = 0
+  /// The rate before locd set 0 (nil: locd did not change it).
+  var before: UInt32?
 }

@@ -29,7 +29,7 @@ extension ModemSource {
   func setup(_ modem: ModemGNSS, on: Bool) {
     guard let bus else { return }
     let sources = modem.setupSources(on: on)
-    counters.setupCalls += 1
+    counters.setup.calls += 1
     modem.phase = .settingUp(on: on)
     log(.debug, "\(modem.name): Setup sources=\(sources.rawValue) (GPS \(on ? "on" : "off"))")
     let serial = modem.serial
@@ -58,6 +58,7 @@ extension ModemSource {
         modem.lastTrace = nil
         modem.live.begin()
         log(.info, "\(modem.name): GPS on")
+        if modem.refresh.now != 0 { setRefreshRate(modem, 0) }
         getLocation(modem)
         report(restarted: true)
       } else {
@@ -72,13 +73,35 @@ extension ModemSource {
   }
 
   private func setupFailed(_ modem: ModemGNSS, _ problem: String) {
-    counters.setupErrors += 1
+    counters.setup.errors += 1
     modem.failures += 1
     modem.phase = .failed(problem, retryAt: loop.monotonicMicroseconds + Self.setupRetryMicroseconds)
     log(
       modem.failures == 1 ? .warning : .debug,
       "\(modem.name): Setup failed (\(problem)); trying again every \(Self.setupRetryMicroseconds / 1_000_000) s"
     )
+  }
+
+  /// SetGpsRefreshRate(`rate`): 0 so that each trace is published as it comes (a receiver
+  /// cycle a second) instead of one every 30 s; at stop, the rate the modem had. A failure is
+  /// counted and logged: the traces then come at the modem's rate.
+  func setRefreshRate(_ modem: ModemGNSS, _ rate: UInt32) {
+    guard let bus else { return }
+    if rate == 0 && modem.refresh.before == nil { modem.refresh.before = modem.refresh.now }
+    if rate != 0 { modem.refresh.before = nil }
+    do {
+      try bus.call(
+        destination: Self.busName, path: modem.path, interface: Self.locationInterface,
+        member: "SetGpsRefreshRate", arguments: [.uint32(rate)]
+      ) { [weak self] reply in
+        guard let self, let problem = reply.errorText else { return }
+        self.counters.setup.refreshRateErrors += 1
+        self.log(
+          .notice, "\(modem.name): SetGpsRefreshRate \(rate) failed (\(problem)); traces come at its rate")
+      }
+    } catch {
+      counters.setup.refreshRateErrors += 1
+    }
   }
 
   /// Failed modems are tried again when fixes are wanted anew.
@@ -211,7 +234,8 @@ extension ModemSource {
       Counter("gpsRunning", all.filter { $0.phase == .running }.count),
       Counter("modemsWithoutGPS", all.filter { !$0.hasGPS }.count), Counter("otherModems", c.otherModems),
       Counter("modemsAppeared", c.modemsAppeared), Counter("modemsVanished", c.modemsVanished),
-      Counter("setupCalls", c.setupCalls), Counter("setupErrors", c.setupErrors),
+      Counter("setupCalls", c.setup.calls), Counter("setupErrors", c.setup.errors),
+      Counter("refreshRateErrors", c.setup.refreshRateErrors),
       Counter("traces", c.locations.traces), Counter("repeatedTraces", c.locations.repeatedTraces),
       Counter("locationPolls", c.locations.polls), Counter("skippedLocations", c.locations.skipped),
       Counter("badMessages", c.badMessages), Counter("managerAppeared", c.managerAppeared),

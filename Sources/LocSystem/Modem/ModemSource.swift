@@ -87,11 +87,12 @@ public final class ModemSource: FixSource {
 
   public func stop() {
     link.cancelRetry()
-    // The GPS given back: Setup without the GPS bits, sent before the connection is flushed
-    // and closed (ModemManager also stops a GPS nobody else enabled when its client leaves
-    // only on its own schedule, so this is said).
-    for modem in sortedModems where modem.phase == .running || modem.phase == .settingUp(on: true) {
-      setup(modem, on: false)
+    // The GPS given back: Setup without the GPS bits, and the refresh rate the modem had,
+    // sent before the connection is flushed and closed (ModemManager keeps a source enabled
+    // until a client disables it, whoever enabled it).
+    for modem in sortedModems {
+      if modem.phase == .running || modem.phase == .settingUp(on: true) { setup(modem, on: false) }
+      if let rate = modem.refresh.before { setRefreshRate(modem, rate) }
     }
     teardown()
     presence.stopped = true
@@ -269,8 +270,8 @@ struct ModemCounters {
   var modemsVanished = 0
   /// Modems whose EquipmentIdentifier is not the one asked for.
   var otherModems = 0
-  var setupCalls = 0
-  var setupErrors = 0
+  /// Setup and SetGpsRefreshRate calls.
+  var setup = SetupCounters()
   /// The Location updates read.
   var locations = LocationCounters()
   /// Unreadable messages and values of the wrong type.
@@ -288,4 +289,12 @@ struct LocationCounters {
   var polls = 0
   /// Location entries of another type or over a limit.
   var skipped = 0
+}
+
+/// The calls a `modem:` source made to switch GPS.
+struct SetupCounters {
+  var calls = 0
+  var errors = 0
+  /// SetGpsRefreshRate calls that failed.
+  var refreshRateErrors = 0
 }
