@@ -15,8 +15,8 @@ extension Engine {
   /// the position, the zone and the local date are the same (it is most of the work of an
   /// answer otherwise, and a client polling status asks the same question each time).
   mutating func answerStatus(at now: Instant) -> StatusReport {
-    let (report, memo) = status(at: now, sunMemo: regeneration.sunMemo)
-    regeneration.sunMemo = memo
+    let (report, memo) = status(at: now, sunMemo: regeneration.keptSun)
+    regeneration.keep(memo)
     return report
   }
 
