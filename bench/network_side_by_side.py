@@ -18,13 +18,16 @@ RequestedAccuracyLevel 8, Start) start at the same moment; measured per service:
   - Start to the first LocationUpdated (median over RUNS), the position and accuracy it says;
   - the service's start (its exec) to that first location: from nothing for both, whatever
     either does before the client's Start;
-  - over the first run's client, held for WINDOW seconds with the networks unchanged: how many
+  - over the first run's client, held for WINDOW seconds with the networks unchanged (and, at
+    the same time, on a second pair of rigs, the same networks whose signals wander JITTER dBm
+    above and below at each scan, as a real radio's do): how many
     lookups reached the stand-in (and how many of them before the client's Start: locd
     acquires at its own start, geoclue only for a client), how many scans were asked of
-    wpa_supplicant, how many LocationUpdated signals came.
+    wpa_supplicant, how many LocationUpdated signals came; and how many requests named the
+    networks' SSIDs (geoclue 2.6 sends them; locd never does, PRIVACY.md).
 The clients start as soon as each service owns its name and the agent is registered; geoclue
 is started first, so locd has had less time before its client's Start, not more.
-Usage: network_side_by_side.py LOCD_BINARY [RUNS WINDOW]
+Usage: network_side_by_side.py LOCD_BINARY [RUNS WINDOW JITTER]   (JITTER 0: no second pair)
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
@@ -120,8 +123,16 @@ def run_client(hold):
 class Rig:
     """One service (geoclue or locd) with its bus, wpa_supplicant and geolocate stand-ins and agent."""
 
-    def __init__(self, name, tmp, locd):
-        self.name, self.dir, self.children = name, os.path.join(tmp, name), []
+    def __init__(self, name, tmp, locd, jitter=0):
+        self.name = name + ("_jitter" if jitter else "")
+        self.dir, self.children = os.path.join(tmp, self.name), []
+        try:
+            self.start(name, locd, jitter)
+        except BaseException:
+            self.stop()
+            raise
+
+    def start(self, name, locd, jitter):
         os.makedirs(self.dir + "/etc")
         os.makedirs(self.dir + "/server")
         open(self.dir + "/server/MODE", "w").write("ok\n")
@@ -141,7 +152,8 @@ class Rig:
         self.spawn([PY, os.path.join(PEERS, "geolocate-stand-in.py"), self.dir + "/server/port", self.requests])
         wait_for(lambda: os.path.exists(self.dir + "/server/port") and open(self.dir + "/server/port").read().strip())
         url = "http://127.0.0.1:%s/v1/geolocate" % open(self.dir + "/server/port").read().strip()
-        wpa = self.spawn([PY, os.path.join(PEERS, "wpa-supplicant-stand-in.py"), self.dir + "/bss.json", self.scans],
+        wpa = self.spawn([PY, os.path.join(PEERS, "wpa-supplicant-stand-in.py"), self.dir + "/bss.json", self.scans,
+                          str(jitter)],
                          env=self.env, log=self.dir + "/wpa.out")
         if not wait_for(lambda: "ready" in open(self.dir + "/wpa.out").read()):
             sys.exit("the wpa_supplicant stand-in did not start: " + open(self.dir + "/wpa.out").read()[-2000:])
@@ -186,6 +198,8 @@ class Rig:
         if r.get("first") is not None and r.get("t0") is not None:
             r["sinceExec"] = r["t0"] + r["first"] - self.started
         results[self.name]["lookups"] = len(lines(self.requests))
+        bodies = [json.loads(line).get("body") or "" for line in lines(self.requests)]
+        results[self.name]["ssids"] = sum('"ssid"' in body for body in bodies)
         results[self.name]["scans"] = len(lines(self.scans))
 
     def stop(self):
@@ -198,12 +212,12 @@ class Rig:
                 p.wait()
 
 
-def one_run(locd, hold):
+def one_run(locd, hold, jitter):
     tmp = tempfile.mkdtemp(prefix="locd-bench-network-")
     rigs = []
     try:
-        for name in ("geoclue", "locd"):
-            rigs.append(Rig(name, tmp, locd))
+        for name, j in [("geoclue", 0), ("locd", 0)] + ([("geoclue", jitter), ("locd", jitter)] if jitter else []):
+            rigs.append(Rig(name, tmp, locd, j))
         results = {}
         threads = [threading.Thread(target=r.client, args=(hold, results)) for r in rigs]
         for t in threads:
@@ -219,16 +233,18 @@ def one_run(locd, hold):
 
 def main():
     locd = sys.argv[1]
-    runs, window = (int(a) for a in (sys.argv[2:] + ["3", "600"])[:2])
+    runs, window, jitter = (int(a) for a in (sys.argv[2:] + ["3", "600", "5"][len(sys.argv[2:]):])[:3])
     runs = max(runs, 1)
     firsts = {"geoclue": [], "locd": []}
     execs = {"geoclue": [], "locd": []}
     held = None
     for i in range(runs):
-        results = one_run(locd, window if i == 0 else 2)
+        results = one_run(locd, window if i == 0 else 2, jitter if i == 0 else 0)
         if i == 0:
             held = results
         for name, r in results.items():
+            if name not in firsts:
+                continue
             if r.get("first") is not None:
                 firsts[name].append(r["first"])
                 execs[name].append(r["sinceExec"])
@@ -245,9 +261,18 @@ def main():
         ("accuracy", lambda n: "%.0f m" % held[n]["accuracy"] if "accuracy" in held[n] else "none"),
         ("lookups sent before Start", lambda n: str(held[n]["before"])),
         ("lookups sent in all, to the window's end", lambda n: str(held[n]["lookups"])),
+        ("  of them carrying SSIDs", lambda n: str(held[n]["ssids"])),
         ("Wi-Fi scans asked, to the window's end", lambda n: str(held[n]["scans"])),
         ("LocationUpdated over %d s" % window, lambda n: str(held[n].get("updates", 0))),
     ]
+    if jitter:
+        moving = lambda key: lambda n: str(held[n + "_jitter"].get(key, 0))
+        rows += [
+            ("the same networks, signals wandering +-%d dBm:" % jitter, lambda n: ""),
+            ("  lookups sent in all, to the window's end", moving("lookups")),
+            ("  Wi-Fi scans asked, to the window's end", moving("scans")),
+            ("  LocationUpdated over %d s" % window, moving("updates")),
+        ]
     width = max(len(r[0]) for r in rows)
     print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))
     for label, value in rows:
