@@ -5,10 +5,11 @@ import LocCore
 /// has ended, every access point they know (GetAllAccessPoints, then each AccessPoint's
 /// HwAddress, Strength, Frequency, Ssid and LastSeen). A scan has ended when the device's
 /// LastScan changes (PropertiesChanged; NetworkManager 1.12 and later), or after `settle`
-/// (`[Network] ScanWait=`) where no change comes: an older NetworkManager, a scan refused. Where NetworkManager is
-/// not on the bus, from wpa_supplicant instead (WifiScanner+Supplicant.swift). Only when the
-/// engine asks (`scanWifi`: acquisition wants a fix); never in the background. One scan at a
-/// time; the connection is made at the first and kept.
+/// (`[Network] ScanWait=`) where no change comes: an older NetworkManager, a scan refused.
+/// Where NetworkManager is not on the bus, from wpa_supplicant instead
+/// (WifiScanner+Supplicant.swift). Only when the engine asks (`scanWifi`: acquisition wants a
+/// fix); never in the background. One scan at a time; the connection is made at the first
+/// and kept.
 final class WifiScanner {
   static let service = "org.freedesktop.NetworkManager"
   static let managerPath = "/org/freedesktop/NetworkManager"
