@@ -143,6 +143,84 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
+  /// NetworkManager 1.12 and later announce a scan's end: the device's LastScan changes
+  /// (PropertiesChanged). The template's RequestScan does nothing and its device has no
+  /// LastScan, so the test gives it one (dbusmock's AddProperty) and replaces RequestScan
+  /// (AddMethod) by one that changes LastScan, as NetworkManager does when the scan ends.
+  /// With ScanWait=1h only that change can end locd's wait within the test's patience.
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func aScanIsReadWhenNetworkManagersLastScanChanges() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let (nm, _) = try Self.networkManagerStandIn(on: bus)
+    defer {
+      kill(nm.pid, SIGTERM)
+      nm.wait(timeout: 5)
+    }
+    func mock(_ path: String, _ member: String, _ arguments: [String]) throws {
+      let r = try bus.busctl(["call", "--", Self.nm, path, "org.freedesktop.DBus.Mock", member] + arguments)
+      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
+    }
+    try mock("/org/freedesktop/NetworkManager", "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
+    for (name, bssid, strength) in [("home", "00:11:22:33:44:01", "80"), ("next", "00:11:22:33:44:02", "50")]
+    {
+      try mock(
+        "/org/freedesktop/NetworkManager", "AddAccessPoint",
+        ["ssssuuuyu", device, name, name, bssid, "2", "2437", "54000", strength, "0"])
+    }
+    let wireless = "org.freedesktop.NetworkManager.Device.Wireless"
+    try mock(device, "AddProperty", ["ssv", wireless, "LastScan", "x", "1000"])
+    try mock(
+      device, "AddMethod",
+      [
+        "sssss", wireless, "RequestScan", "a{sv}", "",
+        "self.UpdateProperties('\(wireless)', {'LastScan': dbus.Int64(2000)})",
+      ])
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\nScanWait=1h\n")
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1 && s.network?.count("scans") == 1)
+    let lastScan = try bus.busctl(["get-property", Self.nm, device, wireless, "LastScan"])
+    #expect(lastScan.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "x 2000", "\(lastScan.stdout)")
+    #expect(standIn.requests.count == 1)
+    #expect(locd.stop() == 0)
+  }
+
+  /// wpa_supplicant signals ScanDone on the interface when a scan ends (the stand-in at once
+  /// when asked to Scan): with ScanWait=1h only that signal can end locd's wait in time.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func aSupplicantScanIsReadAtItsScanDone() throws {
+    let bus = try PrivateSystemBus(
+      policies: [Binaries.packageRoot.path + "/Tests/Peers/wpa-supplicant-stand-in.conf"])
+    let bssFile = bus.directory + "/bss.json"
+    try """
+    [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+     {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1}]
+    """.write(toFile: bssFile, atomically: true, encoding: .utf8)
+    let calls = bus.directory + "/wpa-calls.log"
+    let supplicant = try LinePeer(
+      GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, calls], environment: bus.environment,
+      output: bus.directory + "/wpa.out")
+    defer { supplicant.stop() }
+    guard supplicant.waitFor("ready") else {
+      throw HarnessError("the stand-in did not start: \(supplicant.text)")
+    }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let locd = try LocdProcess(
+      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
+      config: "[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\nScanWait=1h\n")
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1)
+    #expect(((try? String(contentsOfFile: calls, encoding: .utf8)) ?? "").contains("Scan passive"))
+    #expect(locd.stop() == 0)
+  }
+
   /// where-am-i (geoclue's demo) and gammastep, the real programs, through locd's GeoClue2
   /// face get the Wi-Fi position, and the Manager offers STREET (6): no GNSS source at all.
   @Test(

@@ -57,7 +57,7 @@ extension Engine {
     report.now = now
     report.manual = positions.manualLocation
     report.network = network.report
-    if config.staticFile != nil, positions.staticFile.path != nil { report.staticFile = positions.staticFile }
+    report.staticFile = reportedStaticFile
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
@@ -74,4 +74,14 @@ extension Engine {
   /// Each source's latest satellites, as `sky` answers them: what the gpsd face's SKY
   /// reports are made of (for the clients that may have full accuracy).
   public var skies: [SourceSky] { positions.skies }
+
+  /// The static file as status shows it: while the file exists (in use or unusable), or while
+  /// `StaticFile=` names another file than the default /etc/geolocation, which most machines
+  /// do not have and which is then no news.
+  var reportedStaticFile: StaticFileState? {
+    let state = positions.staticFile
+    guard let configured = config.staticFile, state.path != nil else { return nil }
+    let exists = state.position != nil || state.problem != nil
+    return exists || configured != DaemonConfig.defaultStaticFile ? state : nil
+  }
 }
