@@ -24,40 +24,22 @@ import Testing
   /// wpa_supplicant stand-in and the GeoClue face, and the geolocation stand-in in `mode`.
   struct Rig {
     let bus: PrivateSystemBus
-    let supplicant: LinePeer
+    let supplicant: SupplicantStandIn
     let standIn: GeolocateDaemonTests.StandIn
     let locd: LocdProcess
 
     init(mode: String) throws {
-      bus = try PrivateSystemBus(policies: [
-        GeoClueAppsTests.policy, Binaries.packageRoot.path + "/Tests/Peers/wpa-supplicant-stand-in.conf",
-      ])
-      let bssFile = bus.directory + "/bss.json"
-      try """
-      [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
-       {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1}]
-      """.write(toFile: bssFile, atomically: true, encoding: .utf8)
-      supplicant = try LinePeer(
-        GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, bus.directory + "/wpa-calls.log"],
-        environment: bus.environment, output: bus.directory + "/wpa.out")
-      guard supplicant.waitFor("ready") else {
-        throw HarnessError("the wpa_supplicant stand-in did not start: \(supplicant.text)")
-      }
-      standIn = try GeolocateDaemonTests.StandIn(mode: mode)
-      let dir = LocdProcess.makeDirectory()
-      FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
-      locd = try LocdProcess(
-        arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
-        config: """
-          [GeoClue]
-          Enable=yes
-          [Position]
-          StaticFile=
-          [Network]
-          Enable=yes
-          URL=\(standIn.url)
-          MinInterval=1s
+      bus = try PrivateSystemBus(policies: [GeoClueAppsTests.policy, SupplicantStandIn.policy])
+      supplicant = try SupplicantStandIn(
+        on: bus,
+        bss: """
+          [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+           {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1}]
           """)
+      standIn = try GeolocateDaemonTests.StandIn(mode: mode)
+      locd = try LocdProcess.withoutReceiver(
+        config: "[GeoClue]\nEnable=yes\n[Network]\nEnable=yes\nURL=\(standIn.url)\nMinInterval=1s\n",
+        environment: bus.environment)
       guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
         throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")
       }
