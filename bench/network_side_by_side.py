@@ -41,16 +41,9 @@ BSS = [
     {"bssid": "00:11:22:33:44:03", "ssid": "cafe", "signal": -70, "frequency": 2412, "age": 5},
 ]
 
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-</policy>%s</busconfig>"""
+# The private system bus and waiting, as geoclue's side-by-side bench has them.
+from geoclue_side_by_side import BUS_CONF, wait_for  # noqa: E402
+
 
 GEOCLUE_CONF = """[agent]
 whitelist=locd-test-agent
@@ -69,15 +62,6 @@ enable=true
 url=%s
 submit-data=false
 """
-
-
-def wait_for(predicate, timeout=15):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def lines(path):
