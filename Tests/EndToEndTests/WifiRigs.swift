@@ -19,13 +19,14 @@ extension LocdProcess {
 }
 
 extension WifiDaemonTests {
-  /// The NetworkManager stand-in's Wi-Fi device, as dbusmock's template names it.
+  /// The NetworkManager stand-in's manager object and Wi-Fi device (dbusmock's template's names).
+  static let manager = "/org/freedesktop/NetworkManager"
   static let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
 
   /// Calls `member` of dbusmock's control interface on `path` of the NetworkManager stand-in.
   @discardableResult
   static func mock(
-    _ bus: PrivateSystemBus, _ path: String = "/org/freedesktop/NetworkManager", _ member: String,
+    _ bus: PrivateSystemBus, _ path: String, _ member: String,
     _ arguments: [String]
   ) throws -> String {
     let r = try bus.busctl(["call", "--", Self.nm, path, "org.freedesktop.DBus.Mock", member] + arguments)
@@ -37,11 +38,11 @@ extension WifiDaemonTests {
   /// NetworkManager's 0-100 strength), each in infrastructure mode on 2437 MHz.
   static func addWifi(_ bus: PrivateSystemBus, _ points: [(String, String, String, Int)]) throws {
     // State 100: NM_DEVICE_STATE_ACTIVATED.
-    try mock(bus, "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    try mock(bus, manager, "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
     for (name, ssid, bssid, strength) in points {
       // name, SSID, BSSID, mode 2 (infrastructure), frequency, rate, strength, security.
       try mock(
-        bus, "AddAccessPoint",
+        bus, manager, "AddAccessPoint",
         ["ssssuuuyu", device, name, ssid, bssid, "2", "2437", "54000", String(strength), "0"])
     }
   }
