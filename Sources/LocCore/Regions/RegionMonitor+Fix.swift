@@ -90,7 +90,13 @@ extension RegionMonitor {
     var chains: [Int32] = []
     chains.reserveCapacity(64)
     for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
-      RegionGrid.forEachCell(level: level, around: p, reach: reach(level)) { key in
+      let r = reach(level)
+      // A cell of the box around the fix that lies farther than the reach holds no region
+      // that could take the fix in (a centre lies in its cell; the metre covers the `Float`
+      // storage of centres, under 0.4 m): it is not looked up.
+      let far = r + 1
+      RegionGrid.forEachCell(level: level, around: p, reach: r) { key in
+        guard RegionGrid.chordDistance(from: p, toCell: key) <= far else { return }
         probed += 1
         let head = store.cells.head(key)
         if head >= 0 { chains.append(head) }
