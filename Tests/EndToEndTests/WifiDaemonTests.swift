@@ -22,30 +22,37 @@ import Testing
 
   /// python3-dbusmock's networkmanager template on `bus`, the stand-in for NetworkManager
   /// (no Wi-Fi here), once it owns its name; its output, which records the calls made of it,
-  /// goes to the returned log file.
-  static func networkManagerStandIn(on bus: PrivateSystemBus) throws -> (Child, String) {
+  /// goes to `log`.
+  struct NetworkManagerStandIn {
+    let child: Child
+    let log: String
+
+    func stop() {
+      kill(child.pid, SIGTERM)
+      child.wait(timeout: 5)
+    }
+  }
+
+  static func networkManagerStandIn(on bus: PrivateSystemBus) throws -> NetworkManagerStandIn {
     let log = bus.directory + "/nm-stand-in.log"
     let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     let nm = try Child(
       "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
       environment: bus.environment, stdoutFD: fd, stderrFD: fd)
     close(fd)
+    let standIn = NetworkManagerStandIn(child: nm, log: log)
     guard bus.waitForOwner(Self.nm) else {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
+      standIn.stop()
       throw HarnessError("the NetworkManager stand-in did not start")
     }
-    return (nm, log)
+    return standIn
   }
 
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func theStrongestMappableNetworksAreSentOnceAndTheAnswerIsAWifiPosition() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let (nm, _) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
     try Self.addWifi(
       bus,
       [
@@ -119,11 +126,8 @@ import Testing
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func aScanIsReadWhenNetworkManagersLastScanChanges() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let (nm, _) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
     try Self.addWifi(
       bus, [("home", "home", "00:11:22:33:44:01", 80), ("next", "next", "00:11:22:33:44:02", 50)])
     let device = Self.device
@@ -175,11 +179,8 @@ import Testing
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gammastep"), "needs gammastep"))
   func whereAmIAndGammastepGetTheWifiPositionThroughTheGeoClueFace() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
-    let (nm, _) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
     try Self.addWifi(
       bus, [("home", "home", "00:11:22:33:44:01", 80), ("next", "next", "00:11:22:33:44:02", 50)])
     let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
@@ -220,11 +221,9 @@ import Testing
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func nothingIsScannedWhileTheSwitchIsOff() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let (nm, log) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    let log = nm.log
     try Self.addWifi(bus, [])
     let locd = try LocdProcess.withoutReceiver(
       config: "[Network]\nEnable=no\nIPLookup=yes\n", environment: bus.environment)
