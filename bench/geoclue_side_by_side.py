@@ -10,7 +10,8 @@ root), locd through `nmea+tcp://` from the same feeder. Measured per service:
   - Start to the first LocationUpdated, and to the first one carrying the fed position
     (median of RUNS clients, each a new connection, RequestedAccuracyLevel 8);
   - CPU time and voluntary context switches (wakeups) of the service over ACTIVE seconds with
-    one client active, over IDLE seconds with none (the feed still sending: locd lets its
+    one client active (and how many LocationUpdated it got in that window, and the wakeups
+    per update: the services need not send as many), over IDLE seconds with none (the feed still sending: locd lets its
     nmea+tcp source go while idle, docs/SOURCES.md, and geoclue closes its socket), and
     over IDLE seconds with none and the feed silent (what the service wakes up for by itself);
   - RSS (VmRSS) after the runs, its anonymous and file-backed parts (shared libraries, locd's
@@ -123,12 +124,23 @@ def owned(env):
 
 
 def proc(pid):
-    """(cpu seconds, voluntary context switches, VmRSS, VmHWM, RssAnon, RssFile in kB) of a process."""
+    """(cpu seconds, voluntary context switches, VmRSS, VmHWM, RssAnon, RssFile in kB) of a process.
+    The switches are summed over its threads: /proc/PID/status counts the main thread's only, and
+    geoclue does its D-Bus I/O in GDBus's worker thread (a thread that ends takes its count with
+    it; neither service ends threads while serving)."""
     stat = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
     cpu = (int(stat[11]) + int(stat[12])) / TICK
     fields = dict(line.split(":", 1) for line in open("/proc/%d/status" % pid))
     kb = lambda k: int(fields[k].split()[0])
-    return (cpu, int(fields["voluntary_ctxt_switches"]), kb("VmRSS"), kb("VmHWM"), kb("RssAnon"), kb("RssFile"))
+    switches = 0
+    for task in os.listdir("/proc/%d/task" % pid):
+        try:
+            for line in open("/proc/%d/task/%s/status" % (pid, task)):
+                if line.startswith("voluntary_ctxt_switches:"):
+                    switches += int(line.split()[1])
+        except OSError:
+            pass
+    return (cpu, switches, kb("VmRSS"), kb("VmHWM"), kb("RssAnon"), kb("RssFile"))
 
 
 def client(env, hold=0.0):
@@ -157,6 +169,7 @@ def run_client(hold):
 
     def updated(old, new):
         now = time.monotonic() - t0
+        out.setdefault("times", []).append(time.time())
         if out["first"] is None:
             out["first"] = now
         lat = float(bus.get_object(svc, new).Get("org.freedesktop.GeoClue2.Location", "Latitude",
@@ -208,18 +221,22 @@ def measure(name, pid, env, runs, active, idle, feeder):
         if r.get("fix") is not None:
             fixes.append(r["fix"])
         time.sleep(1)
-    holder = threading.Thread(target=client, args=(env, active + 2))
+    held = {}
+    holder = threading.Thread(target=lambda: held.update(client(env, active + 2)))
     holder.start()
     time.sleep(2)
     a0 = proc(pid)
+    w0 = time.time()
     # Which resident pages the service touches while serving (clear_refs(5): the accessed
     # bits cleared, then smaps' Referenced counts the pages used since).
     open("/proc/%d/clear_refs" % pid, "w").write("1")
     time.sleep(active)
     a1 = proc(pid)
+    w1 = time.time()
     touched = sum(int(l.split()[1]) for l in open("/proc/%d/smaps_rollup" % pid) if l.startswith("Referenced:"))
     used = smaps(pid)
     holder.join()
+    delivered = sum(1 for t in held.get("times", []) if w0 <= t <= w1)
     time.sleep(3)
     i0 = proc(pid)
     time.sleep(idle)
@@ -236,6 +253,8 @@ def measure(name, pid, env, runs, active, idle, feeder):
         "Start to the fed position": med(fixes) + " (%d/%d)" % (len(fixes), runs),
         "active: CPU over %d s" % active: "%.2f s" % (a1[0] - a0[0]),
         "active: wakeups over %d s" % active: str(a1[1] - a0[1]),
+        "active: LocationUpdated over %d s" % active: str(delivered),
+        "active: wakeups per LocationUpdated": "%.1f" % ((a1[1] - a0[1]) / delivered) if delivered else "-",
         "idle: CPU over %d s" % idle: "%.2f s" % (i1[0] - i0[0]),
         "idle: wakeups over %d s" % idle: str(i1[1] - i0[1]),
         "idle, feed silent: wakeups over %d s" % idle: str(s1[1] - s0[1]),

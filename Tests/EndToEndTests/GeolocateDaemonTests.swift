@@ -12,8 +12,10 @@ import Testing
 @Suite(.serialized) struct GeolocateDaemonTests {
   /// Whether an IP lookup can go out here: not while a VPN carries the default route.
   static let noTunnel: Bool = {
-    let text = (try? String(contentsOfFile: "/proc/net/route", encoding: .utf8)) ?? ""
-    return NetworkRoute.tunnel(among: NetworkRoute.defaultInterfaces(procNetRoute: text)) == nil
+    func text(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+    return NetworkRoute.tunnel(
+      procNetRoute: text("/proc/net/route"), procNetIPv6Route: text("/proc/net/ipv6_route"),
+      fibTrie: text("/proc/net/fib_trie"), procNetDev: text("/proc/net/dev")) == nil
   }()
 
   /// The stand-in, listening on a port of its own choosing.

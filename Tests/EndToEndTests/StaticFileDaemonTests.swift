@@ -74,6 +74,26 @@ import Testing
     #expect(!state.contains("59.9"), "\(state)")
   }
 
+  /// `locctl status` leaves out the default /etc/geolocation while it is absent (most
+  /// machines), and shows a file StaticFile= names even while that one is absent.
+  @Test(.enabled(if: access("/etc/geolocation", F_OK) != 0, "this machine has an /etc/geolocation"))
+  func theDefaultFileAbsentIsNotShownAndAConfiguredOneIs() throws {
+    let dir = LocdProcess.makeDirectory()
+    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
+    let plain = try LocdProcess(arguments: ["--source", "replay:\(dir)/empty.nmea"], directory: dir)
+    #expect(try plain.status().staticFile == nil)
+    let text = try plain.locctl(["status"]).stdout
+    #expect(!text.contains("Static file:") && !text.contains("/etc/geolocation"), "\(text)")
+    #expect(plain.stop() == 0)
+    let other = LocdProcess.makeDirectory()
+    let locd = try Self.locd(in: other)
+    let s = try locd.waitForStatus { $0.staticFile != nil }
+    #expect(s.staticFile?.path == other + "/geolocation" && s.staticFile?.inUse == false)
+    let shown = try locd.locctl(["status"]).stdout
+    #expect(shown.contains("Static file:") && shown.contains("\(other)/geolocation: absent"), "\(shown)")
+    #expect(locd.stop() == 0)
+  }
+
   @Test func locctlStatusAndWatchNameTheProvenance() throws {
     let dir = LocdProcess.makeDirectory()
     try Self.office.write(toFile: dir + "/geolocation", atomically: true, encoding: .utf8)

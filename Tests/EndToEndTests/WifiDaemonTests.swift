@@ -22,62 +22,48 @@ import Testing
 
   /// python3-dbusmock's networkmanager template on `bus`, the stand-in for NetworkManager
   /// (no Wi-Fi here), once it owns its name; its output, which records the calls made of it,
-  /// goes to the returned log file.
-  static func networkManagerStandIn(on bus: PrivateSystemBus) throws -> (Child, String) {
+  /// goes to `log`.
+  struct NetworkManagerStandIn {
+    let child: Child
+    let log: String
+
+    func stop() {
+      kill(child.pid, SIGTERM)
+      child.wait(timeout: 5)
+    }
+  }
+
+  static func networkManagerStandIn(on bus: PrivateSystemBus) throws -> NetworkManagerStandIn {
     let log = bus.directory + "/nm-stand-in.log"
     let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o644)
     let nm = try Child(
       "/usr/bin/python3", ["-m", "dbusmock", "--system", "--template", "networkmanager"],
       environment: bus.environment, stdoutFD: fd, stderrFD: fd)
     close(fd)
+    let standIn = NetworkManagerStandIn(child: nm, log: log)
     guard bus.waitForOwner(Self.nm) else {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
+      standIn.stop()
       throw HarnessError("the NetworkManager stand-in did not start")
     }
-    return (nm, log)
+    return standIn
   }
 
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func theStrongestMappableNetworksAreSentOnceAndTheAnswerIsAWifiPosition() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let (nm, _) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
-    func mock(_ path: String, _ member: String, _ arguments: [String]) throws -> String {
-      let r = try bus.busctl(["call", "--", Self.nm, path, "org.freedesktop.DBus.Mock", member] + arguments)
-      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
-      return r.stdout
-    }
-    // State 100: NM_DEVICE_STATE_ACTIVATED.
-    _ = try mock("/org/freedesktop/NetworkManager", "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
-    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
-    // name, SSID, BSSID, mode 2 (infrastructure), frequency, rate, strength (0-100), security.
-    for (name, ssid, bssid, strength) in [
-      ("home", "home", "00:11:22:33:44:01", 80), ("office", "office", "00:11:22:33:44:02", 60),
-      ("cafe", "cafe_nomap", "00:11:22:33:44:03", 90), ("phone", "phone", "02:AA:BB:CC:DD:EE", 95),
-      ("hidden", "", "00:11:22:33:44:05", 70),
-    ] {
-      _ = try mock(
-        "/org/freedesktop/NetworkManager", "AddAccessPoint",
-        ["ssssuuuyu", device, name, ssid, bssid, "2", "2437", "54000", String(strength), "0"])
-    }
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    try Self.addWifi(
+      bus,
+      [
+        ("home", "home", "00:11:22:33:44:01", 80), ("office", "office", "00:11:22:33:44:02", 60),
+        ("cafe", "cafe_nomap", "00:11:22:33:44:03", 90), ("phone", "phone", "02:AA:BB:CC:DD:EE", 95),
+        ("hidden", "", "00:11:22:33:44:05", 70),
+      ])
     let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
-    let dir = LocdProcess.makeDirectory()
-    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
-    let locd = try LocdProcess(
-      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
-      config: """
-        [Position]
-        StaticFile=
-        [Network]
-        Enable=yes
-        URL=\(standIn.url)
-        MinInterval=1s
-        MaxAge=1s
-        """)
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\nMinInterval=1s\nMaxAge=1s\n",
+      environment: bus.environment)
     let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
     #expect(s.position.tier == .fix && s.position.position?.accuracy == Meters(5000))
     let first = try #require(standIn.requests.first)
@@ -91,8 +77,8 @@ import Testing
     #expect(aps.compactMap { $0["signalStrength"]?.number } == [-52, -64])
     #expect(aps.allSatisfy { $0["age"]?.number != nil } && aps.allSatisfy { $0["ssid"] == nil })
     // The scan was asked of the device.
-    let calls = try bus.busctl(["call", "--", Self.nm, device, "org.freedesktop.DBus.Mock", "GetCalls"])
-    #expect(calls.stdout.contains("RequestScan"), "\(calls.stdout)")
+    let calls = try Self.mock(bus, Self.device, "GetCalls", [])
+    #expect(calls.contains("RequestScan"), "\(calls)")
     // MaxAge=1s: the next scan finds the same networks and is answered from memory.
     let later = try locd.waitForStatus(timeout: 20) { ($0.network?.count("cacheHits") ?? 0) >= 1 }
     #expect(later.network?.count("scans") ?? 0 >= 2)
@@ -105,30 +91,20 @@ import Testing
   /// interface whose BSS objects the test lists, Interface.Scan recorded.
   @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
   func withoutNetworkManagerWpaSupplicantsNetworksAreSent() throws {
-    let bus = try PrivateSystemBus(
-      policies: [Binaries.packageRoot.path + "/Tests/Peers/wpa-supplicant-stand-in.conf"])
-    let bssFile = bus.directory + "/bss.json"
-    try """
-    [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
-     {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1},
-     {"bssid": "00:11:22:33:44:03", "ssid": "cafe_nomap", "signal": -40, "frequency": 2412, "age": 0},
-     {"bssid": "06:11:22:33:44:04", "ssid": "hotspot", "signal": -30, "frequency": 2412, "age": 0},
-     {"bssid": "00:11:22:33:44:05", "ssid": "", "signal": -45, "frequency": 2412, "age": 0}]
-    """.write(toFile: bssFile, atomically: true, encoding: .utf8)
-    let calls = bus.directory + "/wpa-calls.log"
-    let supplicant = try LinePeer(
-      GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, calls], environment: bus.environment,
-      output: bus.directory + "/wpa.out")
+    let bus = try PrivateSystemBus(policies: [SupplicantStandIn.policy])
+    let supplicant = try SupplicantStandIn(
+      on: bus,
+      bss: """
+        [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+         {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1},
+         {"bssid": "00:11:22:33:44:03", "ssid": "cafe_nomap", "signal": -40, "frequency": 2412, "age": 0},
+         {"bssid": "06:11:22:33:44:04", "ssid": "hotspot", "signal": -30, "frequency": 2412, "age": 0},
+         {"bssid": "00:11:22:33:44:05", "ssid": "", "signal": -45, "frequency": 2412, "age": 0}]
+        """)
     defer { supplicant.stop() }
-    guard supplicant.waitFor("ready") else {
-      throw HarnessError("the stand-in did not start: \(supplicant.text)")
-    }
     let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
-    let dir = LocdProcess.makeDirectory()
-    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
-    let locd = try LocdProcess(
-      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
-      config: "[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\n", environment: bus.environment)
     let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
     #expect(s.network?.count("requests") == 1)
     let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
@@ -138,8 +114,60 @@ import Testing
     // wpa_supplicant's Signal is dBm already; Age in seconds, sent in ms.
     #expect(aps.compactMap { $0["signalStrength"]?.number } == [-48, -71])
     #expect(aps.compactMap { $0["age"]?.number } == [3000, 1000])
-    let scanned = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
-    #expect(scanned.contains("Scan passive"), "\(scanned)")
+    #expect(supplicant.recorded.contains("Scan passive"), "\(supplicant.recorded)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// NetworkManager 1.12 and later announce a scan's end: the device's LastScan changes
+  /// (PropertiesChanged). The template's RequestScan does nothing and its device has no
+  /// LastScan, so the test gives it one (dbusmock's AddProperty) and replaces RequestScan
+  /// (AddMethod) by one that changes LastScan, as NetworkManager does when the scan ends.
+  /// With ScanWait=1h only that change can end locd's wait within the test's patience.
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func aScanIsReadWhenNetworkManagersLastScanChanges() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    try Self.addWifi(
+      bus, [("home", "home", "00:11:22:33:44:01", 80), ("next", "next", "00:11:22:33:44:02", 50)])
+    let device = Self.device
+    let wireless = "org.freedesktop.NetworkManager.Device.Wireless"
+    try Self.mock(bus, device, "AddProperty", ["ssv", wireless, "LastScan", "x", "1000"])
+    try Self.mock(
+      bus, device, "AddMethod",
+      [
+        "sssss", wireless, "RequestScan", "a{sv}", "",
+        "self.UpdateProperties('\(wireless)', {'LastScan': dbus.Int64(2000)})",
+      ])
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\nScanWait=1h\n", environment: bus.environment)
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1 && s.network?.count("scans") == 1)
+    let lastScan = try bus.busctl(["get-property", Self.nm, device, wireless, "LastScan"])
+    #expect(lastScan.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "x 2000", "\(lastScan.stdout)")
+    #expect(standIn.requests.count == 1)
+    #expect(locd.stop() == 0)
+  }
+
+  /// wpa_supplicant signals ScanDone on the interface when a scan ends (the stand-in at once
+  /// when asked to Scan): with ScanWait=1h only that signal can end locd's wait in time.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func aSupplicantScanIsReadAtItsScanDone() throws {
+    let bus = try PrivateSystemBus(policies: [SupplicantStandIn.policy])
+    let supplicant = try SupplicantStandIn(
+      on: bus,
+      bss: """
+        [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -48, "frequency": 2437, "age": 3},
+         {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -71, "frequency": 5180, "age": 1}]
+        """)
+    defer { supplicant.stop() }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\nScanWait=1h\n", environment: bus.environment)
+    let s = try locd.waitForStatus(timeout: 20) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1)
+    #expect(supplicant.recorded.contains("Scan passive"))
     #expect(locd.stop() == 0)
   }
 
@@ -151,31 +179,14 @@ import Testing
     .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/gammastep"), "needs gammastep"))
   func whereAmIAndGammastepGetTheWifiPositionThroughTheGeoClueFace() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy, GeoClueBusTests.policy])
-    let (nm, _) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
-    func mock(_ member: String, _ arguments: [String]) throws {
-      let r = try bus.busctl(
-        ["call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", member]
-          + arguments)
-      guard r.status == 0 else { throw HarnessError("\(member): \(r.stderr)") }
-    }
-    try mock("AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
-    let device = "/org/freedesktop/NetworkManager/Devices/wlan0"
-    try mock(
-      "AddAccessPoint",
-      ["ssssuuuyu", device, "home", "home", "00:11:22:33:44:01", "2", "2437", "54000", "80", "0"])
-    try mock(
-      "AddAccessPoint",
-      ["ssssuuuyu", device, "next", "next", "00:11:22:33:44:02", "2", "2437", "54000", "50", "0"])
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    try Self.addWifi(
+      bus, [("home", "home", "00:11:22:33:44:01", 80), ("next", "next", "00:11:22:33:44:02", 50)])
     let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
-    let dir = LocdProcess.makeDirectory()
-    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
-    let locd = try LocdProcess(
-      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
-      config: "[GeoClue]\nEnable=yes\n[Position]\nStaticFile=\n[Network]\nEnable=yes\nURL=\(standIn.url)\n")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[GeoClue]\nEnable=yes\n[Network]\nEnable=yes\nURL=\(standIn.url)\n",
+      environment: bus.environment)
     guard bus.waitForOwner("org.freedesktop.GeoClue2") else {
       throw HarnessError("locd did not take org.freedesktop.GeoClue2: \(locd.log)")
     }
@@ -210,21 +221,12 @@ import Testing
   @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
   func nothingIsScannedWhileTheSwitchIsOff() throws {
     let bus = try PrivateSystemBus(policies: [Self.policy])
-    let (nm, log) = try Self.networkManagerStandIn(on: bus)
-    defer {
-      kill(nm.pid, SIGTERM)
-      nm.wait(timeout: 5)
-    }
-    let r = try bus.busctl([
-      "call", "--", Self.nm, "/org/freedesktop/NetworkManager", "org.freedesktop.DBus.Mock", "AddWiFiDevice",
-      "ssi", "wlan0", "wlan0", "100",
-    ])
-    #expect(r.status == 0, "\(r.stderr)")
-    let dir = LocdProcess.makeDirectory()
-    FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
-    let locd = try LocdProcess(
-      arguments: ["--source", "replay:\(dir)/empty.nmea"], environment: bus.environment, directory: dir,
-      config: "[Position]\nStaticFile=\n[Network]\nEnable=no\nIPLookup=yes\n")
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    let log = nm.log
+    try Self.addWifi(bus, [])
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=no\nIPLookup=yes\n", environment: bus.environment)
     _ = try locd.locctl(["refresh"])
     _ = try locd.locctl(["locate", "--timeout", "1"])
     let s = try locd.status()

@@ -115,4 +115,103 @@ import Testing
     let down = header + "ppp0\t00000000\t00000000\t0000\t0\t0\t0\t00000000\t0\t0\t0\n"
     #expect(NetworkRoute.defaultInterfaces(procNetRoute: down).isEmpty)
   }
+
+  /// The files of a network namespace set up as wg-quick does (captured from the kernel:
+  /// `ip route add default dev wg0 table 51820`, the same for IPv6, `ip rule add not fwmark
+  /// 51820 table 51820`), with the main tables' defaults through eth9 left in place.
+  enum WgQuick {
+    static let route = """
+      Iface\tDestination\tGateway \tFlags\tRefCnt\tUse\tMetric\tMask\t\tMTU\tWindow\tIRTT
+      eth9\t00000000\t0101A8C0\t0003\t0\t0\t0\t00000000\t0\t0\t0
+      wg0\t0000080A\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
+      eth9\t0001A8C0\t00000000\t0001\t0\t0\t0\t00FFFFFF\t0\t0\t0
+      """
+    static let ipv6Default =
+      "00000000000000000000000000000000 00 00000000000000000000000000000000 00 "
+      + "00000000000000000000000000000000 00000400 00000001 00000000 00000001      wg0\n"
+    static let ipv6Main = """
+      fd000001000000000000000000000000 40 00000000000000000000000000000000 00 00000000000000000000000000000000 00000100 00000001 00000000 00000001     eth9
+      00000000000000000000000000000000 00 00000000000000000000000000000000 00 fd000001000000000000000000000001 00000400 00000001 00000000 00000003     eth9
+      00000000000000000000000000000001 80 00000000000000000000000000000000 00 00000000000000000000000000000000 00000000 00000002 00000000 80200001       lo
+      00000000000000000000000000000000 00 00000000000000000000000000000000 00 00000000000000000000000000000000 ffffffff 00000001 00000000 00200200       lo
+
+      """
+    static let trie = """
+      Id 51820:
+        |-- 0.0.0.0
+           /0 link UNICAST
+      Main:
+        +-- 0.0.0.0/0 2 0 2
+           +-- 0.0.0.0/4 2 0 2
+              |-- 0.0.0.0
+                 /0 universe UNICAST
+              |-- 10.8.0.0
+                 /24 link UNICAST
+           |-- 192.168.1.0
+              /24 link UNICAST
+      Local:
+        +-- 0.0.0.0/0 3 0 5
+           +-- 10.8.0.0/24 2 0 2
+              |-- 10.8.0.2
+                 /32 host LOCAL
+      """
+    static let dev = """
+      Inter-|   Receive                                                |  Transmit
+       face |bytes    packets errs drop fifo frame compressed multicast|bytes    packets errs drop fifo colls carrier compressed
+          lo:       0       0    0    0    0     0          0         0        0       0    0    0    0     0       0          0
+         wg0:     396       4    0    0    0     0          0         0      200       2    0    0    0     0       0          0
+        eth9:     200       2    0    0    0     0          0         0      396       4    0    0    0     0       0          0
+      """
+  }
+
+  /// IPv4's main table shows only eth9's default; IPv6's file shows every table, so wg0's
+  /// default in table 51820 is seen there; IPv4's other table is seen in fib_trie (no
+  /// interface named), and counts as the VPN's because a wg interface exists.
+  @Test func wgQuicksPolicyRoutingIsSeenThroughIPv6AndTheOtherTable() {
+    #expect(NetworkRoute.defaultInterfaces(procNetRoute: WgQuick.route) == ["eth9"])
+    #expect(
+      NetworkRoute.defaultInterfaces(procNetIPv6Route: WgQuick.ipv6Default + WgQuick.ipv6Main) == [
+        "wg0", "eth9",
+      ])
+    // lo's unreachable default (RTF_REJECT, no RTF_UP) carries nothing.
+    #expect(NetworkRoute.defaultInterfaces(procNetIPv6Route: WgQuick.ipv6Main) == ["eth9"])
+    #expect(NetworkRoute.otherTablesWithDefault(fibTrie: WgQuick.trie) == ["Id 51820"])
+    #expect(NetworkRoute.interfaces(procNetDev: WgQuick.dev) == ["lo", "wg0", "eth9"])
+    let all = NetworkRoute.tunnel(
+      procNetRoute: WgQuick.route, procNetIPv6Route: WgQuick.ipv6Default + WgQuick.ipv6Main,
+      fibTrie: WgQuick.trie, procNetDev: WgQuick.dev)
+    #expect(all == "wg0")
+    // IPv4 alone (no IPv6 on the tunnel): the other table's default and wg0's presence.
+    let v4 = NetworkRoute.tunnel(
+      procNetRoute: WgQuick.route, procNetIPv6Route: WgQuick.ipv6Main, fibTrie: WgQuick.trie,
+      procNetDev: WgQuick.dev)
+    #expect(v4 == "wg0")
+    // Without the other table (a plain machine with a wg interface that carries no default).
+    let trieMainOnly = String(WgQuick.trie.split(separator: "Main:", maxSplits: 1)[1])
+    let plain = NetworkRoute.tunnel(
+      procNetRoute: WgQuick.route, procNetIPv6Route: WgQuick.ipv6Main, fibTrie: "Main:" + trieMainOnly,
+      procNetDev: WgQuick.dev)
+    #expect(plain == nil)
+    // Unreadable files are no evidence either way.
+    #expect(
+      NetworkRoute.tunnel(procNetRoute: WgQuick.route, procNetIPv6Route: nil, fibTrie: nil, procNetDev: nil)
+        == nil)
+  }
+
+  /// OpenVPN's `redirect-gateway ipv6` routes 2000::/4 and 3000::/4 through the tunnel
+  /// instead of replacing ::/0; a /64 of the tunnel's own is no default.
+  @Test func openVPNsIPv6HalvesCountAsTheDefault() {
+    func line(_ dest: String, _ length: String, _ device: String) -> String {
+      dest + " " + length + " 00000000000000000000000000000000 00 00000000000000000000000000000000"
+        + " 00000400 00000001 00000000 00000001 " + device + "\n"
+    }
+    let halves =
+      line("20000000000000000000000000000000", "04", "tun0")
+      + line("30000000000000000000000000000000", "04", "tun0")
+    #expect(NetworkRoute.defaultInterfaces(procNetIPv6Route: halves) == ["tun0", "tun0"])
+    let own =
+      line("fd000008000000000000000000000000", "40", "tun0")
+      + line("fc000000000000000000000000000000", "07", "tun0")
+    #expect(NetworkRoute.defaultInterfaces(procNetIPv6Route: own).isEmpty)
+  }
 }

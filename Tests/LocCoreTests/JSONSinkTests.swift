@@ -25,13 +25,17 @@ import Testing
     case 0: return .null
     case 1: return .bool(Bool.random(using: &rng))
     case 2: return .number(Double(Int.random(in: -1_000_000...1_000_000, using: &rng)) / 64)
-    case 3: return .string(["", "a", "é \"q\" \\ \n\t\u{1}", "Europe/Oslo", "2026-06-21T19:57:21.316Z"].randomElement(using: &rng)!)
+    case 3:
+      return .string(
+        ["", "a", "é \"q\" \\ \n\t\u{1}", "Europe/Oslo", "2026-06-21T19:57:21.316Z"].randomElement(
+          using: &rng)!)
     case 4: return .int(Int.random(in: Int(-1e15)...Int(1e15), using: &rng))
     case 5:
       var o = JSONObject()
       for i in 0..<Int.random(in: 0...6, using: &rng) { o["k\(i)"] = random(&rng, depth: depth + 1) }
       return .object(o)
-    default: return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in random(&rng, depth: depth + 1) })
+    default:
+      return .array((0..<Int.random(in: 0...5, using: &rng)).map { _ in random(&rng, depth: depth + 1) })
     }
   }
 

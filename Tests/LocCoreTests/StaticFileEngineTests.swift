@@ -53,6 +53,21 @@ import Testing
     #expect(!h.logLines.contains { $0.contains("59.9") || $0.contains("10.75") })
   }
 
+  /// The default file (/etc/geolocation) absent, as on most machines, is no news in status;
+  /// while it exists it is shown, and when it goes it is not any more.
+  @Test func statusShowsTheDefaultFileOnlyWhileItExists() throws {
+    var h = EngineHarness(at: Self.t0)
+    h.handle(.staticFileRead(path: Self.path, contents: nil, problem: nil))
+    #expect(h.engine.status(at: h.now).staticFile == nil)
+    h.handle(.staticFileRead(path: Self.path, contents: Self.office, problem: nil))
+    let present = try #require(h.engine.status(at: h.now).staticFile)
+    #expect(present.path == Self.path && present.position != nil)
+    h.handle(.staticFileRead(path: Self.path, contents: "59.9139\n", problem: nil))
+    #expect(h.engine.status(at: h.now).staticFile?.problem != nil, "unusable is shown")
+    h.handle(.staticFileRead(path: Self.path, contents: nil, problem: nil))
+    #expect(h.engine.status(at: h.now).staticFile == nil)
+  }
+
   @Test func anUnusableFileGivesNoPositionAndSaysWhyInStatus() throws {
     var h = EngineHarness(at: Self.t0)
     h.handle(.staticFileRead(path: Self.path, contents: Self.office, problem: nil))

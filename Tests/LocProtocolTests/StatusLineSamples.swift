@@ -1,5 +1,6 @@
-@testable import LocCore
 import LocProtocol
+
+@testable import LocCore
 
 /// Status reports for the status line's tests (`StatusLineTests`): every member the status
 /// object can have, and the sparse report of a daemon with no position.
@@ -38,7 +39,8 @@ enum StatusLineSamples {
   static func empty() -> StatusReport {
     StatusReport(
       position: ResolvedPosition(tier: .none, position: nil, age: nil, reason: "no source has a fix yet"),
-      fix: nil, sources: [], timeZone: ZoneReport(id: "Etc/UTC", origin: .system, offsetSeconds: 0, abbreviation: "UTC"),
+      fix: nil, sources: [],
+      timeZone: ZoneReport(id: "Etc/UTC", origin: .system, offsetSeconds: 0, abbreviation: "UTC"),
       sun: nil, server: ServerCounters(), sessions: 0, startedAt: S.t, stateProblem: "state.json: not JSON",
       summary: "no position", timers: 0, nextTimer: nil, rejectedFixes: [], acquisition: nil)
   }

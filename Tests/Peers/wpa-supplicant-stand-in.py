@@ -3,7 +3,9 @@
 private bus configured like the system bus. It is NOT wpa_supplicant: one interface, the BSS
 objects a JSON file lists, Interface.Scan recorded and answered, Properties.Get/GetAll.
 
-Usage: wpa-supplicant-stand-in.py BSSFILE CALLLOG
+Usage: wpa-supplicant-stand-in.py BSSFILE CALLLOG [JITTER]
+JITTER (dBm, default 0): each Scan moves every BSS's Signal JITTER above, then below, the
+file's value in turn (PropertiesChanged on the BSS), as a real radio's readings wander.
 BSSFILE: [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -52, "frequency": 2437,
 "age": 3}, ...]. Each Scan call is appended to CALLLOG as a line "Scan TYPE". Prints
 "ready" once it owns the name.
@@ -23,6 +25,8 @@ BSS = "fi.w1.wpa_supplicant1.BSS"
 PROPS = "org.freedesktop.DBus.Properties"
 
 bss_file, call_log = sys.argv[1], sys.argv[2]
+jitter = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+scans = 0
 dbus.mainloop.glib.DBusGMainLoop(set_as_default=True)
 bus = dbus.SystemBus()
 name = dbus.service.BusName(SERVICE, bus)
@@ -44,12 +48,23 @@ class Props(dbus.service.Object):
     def GetAll(self, interface):
         return self.values if interface == self.interface else {}
 
+    @dbus.service.signal(PROPS, signature="sa{sv}as")
+    def PropertiesChanged(self, interface, changed, invalidated):
+        pass
+
 
 class Interface(Props):
     @dbus.service.method(IFACE, in_signature="a{sv}", out_signature="")
     def Scan(self, args):
+        global scans
         with open(call_log, "a") as log:
             log.write("Scan %s\n" % args.get("Type", "?"))
+        scans += 1
+        if jitter:
+            for bss, base in zip(bss_objects, bss_signals):
+                signal = dbus.Int16(base + (jitter if scans % 2 else -jitter), variant_level=1)
+                bss.values["Signal"] = signal
+                bss.PropertiesChanged(BSS, {"Signal": signal}, dbus.Array([], signature="s"))
         self.ScanDone(True)
 
     @dbus.service.signal(IFACE, signature="b")
@@ -59,6 +74,7 @@ class Interface(Props):
 
 bss_paths = []
 keep = []
+bss_objects, bss_signals = [], []
 for i, b in enumerate(json.load(open(bss_file))):
     path = "%s/Interfaces/0/BSSs/%d" % (ROOT, i)
     raw = bytes(int(x, 16) for x in b["bssid"].split(":"))
@@ -69,6 +85,8 @@ for i, b in enumerate(json.load(open(bss_file))):
         "Frequency": dbus.UInt16(b["frequency"], variant_level=1),
         "Age": dbus.UInt32(b["age"], variant_level=1),
     }))
+    bss_objects.append(keep[-1])
+    bss_signals.append(b["signal"])
     bss_paths.append(dbus.ObjectPath(path))
 interface_path = ROOT + "/Interfaces/0"
 keep.append(Interface(interface_path, IFACE, {

@@ -52,6 +52,7 @@ extension DaemonConfig {
       "Network", "URL", "URL", what: "an http:// or https:// URL", \.network.url,
       valid: { ($0.hasPrefix("https://") || $0.hasPrefix("http://")) && $0.utf8.count <= 2048 }),
     .span("Network", "MinInterval", \.network.minInterval, .seconds(1) ... .seconds(86_400)),
+    .span("Network", "ScanWait", \.network.scanWait, .seconds(1) ... .seconds(3600)),
     .span("Network", "Timeout", \.network.timeout, .seconds(1) ... .seconds(120)),
     .span("Network", "MaxAge", \.network.freshFor, .seconds(1) ... .seconds(7 * 86_400)),
     .span("Network", "CacheFor", \.network.cacheFor, .zero ... .seconds(7 * 86_400)),

@@ -30,7 +30,9 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// Zone used when none can be derived from the position (`nil`: the system zone).
   public var timeZone: String? = nil
   /// `[Position] StaticFile=`: the static location file in geoclue's format (nil: none).
-  public var staticFile: String? = "/etc/geolocation"
+  public var staticFile: String? = DaemonConfig.defaultStaticFile
+  /// Where geoclue and locd look for the static file unless told otherwise.
+  public static let defaultStaticFile = "/etc/geolocation"
   /// `[Network]`: the geolocation service (off by default).
   public var network = NetworkSettings()
   /// Most clients connected at once; more are answered `too-many-clients` and closed.

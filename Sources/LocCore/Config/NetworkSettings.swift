@@ -14,6 +14,9 @@ public struct NetworkSettings: Sendable, Hashable {
   public var timeout: Duration = .seconds(10)
   /// `MaxAge=`: an answer stands for the place this long.
   public var freshFor: Duration = .seconds(600)
+  /// `ScanWait=`: the longest wait for a Wi-Fi scan whose end is not signalled (an older
+  /// NetworkManager without LastScan, a refused scan); a signalled end is not waited past.
+  public var scanWait: Duration = .seconds(3)
   /// `CacheFor=`: an answer (or a 404) is reused for the same networks this long.
   public var cacheFor: Duration = .seconds(3600)
   /// The longest wait after failures (the backoff doubles from `MinInterval=` up to it).

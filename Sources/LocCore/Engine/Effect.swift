@@ -40,8 +40,9 @@ public enum Effect: Sendable, Hashable {
   /// `timeout`; answer with `geolocateAnswered`. An IP-only query is not sent while a VPN
   /// carries the default route (the shell answers `skipped`).
   case geolocate(GeolocateQuery, url: String, timeout: Duration)
-  /// Ask the Wi-Fi devices to scan and report what they see (`wifiScanned`).
-  case scanWifi
+  /// Ask the Wi-Fi devices to scan and report what they see (`wifiScanned`), once each scan
+  /// has ended, or after `wait` where its end is not signalled.
+  case scanWifi(wait: Duration)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).

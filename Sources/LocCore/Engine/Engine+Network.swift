@@ -12,7 +12,7 @@ extension Engine {
     }
     // A scan first (at most one per MinInterval=); the lookup follows its answer.
     if network.scanDue(at: now) {
-      effects.append(.scanWifi)
+      effects.append(.scanWifi(wait: config.network.scanWait))
       return
     }
     guard let query = network.query else { return }

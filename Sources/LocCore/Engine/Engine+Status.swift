@@ -15,8 +15,8 @@ extension Engine {
   /// the position, the zone and the local date are the same (it is most of the work of an
   /// answer otherwise, and a client polling status asks the same question each time).
   mutating func answerStatus(at now: Instant) -> StatusReport {
-    let (report, memo) = status(at: now, sunMemo: regeneration.sunMemo)
-    regeneration.sunMemo = memo
+    let (report, memo) = status(at: now, sunMemo: regeneration.keptSun)
+    regeneration.keep(memo)
     return report
   }
 
@@ -57,7 +57,7 @@ extension Engine {
     report.now = now
     report.manual = positions.manualLocation
     report.network = network.report
-    if config.staticFile != nil, positions.staticFile.path != nil { report.staticFile = positions.staticFile }
+    report.staticFile = reportedStaticFile
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
@@ -74,4 +74,14 @@ extension Engine {
   /// Each source's latest satellites, as `sky` answers them: what the gpsd face's SKY
   /// reports are made of (for the clients that may have full accuracy).
   public var skies: [SourceSky] { positions.skies }
+
+  /// The static file as status shows it: while the file exists (in use or unusable), or while
+  /// `StaticFile=` names another file than the default /etc/geolocation, which most machines
+  /// do not have and which is then no news.
+  var reportedStaticFile: StaticFileState? {
+    let state = positions.staticFile
+    guard let configured = config.staticFile, state.path != nil else { return nil }
+    let exists = state.position != nil || state.problem != nil
+    return exists || configured != DaemonConfig.defaultStaticFile ? state : nil
+  }
 }

@@ -8,7 +8,13 @@ struct RegenerationMachine: EngineMachine {
   private var solarDays: [SolarDaySummary] = []
   /// Today's sun as the last `status` answer computed it (`Engine.answerStatus`); dropped at
   /// every regeneration, so new zone data or a new day is never answered from it.
-  var sunMemo: SunMemo?
+  private var sunMemo: SunMemo?
+
+  /// The sun the last `status` answer kept, if any.
+  var keptSun: SunMemo? { sunMemo }
+
+  /// Keeps the sun a `status` answer computed.
+  mutating func keep(_ sun: SunMemo?) { sunMemo = sun }
 
   /// The planning zone's rules (the zone of the last regeneration).
   var zone: ZoneRules { planner.zone }

@@ -83,26 +83,53 @@ extension RegionMonitor {
       }
       wanted = (wanted & ~RegionGrid.maskedLevels) | near
     }
-    var found: [Int32] = []
+    // The cells' chains are walked side by side, one entry of each in turn: a chain's next
+    // entry is known only once its current one is loaded, but the chains are independent,
+    // so their loads overlap instead of waiting one behind another (a fix in a new place
+    // finds none of them in the cache: bench/70-regions.sh, scattered fixes).
+    var chains: [Int32] = []
+    chains.reserveCapacity(64)
+    for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
+      let r = reach(level)
+      // A cell of the box around the fix that lies farther than the reach holds no region
+      // that could take the fix in (a centre lies in its cell; the metre covers the `Float`
+      // storage of centres, under 0.4 m): it is not looked up.
+      let far = r + 1
+      RegionGrid.forEachCell(level: level, around: p, reach: r) { key in
+        guard RegionGrid.chordDistance(from: p, toCell: key) <= far else { return }
+        probed += 1
+        let head = store.cells.head(key)
+        if head >= 0 { chains.append(head) }
+      }
+    }
+    // Found entries with the chain they came from, put back in the order of a walk of one
+    // chain after another (cells in probe order), so what a fix reports keeps its order.
+    var found: [(chain: Int, slot: Int32)] = []
     var offered = 0
     store.hot.withUnsafeBufferPointer { hot in
-      for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
-        RegionGrid.forEachCell(level: level, around: p, reach: reach(level)) { key in
-          probed += 1
-          var s = store.cells.head(key)
-          while s >= 0 {
-            let entry = hot[Int(s)]
-            offered += 1
-            let inner = Double(entry.radius) - margin + RegionGrid.slack
-            if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append(s) }
-            s = entry.next
-          }
+      var live = chains.count
+      while live > 0 {
+        live = 0
+        for i in chains.indices where chains[i] >= 0 {
+          let s = chains[i]
+          let entry = hot[Int(s)]
+          offered += 1
+          let inner = Double(entry.radius) - margin + RegionGrid.slack
+          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append((i, s)) }
+          chains[i] = entry.next
+          if entry.next >= 0 { live += 1 }
         }
       }
     }
+    if found.count > 1 {
+      // Within a chain, entries were found in chain order; a stable sort by chain restores
+      // the order of walking the chains one after another.
+      let order = found.indices.sorted { (found[$0].chain, $0) < (found[$1].chain, $1) }
+      found = order.map { found[$0] }
+    }
     counters.cellsProbed += probed
     counters.candidates += offered
-    for s in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
+    for (_, s) in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
       step(s, .inside, at: now, into: &out)
     }
   }

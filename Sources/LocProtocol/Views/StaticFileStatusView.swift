@@ -1,7 +1,8 @@
 import LocCore
 
-/// The `staticFile` member of `status` (since 1.8; present while `[Position] StaticFile=`
-/// names a file): whether the file gives a position, and why not if it exists but does not.
+/// The `staticFile` member of `status` (since 1.8; present while the file `[Position]
+/// StaticFile=` names exists, and while that names another file than the default
+/// /etc/geolocation): whether the file gives a position, and why not if it exists but does not.
 /// No coordinates: the position in effect is `position`.
 public struct StaticFileStatusView: WireCodable {
   /// The file.

@@ -50,8 +50,9 @@ extension Daemon {
       geolocator.lookUp(query, url: url, timeout: timeout) { [unowned self] outcome in
         self.feed(.geolocateAnswered(outcome))
       }
-    case .scanWifi:
+    case .scanWifi(let wait):
       let scanner = actions.wifi ?? WifiScanner(loop: loop)
+      scanner.settle = wait
       actions.wifi = scanner
       scanner.scan { [unowned self] accessPoints, problem in
         self.feed(.wifiScanned(accessPoints, problem: problem))

@@ -99,10 +99,14 @@ final class Geolocator {
     }
   }
 
-  /// The VPN-like interface that carries the default route, if one does (/proc/net/route).
+  /// The VPN-like interface that carries the default route, if one does (NetworkRoute says
+  /// what the files show: IPv4's main table, IPv6's every table, IPv4's other tables).
   static func tunnel() -> String? {
-    guard let bytes = try? FileIO.read(path: "/proc/net/route", limit: 1 << 20) else { return nil }
-    let text = String(decoding: bytes, as: UTF8.self)
-    return NetworkRoute.tunnel(among: NetworkRoute.defaultInterfaces(procNetRoute: text))
+    func text(_ path: String) -> String? {
+      (try? FileIO.read(path: path, limit: 1 << 20)).map { String(decoding: $0, as: UTF8.self) }
+    }
+    return NetworkRoute.tunnel(
+      procNetRoute: text("/proc/net/route"), procNetIPv6Route: text("/proc/net/ipv6_route"),
+      fibTrie: text("/proc/net/fib_trie"), procNetDev: text("/proc/net/dev"))
   }
 }

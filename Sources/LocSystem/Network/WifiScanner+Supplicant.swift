@@ -2,8 +2,9 @@ import LocCore
 
 /// wpa_supplicant's D-Bus API (fi.w1.wpa_supplicant1), what geoclue reads, for machines
 /// without NetworkManager: its interfaces (the `Interfaces` property), a passive scan asked
-/// of each (Interface.Scan), and after `settle` each interface's BSS objects (`BSSs`) with
-/// their BSSID, SSID, Signal (dBm), Frequency and Age.
+/// of each (Interface.Scan), and once it ended (the interface's ScanDone signal, or after
+/// `settle` where none comes) each interface's BSS objects (`BSSs`) with their BSSID, SSID,
+/// Signal (dBm), Frequency and Age.
 extension WifiScanner {
   static let supplicantService = "fi.w1.wpa_supplicant1"
   static let supplicantPath = "/fi/w1/wpa_supplicant1"
@@ -30,7 +31,9 @@ extension WifiScanner {
               ? "neither NetworkManager nor wpa_supplicant is on the bus" : "wpa_supplicant: \(error)")
           return
         }
+        round.peer = reply.sender
         for interface in (try? reply.readVariantObjectPaths(limit: Self.deviceLimit)) ?? [] {
+          self.watchScanEnd(interface, round)
           try? self.call(
             interface, Self.supplicantInterface, "Scan",
             build: { m throws(Errno) in try m.appendProperties([("Type", .string("passive"))]) }
@@ -47,7 +50,7 @@ extension WifiScanner {
     }
   }
 
-  /// Reads each interface's BSSs once the scans had time.
+  /// Reads each interface's BSSs once the scans ended.
   func readSupplicant(_ interfaces: [String], _ round: Round) {
     for interface in interfaces {
       try? call(interface, Self.properties, "Get", [.string(Self.supplicantInterface), .string("BSSs")]) {

@@ -1,12 +1,15 @@
 import LocCore
 
 /// Wi-Fi scan results from NetworkManager on the system bus (on Bus/): the wireless devices
-/// (GetDevices, DeviceType 2), a scan asked of each (Device.Wireless.RequestScan), and after
-/// it has had `settle` to run, every access point they know (GetAllAccessPoints, then each
-/// AccessPoint's HwAddress, Strength, Frequency, Ssid and LastSeen). Where NetworkManager is
-/// not on the bus, from wpa_supplicant instead (WifiScanner+Supplicant.swift). Only when the
-/// engine asks (`scanWifi`: acquisition wants a fix); never in the background. One scan at a
-/// time; the connection is made at the first and kept.
+/// (GetDevices, DeviceType 2), a scan asked of each (Device.Wireless.RequestScan), and once it
+/// has ended, every access point they know (GetAllAccessPoints, then each AccessPoint's
+/// HwAddress, Strength, Frequency, Ssid and LastSeen). A scan has ended when the device's
+/// LastScan changes (PropertiesChanged; NetworkManager 1.12 and later), or after `settle`
+/// (`[Network] ScanWait=`) where no change comes: an older NetworkManager, a scan refused.
+/// Where NetworkManager is not on the bus, from wpa_supplicant instead
+/// (WifiScanner+Supplicant.swift). Only when the engine asks (`scanWifi`: acquisition wants a
+/// fix); never in the background. One scan at a time; the connection is made at the first
+/// and kept.
 final class WifiScanner {
   static let service = "org.freedesktop.NetworkManager"
   static let managerPath = "/org/freedesktop/NetworkManager"
@@ -21,17 +24,28 @@ final class WifiScanner {
   static let accessPointLimit = 256
 
   private let loop: EventLoop
-  private let settle: Duration
+  /// The longest wait for a scan whose end is not signalled (`[Network] ScanWait=`).
+  var settle: Duration
   private var bus: BusConnection?
   /// The scan under way: what it found so far and its callback.
   private(set) var round: Round?
   private var timer: Timer?
+  /// The matches for the scan's end (LastScan changes, ScanDone), kept while it runs.
+  private var scanEnds: [BusMatch] = []
 
   /// One scan's bookkeeping.
   final class Round {
     /// Whom it asks: NetworkManager, or wpa_supplicant where NetworkManager is absent.
     var supplicant = false
+    /// The unique name of the service that answered (the only sender of its end signals).
+    var peer: String?
     var pending = 0
+    /// The devices whose scan was asked for, read once their scans ended.
+    var toRead: [String] = []
+    /// The devices whose scan is known to have ended.
+    var scanned: Set<String> = []
+    /// Whether the access points are being read (the wait is over).
+    var reading = false
     var found: [WifiAccessPoint] = []
     var problem: String?
     let done: ([WifiAccessPoint], String?) -> Void
@@ -87,6 +101,7 @@ final class WifiScanner {
       }
       return
     }
+    round.peer = reply.sender
     guard let paths = try? reply.readObjectPaths(limit: Self.deviceLimit) else {
       finish(round, problem: "NetworkManager: GetDevices gave no object paths")
       return
@@ -107,8 +122,9 @@ final class WifiScanner {
   }
 
   /// Asks `device` to scan (an error, such as "scanning not allowed" right after another
-  /// scan, is no matter: what the device knows is read anyway), then reads after `settle`.
+  /// scan, is no matter: what the device knows is read anyway), then reads once it ended.
   private func requestScan(_ device: String, _ round: Round) {
+    watchScanEnd(device, round)
     do {
       try call(
         device, Self.wirelessInterface, "RequestScan",
@@ -123,34 +139,73 @@ final class WifiScanner {
     }
   }
 
-  /// The wireless devices whose scan was asked for, read once the scans had time.
-  private var devicesToRead: [String] = []
+  /// `device` is read once its scan ended.
+  func toRead(_ device: String) { round?.toRead.append(device) }
 
-  /// `device` is read once the scans had time.
-  func toRead(_ device: String) { devicesToRead.append(device) }
+  /// Watches for the end of the scan of `path` (installed before the scan is asked for, so
+  /// the signal cannot come first): NetworkManager's PropertiesChanged of Device.Wireless
+  /// with LastScan, wpa_supplicant's ScanDone. The rules name no sender (signals carry the
+  /// unique name); `scanEnded` takes only what the service that answered sent.
+  func watchScanEnd(_ path: String, _ round: Round) {
+    let rule =
+      round.supplicant
+      ? "type='signal',path='\(path)',interface='\(Self.supplicantInterface)',member='ScanDone'"
+      : "type='signal',path='\(path)',interface='\(Self.properties)',member='PropertiesChanged',"
+        + "arg0='\(Self.wirelessInterface)'"
+    if let match = try? bus?.match(rule, handler: { [weak self] m in self?.scanEnded(path, m, round) }) {
+      scanEnds.append(match)
+    }
+  }
 
-  /// When every call of the first stage is answered: wait `settle`, then read.
+  private func scanEnded(_ path: String, _ m: BusMessage, _ round: Round) {
+    guard round === self.round, !round.reading, m.sender != nil, m.sender == round.peer else { return }
+    if !round.supplicant {
+      var lastScan = false
+      do {
+        guard try m.readText() == Self.wirelessInterface else { return }
+        try m.forEachProperty { name throws(Errno) in
+          if name == "LastScan" { lastScan = true }
+          try m.skipVariant()
+        }
+      } catch {
+        return
+      }
+      guard lastScan else { return }
+    }
+    round.scanned.insert(path)
+    settleIfDone(round)
+  }
+
+  /// When every call of the first stage is answered: reads at once if every scan asked for
+  /// has ended, else waits for their ends, `settle` at most.
   func settleIfDone(_ round: Round) {
-    guard round === self.round, round.pending == 0 else { return }
-    guard !devicesToRead.isEmpty else {
+    guard round === self.round, round.pending == 0, !round.reading else { return }
+    guard !round.toRead.isEmpty else {
       finish(round, problem: round.problem ?? "NetworkManager has no Wi-Fi device")
       return
     }
-    let devices = devicesToRead
-    devicesToRead = []
+    if round.toRead.allSatisfy(round.scanned.contains) {
+      read(round)
+      return
+    }
+    guard timer == nil else { return }
     do {
       let timer = try loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-        self?.read(devices, round)
+        self?.read(round)
       }
       timer.arm(atMicroseconds: loop.monotonicMicroseconds + UInt64(max(0, settle.seconds) * 1_000_000))
       self.timer = timer
     } catch {
-      read(devices, round)
+      read(round)
     }
   }
 
-  private func read(_ devices: [String], _ round: Round) {
+  private func read(_ round: Round) {
+    guard round === self.round, !round.reading else { return }
+    round.reading = true
     timer = nil
+    scanEnds = []
+    let devices = round.toRead
     if round.supplicant {
       readSupplicant(devices, round)
       return
@@ -181,6 +236,8 @@ final class WifiScanner {
   func finish(_ round: Round, problem: String?) {
     guard round === self.round else { return }
     self.round = nil
+    timer = nil
+    scanEnds = []
     let found = round.found
     loop.soon { round.done(found, problem) }
   }
