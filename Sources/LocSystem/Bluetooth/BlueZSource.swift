@@ -180,23 +180,15 @@ public final class BlueZSource: FixSource {
     report()
   }
 
-  /// NameOwnerChanged of org.bluez, ObjectManager's signals and PropertiesChanged under
-  /// /org/bluez. The rules name no sender (signals carry the sender's unique name); each
-  /// handler takes only what the unique name owning org.bluez now sent.
+  /// NameOwnerChanged of org.bluez, ObjectManager's signals on / and PropertiesChanged
+  /// under /org/bluez.
   private func addMatches(on b: BusConnection) throws(Errno) {
-    link.matches = [
-      try b.watchOwner(of: Self.busName) { [unowned self] new in self.ownerChanged(to: new) },
-      try b.match(
-        "type='signal',path='/',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesAdded'"
-      ) { [unowned self] m in self.interfacesAdded(m) },
-      try b.match(
-        "type='signal',path='/',interface='org.freedesktop.DBus.ObjectManager',member='InterfacesRemoved'"
-      ) { [unowned self] m in self.interfacesRemoved(m) },
-      try b.match(
-        "type='signal',path_namespace='/org/bluez',interface='org.freedesktop.DBus.Properties',"
-          + "member='PropertiesChanged'"
-      ) { [unowned self] m in self.propertiesChanged(m) },
-    ]
+    try link.follow(
+      Self.busName, on: b, objectManager: "/", properties: "/org/bluez",
+      ownerChanged: { [unowned self] new in self.ownerChanged(to: new) },
+      added: { [unowned self] m in self.interfacesAdded(m) },
+      removed: { [unowned self] m in self.interfacesRemoved(m) },
+      changed: { [unowned self] m in self.propertiesChanged(m) })
   }
 
   /// GetNameOwner(org.bluez): BlueZ is there, or not yet.
@@ -220,12 +212,9 @@ public final class BlueZSource: FixSource {
   /// NameOwnerChanged for org.bluez: `new` owns it now (empty: nobody).
   private func ownerChanged(to new: String) {
     guard bus != nil else { return }
-    if new.isEmpty {
-      if owner != nil { bluezGone(initially: false) }
-    } else if new != owner {
-      if owner != nil { bluezGone(initially: false) }
-      bluezArrived(new)
-    }
+    let change = SystemBusLink.ownerChange(from: owner, to: new)
+    if change.left { bluezGone(initially: false) }
+    if let arrived = change.arrived { bluezArrived(arrived) }
   }
 
   private func bluezArrived(_ name: String) {
@@ -271,19 +260,12 @@ public final class BlueZSource: FixSource {
   func lost(_ why: String) {
     guard !stopped else { return }
     teardown()
-    let delay = link.backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
-    let retryAt = loop.now.adding(seconds: Double(delay) / 1_000_000)
+    let retry = link.retry(on: loop) { [weak self] in self?.start() }
     // One warning per outage; the retries after it at debug level.
     let first: Bool
     if case .disconnected = phase { first = false } else { first = true }
-    phase = .disconnected(why, retryAt: retryAt)
-    log(first ? .warning : .debug, "\(why); trying again in \(delay / 1_000_000) s")
-    if link.reconnectTimer == nil {
-      link.reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-        self?.start()
-      }
-    }
-    link.reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
+    phase = .disconnected(why, retryAt: retry.at)
+    log(first ? .warning : .debug, "\(why); trying again in \(retry.delay / 1_000_000) s")
     report()
   }
 

@@ -138,21 +138,14 @@ public final class ModemSource: FixSource {
   }
 
   /// NameOwnerChanged of ModemManager, its ObjectManager's signals and PropertiesChanged
-  /// under its root; each handler takes only what the unique name owning it now sent.
+  /// under its root.
   private func addMatches(on b: BusConnection) throws(Errno) {
-    let objectManager = "type='signal',path='\(Self.root)',interface='org.freedesktop.DBus.ObjectManager'"
-    link.matches = [
-      try b.watchOwner(of: Self.busName) { [unowned self] new in self.ownerChanged(to: new) },
-      try b.match(objectManager + ",member='InterfacesAdded'") { [unowned self] m in self.interfacesAdded(m)
-      },
-      try b.match(objectManager + ",member='InterfacesRemoved'") { [unowned self] m in
-        self.interfacesRemoved(m)
-      },
-      try b.match(
-        "type='signal',path_namespace='\(Self.root)',interface='org.freedesktop.DBus.Properties',"
-          + "member='PropertiesChanged'"
-      ) { [unowned self] m in self.propertiesChanged(m) },
-    ]
+    try link.follow(
+      Self.busName, on: b, objectManager: Self.root, properties: Self.root,
+      ownerChanged: { [unowned self] new in self.ownerChanged(to: new) },
+      added: { [unowned self] m in self.interfacesAdded(m) },
+      removed: { [unowned self] m in self.interfacesRemoved(m) },
+      changed: { [unowned self] m in self.propertiesChanged(m) })
   }
 
   private func askForOwner(on b: BusConnection) throws(Errno) {
@@ -171,12 +164,9 @@ public final class ModemSource: FixSource {
 
   private func ownerChanged(to new: String) {
     guard bus != nil else { return }
-    if new.isEmpty {
-      if owner != nil { managerGone(initially: false) }
-    } else if new != owner {
-      if owner != nil { managerGone(initially: false) }
-      managerArrived(new)
-    }
+    let change = SystemBusLink.ownerChange(from: owner, to: new)
+    if change.left { managerGone(initially: false) }
+    if let arrived = change.arrived { managerArrived(arrived) }
   }
 
   private func managerArrived(_ name: String) {
@@ -205,18 +195,11 @@ public final class ModemSource: FixSource {
   func lost(_ why: String) {
     guard !presence.stopped else { return }
     teardown()
-    let delay = link.backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
-    let retryAt = loop.now.adding(seconds: Double(delay) / 1_000_000)
+    let retry = link.retry(on: loop) { [weak self] in self?.start() }
     let first: Bool
     if case .disconnected = phase { first = false } else { first = true }
-    phase = .disconnected(why, retryAt: retryAt)
-    log(first ? .warning : .debug, "\(why); trying again in \(delay / 1_000_000) s")
-    if link.reconnectTimer == nil {
-      link.reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-        self?.start()
-      }
-    }
-    link.reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
+    phase = .disconnected(why, retryAt: retry.at)
+    log(first ? .warning : .debug, "\(why); trying again in \(retry.delay / 1_000_000) s")
     report()
   }
 

@@ -30,4 +30,43 @@ struct SystemBusLink {
     reconnectTimer?.cancel()
     reconnectTimer = nil
   }
+
+  /// The matches a follower of `service` needs on `bus`: NameOwnerChanged of its name, its
+  /// ObjectManager's InterfacesAdded and InterfacesRemoved on `objectManager`, and
+  /// PropertiesChanged under `properties`. The rules name no sender (signals carry the
+  /// sender's unique name); each handler takes only what the name's owner now sent.
+  mutating func follow(
+    _ service: String, on bus: BusConnection, objectManager: String, properties: String,
+    ownerChanged: @escaping (String) -> Void, added: @escaping (BusMessage) -> Void,
+    removed: @escaping (BusMessage) -> Void, changed: @escaping (BusMessage) -> Void
+  ) throws(Errno) {
+    let manager = "type='signal',path='\(objectManager)',interface='org.freedesktop.DBus.ObjectManager'"
+    matches = [
+      try bus.watchOwner(of: service, changed: ownerChanged),
+      try bus.match(manager + ",member='InterfacesAdded'", handler: added),
+      try bus.match(manager + ",member='InterfacesRemoved'", handler: removed),
+      try bus.match(
+        "type='signal',path_namespace='\(properties)',interface='org.freedesktop.DBus.Properties',"
+          + "member='PropertiesChanged'", handler: changed),
+    ]
+  }
+
+  /// The next attempt to connect after a failure, by the backoff, armed on `loop` to call
+  /// `start`; returns the delay (microseconds) and when it is due.
+  mutating func retry(on loop: EventLoop, start: @escaping () -> Void) -> (delay: UInt64, at: Instant) {
+    let delay = backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
+    if reconnectTimer == nil {
+      reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000, start)
+    }
+    reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
+    return (delay, loop.now.adding(seconds: Double(delay) / 1_000_000))
+  }
+
+  /// What NameOwnerChanged to `new` means for a follower whose daemon is `owner`: whether
+  /// the old owner left, and the new owner that arrived (an empty `new`: nobody owns it).
+  static func ownerChange(from owner: String?, to new: String) -> (left: Bool, arrived: String?) {
+    if new.isEmpty { return (owner != nil, nil) }
+    if new == owner { return (false, nil) }
+    return (owner != nil, new)
+  }
 }
