@@ -121,10 +121,8 @@ public final class ModemSource: FixSource {
   // MARK: The connection
 
   private func connect() throws(Errno) {
-    let b = try BusConnection.system(on: loop)
-    link.opened(b)
     do {
-      try b.whenDisconnected { [weak self] in self?.lost("the system bus connection was lost") }
+      let b = try link.connect(on: loop) { [weak self] in self?.lost("the system bus connection was lost") }
       try addMatches(on: b)
       counters.busConnections += 1
       link.backoff.connected(at: loop.monotonicMicroseconds)

@@ -18,6 +18,15 @@ struct SystemBusLink {
     self.bus = bus
   }
 
+  /// Connects to the system bus on `loop`: the connection from now on, `lost` called when it
+  /// drops. The caller adds its matches, resets the backoff and asks for its daemon next.
+  mutating func connect(on loop: EventLoop, lost: @escaping () -> Void) throws(Errno) -> BusConnection {
+    let b = try BusConnection.system(on: loop)
+    opened(b)
+    try b.whenDisconnected(lost)
+    return b
+  }
+
   /// Ends the matches and closes the connection.
   mutating func close() {
     matches = []
