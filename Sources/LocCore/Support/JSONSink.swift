@@ -28,13 +28,6 @@ extension JSONWritable {
     write(to: &tree)
     return tree.root
   }
-
-  /// The value as compact UTF-8, written through `JSONBytes`.
-  public var writtenBytes: [UInt8] {
-    var bytes = JSONBytes()
-    write(to: &bytes)
-    return bytes.bytes
-  }
 }
 
 extension JSONSink {
