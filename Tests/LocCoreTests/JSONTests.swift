@@ -132,3 +132,49 @@ import Testing
     }
   }
 }
+
+/// The parser reads most numbers without the text-to-double conversion (a decimal of at most
+/// 2^53 in its digits, scaled by at most 10^22: one exact multiplication or division). Every
+/// number must read as the conversion reads it, bit for bit, on either side of those bounds.
+@Suite struct JSONNumberFastPathTests {
+  func read(_ text: String) throws -> Double? { try JSON.parse(text).number }
+
+  @Test func agreesWithTheConversionOnRandomDecimals() throws {
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+      var text = Bool.random(using: &rng) ? "-" : ""
+      let integerDigits = Int.random(in: 1...17, using: &rng)
+      text += String(Int.random(in: 1...9, using: &rng))
+      for _ in 1..<integerDigits { text += String(Int.random(in: 0...9, using: &rng)) }
+      if Bool.random(using: &rng) { text = text.hasPrefix("-") ? "-0" : "0" }
+      if Bool.random(using: &rng) {
+        text += "."
+        for _ in 0..<Int.random(in: 1...20, using: &rng) {
+          text += String(Int.random(in: 0...9, using: &rng))
+        }
+      }
+      if Int.random(in: 0..<4, using: &rng) == 0 {
+        text += ["e", "E"].randomElement(using: &rng)! + ["", "+", "-"].randomElement(using: &rng)!
+        text += String(Int.random(in: 0...40, using: &rng))
+      }
+      let expected = try #require(Double(text))
+      let got = try #require(try read(text))
+      #expect(got.bitPattern == expected.bitPattern, "\(text)")
+    }
+  }
+
+  @Test(arguments: [
+    "0", "-0", "9007199254740992", "9007199254740993", "90071992547409921", "0.1", "-59.913900",
+    "1e22", "1e23", "1.7976931348623157e308", "5e-324", "123456789012345678901234567890",
+    "0.000000000000000000000000001", "4.35", "10.7522", "1E-22", "1e-23",
+  ])
+  func edges(_ text: String) throws {
+    let expected = try #require(Double(text))
+    #expect(try read(text)?.bitPattern == expected.bitPattern)
+  }
+
+  @Test func minusZeroKeepsItsSign() throws {
+    #expect(try read("-0")?.sign == .minus)
+    #expect(try read("-0.0")?.sign == .minus)
+  }
+}

@@ -49,11 +49,36 @@ import Testing
     #expect(t.iso8601(fractionDigits: 6) == "2026-06-21T01:23:45.123456Z")
     #expect(Instant(iso8601: "2026-06-21T01:23:45+00:00") == Instant(iso8601: "2026-06-21T01:23:45Z"))
     #expect(Instant(iso8601: "2026-06-21T01:23:45+02:00") == nil)
+    // Read over the bytes: signs, spaces and stray characters anywhere are refused.
+    for bad in [
+      "2026-+6-21T01:23:45Z", "+026-06-21T01:23:45Z", "2026-06-21T+1:23:45Z", "2026-06-21T01:23:45.Z",
+      "2026-06-21T01:23:45ZZ", "2026-06-21T01:23:45+00:0", "2026-06-21T01:23:45+00:00 ",
+      "2026-02-30T01:23:45Z", "2026-06-21X01:23:45Z", "2026/06/21T01:23:45Z", "2026-06-21T01:23:4Z",
+    ] {
+      #expect(Instant(iso8601: bad) == nil, "\(bad)")
+    }
+    // A substring is read as its own characters.
+    let line = "at 2026-06-21T01:23:45Z."
+    #expect(Instant(iso8601: line.dropFirst(3).dropLast()) == Instant(iso8601: "2026-06-21T01:23:45Z"))
   }
 
   @Test func wallTimesWithOffset() throws {
     let local = try #require(
       LocalDateTime(date: CivilDate(year: 2026, month: 6, day: 21)!, hour: 21, minute: 22, second: 3))
     #expect(local.rfc3339(offsetSeconds: 7200) == "2026-06-21T21:22:03+02:00")
+  }
+}
+
+@Suite struct ISO8601RoundTripTests {
+  /// Every instant written with six fraction digits reads back as itself, across four
+  /// centuries (leap days included).
+  @Test func writtenInstantsReadBack() throws {
+    var rng = SystemRandomNumberGenerator()
+    for _ in 0..<20_000 {
+      let micro = Int64.random(in: -2_208_988_800_000_000...7_258_118_400_000_000, using: &rng)
+      let t = Instant(microsecondsSinceEpoch: micro)
+      #expect(Instant(iso8601: t.iso8601(fractionDigits: 6)) == t)
+      #expect(CivilDate(iso: t.utcDate.description) == t.utcDate)
+    }
   }
 }

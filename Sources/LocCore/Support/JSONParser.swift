@@ -191,11 +191,64 @@ struct JSONParser {
       while i < bytes.count, (48...57).contains(bytes[i]) { i += 1 }
       guard i > e else { throw fail("invalid number") }
     }
+    if let v = JSONParser.exactly(bytes, start, i) { return v }
     guard i - start <= 64, let v = Double(String(decoding: bytes[start..<i], as: UTF8.self)), v.isFinite
     else {
       throw JSONParseError(offset: start, reason: "invalid number")
     }
     return v
+  }
+
+  /// The largest integer below which every integer is a Double exactly: 2^53.
+  static let exactMantissa: UInt64 = 1 << 53
+
+  /// Powers of ten that a Double holds exactly.
+  static let exactPowersOfTen: [Double] = (0...22).map { k in (0..<k).reduce(1.0) { v, _ in v * 10 } }
+
+  /// A number already checked for syntax, when it is a decimal of at most 2^53 in its digits
+  /// scaled by at most 10^22: then one multiplication or division of two exact doubles is
+  /// the correctly rounded value, the same that parsing the text gives (Clinger's fast
+  /// path). Nil for everything else, which the full conversion handles.
+  static func exactly(_ bytes: [UInt8], _ start: Int, _ end: Int) -> Double? {
+    var k = start
+    let negative = bytes[k] == UInt8(ascii: "-")
+    if negative { k += 1 }
+    var mantissa: UInt64 = 0
+    var scale = 0
+    var inFraction = false
+    while k < end {
+      let c = bytes[k]
+      if c == UInt8(ascii: ".") {
+        inFraction = true
+      } else if c &- 48 < 10 {
+        guard mantissa <= JSONParser.exactMantissa / 10 else { return nil }
+        mantissa = mantissa * 10 + UInt64(c - 48)
+        guard mantissa <= JSONParser.exactMantissa else { return nil }
+        if inFraction { scale -= 1 }
+      } else {
+        break  // an exponent
+      }
+      k += 1
+    }
+    if k < end {
+      k += 1  // e or E
+      var exponentNegative = false
+      if bytes[k] == UInt8(ascii: "+") || bytes[k] == UInt8(ascii: "-") {
+        exponentNegative = bytes[k] == UInt8(ascii: "-")
+        k += 1
+      }
+      guard end - k <= 3 else { return nil }
+      var exponent = 0
+      while k < end {
+        exponent = exponent * 10 + Int(bytes[k] - 48)
+        k += 1
+      }
+      scale += exponentNegative ? -exponent : exponent
+    }
+    guard (-22...22).contains(scale) else { return nil }
+    let m = Double(mantissa)
+    let v = scale < 0 ? m / exactPowersOfTen[-scale] : m * exactPowersOfTen[scale]
+    return negative ? -v : v
   }
 
   mutating func hex4() throws(JSONParseError) -> UInt32 {

@@ -69,13 +69,33 @@ public struct CivilDate: Hashable, Comparable, Sendable, CustomStringConvertible
     }
   }
 
-  /// Parses `YYYY-MM-DD`.
+  /// Parses `YYYY-MM-DD` (ASCII digits only: no sign, no space).
   public init?(iso text: some StringProtocol) {
-    let parts = text.split(separator: "-", omittingEmptySubsequences: false)
-    guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
-      let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2])
+    let parsed =
+      text.utf8.withContiguousStorageIfAvailable { CivilDate(isoBytes: $0) }
+      ?? Array(text.utf8).withUnsafeBufferPointer { CivilDate(isoBytes: $0) }
+    guard let parsed else { return nil }
+    self = parsed
+  }
+
+  /// `YYYY-MM-DD` from its bytes, exactly ten of them.
+  init?(isoBytes t: UnsafeBufferPointer<UInt8>) {
+    guard t.count == 10, t[4] == UInt8(ascii: "-"), t[7] == UInt8(ascii: "-"),
+      let y = CivilDate.decimal(t, 0, 4), let m = CivilDate.decimal(t, 5, 7),
+      let d = CivilDate.decimal(t, 8, 10)
     else { return nil }
     self.init(year: y, month: m, day: d)
+  }
+
+  /// The decimal number written in `t[from..<to]`, or nil if any of its bytes is no digit.
+  static func decimal(_ t: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+    var v = 0
+    for k in from..<to {
+      let digit = t[k] &- 48
+      guard digit < 10 else { return nil }
+      v = v * 10 + Int(digit)
+    }
+    return v
   }
 
   public static func < (a: CivilDate, b: CivilDate) -> Bool {

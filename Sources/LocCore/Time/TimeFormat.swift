@@ -108,12 +108,21 @@ extension Instant {
 
   /// Parses ISO-8601 UTC (`YYYY-MM-DDTHH:MM:SS[.fff…]Z`, also with `+00:00`).
   public init?(iso8601 text: some StringProtocol) {
-    let t = Array(text.utf8)
+    // Over the string's own bytes where it keeps them together (a native string does): no
+    // copy, no substrings.
+    let parsed =
+      text.utf8.withContiguousStorageIfAvailable { Instant(iso8601Bytes: $0) }
+      ?? Array(text.utf8).withUnsafeBufferPointer { Instant(iso8601Bytes: $0) }
+    guard let parsed else { return nil }
+    self = parsed
+  }
+
+  init?(iso8601Bytes t: UnsafeBufferPointer<UInt8>) {
     guard t.count >= 20, t[10] == UInt8(ascii: "T") || t[10] == UInt8(ascii: " "),
-      let date = CivilDate(iso: String(decoding: t[0..<10], as: UTF8.self)),
+      let date = CivilDate(isoBytes: UnsafeBufferPointer(rebasing: t[0..<10])),
       t[13] == UInt8(ascii: ":"), t[16] == UInt8(ascii: ":"),
-      let h = Instant.digits(t[11..<13]), let m = Instant.digits(t[14..<16]),
-      let s = Instant.digits(t[17..<19]), h < 24, m < 60, s < 61
+      let h = CivilDate.decimal(t, 11, 13), let m = CivilDate.decimal(t, 14, 16),
+      let s = CivilDate.decimal(t, 17, 19), h < 24, m < 60, s < 61
     else { return nil }
     var i = 19
     var micro = 0
@@ -121,25 +130,20 @@ extension Instant {
       i += 1
       var scale = 100_000
       let start = i
-      while i < t.count, (48...57).contains(t[i]) {
+      while i < t.count, t[i] &- 48 < 10 {
         micro += Int(t[i] - 48) * scale
         scale /= 10
         i += 1
       }
       guard i > start else { return nil }
     }
-    let rest = String(decoding: t[i...], as: UTF8.self)
-    guard rest == "Z" || rest == "+00:00" else { return nil }
+    let rest = t.count - i
+    let utc =
+      (rest == 1 && t[i] == UInt8(ascii: "Z"))
+      || (rest == 6 && t[i] == UInt8(ascii: "+") && t[i + 1] == 48 && t[i + 2] == 48
+        && t[i + 3] == UInt8(ascii: ":") && t[i + 4] == 48 && t[i + 5] == 48)
+    guard utc else { return nil }
     self.init(utc: date, hour: h, minute: m, second: s, microsecond: micro)
-  }
-
-  private static func digits(_ bytes: ArraySlice<UInt8>) -> Int? {
-    var v = 0
-    for b in bytes {
-      guard (48...57).contains(b) else { return nil }
-      v = v * 10 + Int(b - 48)
-    }
-    return v
   }
 }
 
