@@ -5,7 +5,12 @@
 # driven by this build's locbench. Prints each round, the medians of ROUNDS (default 5) and
 # their ratios. The before build is made once in a worktree under .build/before/ and kept
 # (a release build: some minutes the first time). BEFORE=none skips this script;
-# BEFORE_LOCD=PATH uses a locd built elsewhere.
+# BEFORE_LOCD=PATH uses a locd built elsewhere (and the locbench beside it, if any).
+#
+# Two comparisons, each round: the same client (this build's locbench) against both daemons,
+# which isolates the daemon; and each build whole, its own locbench against its own locd,
+# which is the round trip a program on that build's client library felt (the client's share
+# of a status call is its parse and decode of the reply).
 set -eu
 cd "$(dirname "$0")/.."
 [ -x .build/release/locbench ] || { echo "before-after: build first: make release"; exit 1; }
@@ -32,6 +37,8 @@ if [ -z "$old" ]; then
   fi
 fi
 new=.build/release/locd
+oldbench=$(dirname "$old")/locbench
+[ -x "$oldbench" ] || oldbench=""
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 i=1
@@ -46,6 +53,14 @@ while [ "$i" -le "$rounds" ]; do
   done
   echo "round $i: round trip before $(tail -n 1 "$out/rt-before") us, after $(tail -n 1 "$out/rt-after") us;" \
     "100-subscriber p99 before $(tail -n 1 "$out/p99-before") ms, after $(tail -n 1 "$out/p99-after") ms"
+  if [ -n "$oldbench" ]; then
+    # The before build's locbench runs its whole daemon set (it has no --round-trip-only).
+    "$oldbench" daemon --idle-seconds 1 --locd "$old" >"$out/whole"
+    sed -n 's/^status round trip (connected client): median \([0-9.]*\) us.*/\1/p' "$out/whole" >>"$out/rt-whole"
+    sed -n 's/^fix-to-subscriber latency, 100 subscribers.* p99 \([0-9.]*\) ms.*/\1/p' "$out/whole" >>"$out/p99-whole"
+    echo "round $i, whole before build (its own client): round trip $(tail -n 1 "$out/rt-whole") us," \
+      "100-subscriber p99 $(tail -n 1 "$out/p99-whole") ms"
+  fi
   i=$((i + 1))
 done
 median() { sort -n "$1" | awk '{v[NR] = $1} END {if (NR % 2) print v[(NR + 1) / 2]; else print (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
@@ -55,3 +70,10 @@ echo "status round trip, median of $rounds: before ($before) $rb us, after $ra u
   "after/before $(echo "$ra $rb" | awk '{printf "%.2f", $1 / $2}') (target: no slower, <= 1.00)"
 echo "fix to 100 subscribers p99, median of $rounds: before $pb ms, after $pa ms," \
   "after/before $(echo "$pa $pb" | awk '{printf "%.2f", $1 / $2}') (target: no slower, <= 1.00)"
+if [ -n "$oldbench" ]; then
+  rw=$(median "$out/rt-whole"); pw=$(median "$out/p99-whole")
+  echo "status round trip, each build with its own client, median of $rounds: before $rw us, after $ra us," \
+    "after/before $(echo "$ra $rw" | awk '{printf "%.2f", $1 / $2}') (target: no slower, <= 1.00)"
+  echo "fix to 100 subscribers p99, each build with its own client, median of $rounds: before $pw ms," \
+    "after $pa ms, after/before $(echo "$pa $pw" | awk '{printf "%.2f", $1 / $2}')"
+fi
