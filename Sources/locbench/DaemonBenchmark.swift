@@ -6,20 +6,26 @@ import LocSystem
 /// gpsd source once it has a good fix), status round trips, and fix-to-subscriber latency
 /// with 100 subscribers. `--latency-only` measures only the last, `--round-trip-only` only
 /// the round trips (for alternating before/after rounds); `--per-fix` prints each
-/// fix's slowest and median delivery too, in the fix's order (which fix makes the p99).
+/// fix's slowest and median delivery too, in the fix's order (which fix makes the p99);
+/// `--delivery-floor` measures the same delivery with no daemon (DaemonBenchmark+Delivery).
 enum DaemonBenchmark: Benchmark {
   static let name = "daemon"
 
   static func run(_ arguments: [String]) -> Int32 {
     guard
       let options = try? CommandLineOptions(
-        arguments, valued: ["idle-seconds", "locd", "fixture"],
-        flagNames: ["latency-only", "round-trip-only", "per-fix"])
+        arguments, valued: ["idle-seconds", "locd", "fixture", "serve-floor"],
+        flagNames: ["latency-only", "round-trip-only", "per-fix", "delivery-floor"])
     else {
       print(
-        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only] [--per-fix]"
+        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only | --delivery-floor] [--per-fix]"
       )
       return 2
+    }
+    if let path = options.value("serve-floor") { return serveFloor(path, subscribers: 100) }
+    if options.flag("delivery-floor") {
+      deliveryFloor(subscribers: 100, perFix: options.flag("per-fix"))
+      return 0
     }
     let locd = options.value("locd") ?? ".build/release/locd"
     let idleSeconds = Int(options.value("idle-seconds") ?? "60") ?? 60
@@ -134,63 +140,9 @@ enum DaemonBenchmark: Benchmark {
       try? socket.setNonBlocking()
       subscribers.append(Subscriber(socket: socket))
     }
-    // Reading must not delay the measurement: each read is timed on its own, and lines are
-    // parsed only after the run (parsing 100 events would otherwise push later arrivals back).
-    var buffers = [[UInt8]](repeating: [], count: subscribers.count)
-    var received: [(arrival: Int64, line: [UInt8])] = []
-    received.reserveCapacity(20_000)
-    let end = monotonicSeconds() + 8
-    var chunk = [UInt8](repeating: 0, count: 65536)
-    while monotonicSeconds() < end {
-      let ready =
-        (try? FileDescriptor.waitReadable(subscribers.map { $0.socket.rawValue }, milliseconds: 200)) ?? []
-      for i in ready {
-        let n = chunk.withUnsafeMutableBytes { raw in (try? subscribers[i].socket.read(into: raw)) ?? 0 }
-        let arrival = wallMicroseconds()
-        guard n > 0 else { continue }
-        buffers[i].append(contentsOf: chunk[0..<n])
-        while let nl = buffers[i].firstIndex(of: 0x0A) {
-          received.append((arrival, Array(buffers[i][..<nl])))
-          buffers[i].removeSubrange(...nl)
-        }
-      }
-    }
-    var samples: [Double] = []
-    // The slowest delivery of each fix, by the fix's time: 100 subscribers make one fix 1.3 %
-    // of the samples, so the p99 is the slowest fix or two, and this says which.
-    var worstOfFix: [Int64: Double] = [:]
-    var allOfFix: [Int64: [Double]] = [:]
-    for (arrival, line) in received {
-      guard let json = try? JSON.parse(line), json["event"]?.string == "location",
-        json["data"]?["fix"]?.isNull == false, let t = json["time"]?.string.flatMap({ Instant(iso8601: $0) })
-      else { continue }
-      let sample = Double(arrival - t.microsecondsSinceEpoch)
-      samples.append(sample)
-      worstOfFix[t.microsecondsSinceEpoch] = max(worstOfFix[t.microsecondsSinceEpoch] ?? 0, sample)
-      if perFix { allOfFix[t.microsecondsSinceEpoch, default: []].append(sample) }
-    }
+    let received = collect(subscribers, seconds: 8)
     subscribers.removeAll()  // closes their sockets
-    guard !samples.isEmpty else {
-      print("fix-to-subscriber latency: no samples")
-      return
-    }
-    samples.sort()
-    print(
-      "fix-to-subscriber latency, 100 subscribers, \(samples.count) deliveries: p50 \(fmt(samples[samples.count / 2] / 1000)) ms, p99 \(fmt(samples[samples.count * 99 / 100] / 1000)) ms (target p99 <= 1 ms)"
-    )
-    let worst = worstOfFix.sorted { $0.key < $1.key }.map(\.value)
-    if let first = worst.first {
-      print(
-        "  last subscriber reached, \(worst.count) fixes: median \(fmt(median(worst) / 1000)) ms, slowest \(fmt((worst.max() ?? 0) / 1000)) ms, first fix \(fmt(first / 1000)) ms"
-      )
-    }
-    if perFix {
-      for (i, (time, deliveries)) in allOfFix.sorted(by: { $0.key < $1.key }).enumerated() {
-        print(
-          "  fix \(i) (\(deliveries.count) subscribers): last \(fmt((deliveries.max() ?? 0) / 1000)) ms, first \(fmt((deliveries.min() ?? 0) / 1000)) ms, median \(fmt(median(deliveries) / 1000)) ms, time \(time % 100_000_000)"
-        )
-      }
-    }
+    report(received, perFix: perFix, what: "fix-to-subscriber latency, 100 subscribers")
   }
 
   // MARK: Helpers

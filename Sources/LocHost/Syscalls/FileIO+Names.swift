@@ -28,4 +28,9 @@ extension FileIO {
   public static func remove(path: String) throws(Errno) {
     _ = try Syscall.retrying("unlink \(path)") { unlink(path) }
   }
+
+  /// Removes the empty directory `path` (rmdir(2)).
+  public static func removeDirectory(path: String) throws(Errno) {
+    _ = try Syscall.retrying("rmdir \(path)") { rmdir(path) }
+  }
 }
