@@ -110,7 +110,7 @@ extension DaemonBenchmark {
 
   /// The floor's writer: accepts `count` connections, then every 105 ms (the replayed
   /// log's rate, about 9.5 a second) writes one line of a location event's size to each,
-  /// in turn, its time taken before the first write; until the readers close.
+  /// in turn, stamped with the time it was due; until the readers close.
   static func serveFloor(_ path: String, subscribers count: Int) -> Int32 {
     guard let listener = try? UnixSocket.listen(path: path, mode: 0o600, gid: nil) else { return 1 }
     var clients: [Subscriber] = []
@@ -119,9 +119,16 @@ extension DaemonBenchmark {
       while let client = try? listener.accept() { clients.append(Subscriber(socket: client)) }
     }
     let padding = String(repeating: "x", count: 380)
+    // Each line carries the time it was due, not the time the writer woke: locd's replay
+    // stamps a fix with its due time too, so both figures hold the writer's own wakeup.
+    let wallStart = wallMicroseconds()
+    let monotonicStart = Clocks.microseconds(.monotonic)
+    var tick: Int64 = 0
     while true {
-      Clocks.sleep(microseconds: 105_000)
-      let now = Instant(microsecondsSinceEpoch: wallMicroseconds())
+      tick += 1
+      let due = tick * 105_000
+      Clocks.sleep(microseconds: max(0, monotonicStart + due - Clocks.microseconds(.monotonic)))
+      let now = Instant(microsecondsSinceEpoch: wallStart + due)
       let line = Array(
         (#"{"type":"event","event":"location","time":""# + now.iso8601(fractionDigits: 6)
           + #"","data":{"fix":{"pad":""# + padding + "\"}}}\n").utf8)
