@@ -83,6 +83,9 @@ final class ModemStandIn {
     try control("SetSignals", ["ub", "\(number)", on ? "true" : "false"])
   }
 
+  /// Modem `number`'s serving cell, the 3GPP string ModemManager would give ("" unregistered).
+  func setCell(_ number: Int, _ text: String) throws { try control("SetCell", ["us", "\(number)", text]) }
+
   /// The Setup calls so far, as (modem, sources, signal_location) in order.
   var setups: [(modem: Int, sources: UInt32, signal: Bool)] {
     let text = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""

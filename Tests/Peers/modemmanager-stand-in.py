@@ -16,8 +16,11 @@ without the feature.
 Usage: modemmanager-stand-in.py NMEALOG CALLLOG
 Each Setup, SetGpsRefreshRate and GetLocation call is appended to CALLLOG ("Setup MODEM
 SOURCES SIGNAL", "SetGpsRefreshRate MODEM RATE").
+While 3GPP LAC/CI is enabled the Location property also holds the serving cell as
+ModemManager writes it ("MCC,MNC,LAC,CI,TAC"; a made-up LTE cell, AccessTechnologies LTE),
+signalled at Setup and whenever the test changes it (SetCell; "" is unregistered: no entry).
 Driven by the test through org.locd.test.ModemStandIn on /org/locd/test (AddModem,
-RemoveModem, SetSetupError, SetGarbage, SetSignals). Prints "ready" once it owns the name.
+RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell). Prints "ready" once it owns the name.
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -219,6 +222,11 @@ class ModemBase(Served):
         m["Model"] = dbus.String("QUECTEL Mobile Broadband Module")
         m["State"] = dbus.Int32(6)  # MM_MODEM_STATE_ENABLED: no SIM, no data connection
         m["Plugin"] = dbus.String("quectel")
+        m["AccessTechnologies"] = dbus.UInt32(1 << 14)  # MM_MODEM_ACCESS_TECHNOLOGY_LTE
+        # MCC,MNC,LAC,CI,TAC as ModemManager writes the 3GPP value (a made-up LTE cell with
+        # no CS registration: LAC FFFE).
+        self.cell = "242,01,FFFE,1A2B3C4,A1"
+        self.trace = None
         self.props[LOCATION]["Capabilities"] = dbus.UInt32(capabilities)
         # ModemManager's default (MM_LOCATION_GPS_REFRESH_TIME_SECS): the GPS values are
         # published at most once per 30 s until a client sets another rate; 0 publishes each.
@@ -236,6 +244,9 @@ class ModemBase(Served):
                 "Cannot enable unsupported location sources", name="org.freedesktop.ModemManager1.Error.Core.Unsupported")
         signals = bool(signal_location) and self.honours_signals
         self.change(LOCATION, {"Enabled": dbus.UInt32(sources), "SignalsLocation": dbus.Boolean(signals)})
+        if not sources & NMEA:
+            self.trace = None
+        self.publish()
         if sources & NMEA and self.timer is None:
             self.timer = GLib.timeout_add(1000, self.play)
         elif not sources & NMEA and self.timer is not None:
@@ -266,19 +277,25 @@ class ModemBase(Served):
         else:
             lines = EPOCHS[self.next_epoch % len(EPOCHS)]
             self.next_epoch += 1
-        entries = {dbus.UInt32(NMEA): dbus.String("\r\n".join(lines), variant_level=1)}
+        self.trace = "\r\n".join(lines)
+        self.publish()
+        return True
+
+    def publish(self):
+        """The Location property as the enabled sources give it, signalled if SignalsLocation."""
+        entries = {}
         enabled = int(self.props[LOCATION]["Enabled"])
-        if enabled & CELL_ID:
-            # MCC,MNC,LAC,CI,TAC in hex as ModemManager writes the 3GPP value (a made-up cell).
-            entries[dbus.UInt32(CELL_ID)] = dbus.String("242,01,FFFE,1A2B3C4,00A1", variant_level=1)
-        if enabled & GPS_RAW:
+        if enabled & NMEA and self.trace is not None:
+            entries[dbus.UInt32(NMEA)] = dbus.String(self.trace, variant_level=1)
+        if enabled & CELL_ID and self.cell:
+            entries[dbus.UInt32(CELL_ID)] = dbus.String(self.cell, variant_level=1)
+        if enabled & GPS_RAW and self.trace is not None:
             raw = dbus.Dictionary({"latitude": dbus.Double(47.662), "longitude": dbus.Double(-122.326)}, signature="sv")
             entries[dbus.UInt32(GPS_RAW)] = dbus.Dictionary(raw, signature="sv", variant_level=1)
         value = dbus.Dictionary(entries, signature="uv")
         self.props[LOCATION]["Location"] = value
         if self.props[LOCATION]["SignalsLocation"]:
             self.change(LOCATION, {"Location": value})
-        return True
 
     def interfaces(self):
         return dbus.Dictionary({i: dbus.Dictionary(p, signature="sv") for i, p in self.props.items()}, signature="sa{sv}")
@@ -350,6 +367,12 @@ class Control(dbus.service.Object):
     @dbus.service.method(CONTROL, in_signature="ub", out_signature="")
     def SetSignals(self, number, on):
         self.modem(number).honours_signals = bool(on)
+
+    @dbus.service.method(CONTROL, in_signature="us", out_signature="")
+    def SetCell(self, number, text):
+        modem = self.modem(number)
+        modem.cell = str(text)
+        modem.publish()
 
 
 control = Control(bus, "/org/locd/test")

@@ -50,8 +50,16 @@ final class ModemGNSS {
   var maker: String { identity.maker }
   /// Modem.State (MMModemState: 6 enabled and above can locate).
   var state: Int32 = 0
-  var capabilities = ModemLocationSources()
-  var enabled = ModemLocationSources()
+  /// Modem.Location's Capabilities and Enabled.
+  var sources = (capabilities: ModemLocationSources(), enabled: ModemLocationSources())
+  var capabilities: ModemLocationSources {
+    get { sources.capabilities }
+    set { sources.capabilities = newValue }
+  }
+  var enabled: ModemLocationSources {
+    get { sources.enabled }
+    set { sources.enabled = newValue }
+  }
   /// SignalsLocation: whether Location changes are signalled (else GetLocation is polled).
   var signals = false
   /// GpsRefreshRate (seconds between the GPS values ModemManager publishes; 0: every one),
@@ -62,6 +70,9 @@ final class ModemGNSS {
   var failures = 0
   /// The last NMEA trace decoded: the same one again (a poll, a repeated signal) is skipped.
   var lastTrace: String?
+  /// The serving cell (`ModemCells`): AccessTechnologies, the 3GPP string last read, the
+  /// cell it gave, and whether locd turned the 3GPP source on.
+  var cells = ModemCells()
   let live: LiveDecoder
 
   init(path: String, serial: Int, live: LiveDecoder) {
@@ -79,12 +90,24 @@ final class ModemGNSS {
 
   /// Whether the GNSS can give NMEA traces.
   var hasGPS: Bool { capabilities.contains(.gpsNMEA) }
+  /// Whether the modem can say its serving cell (3GPP LAC/CI).
+  var hasCells: Bool { capabilities.contains(.cellID) }
 
   /// The sources for Setup: the enabled ones kept, GPS NMEA added (`on`) or every GPS bit
-  /// cleared.
-  func setupSources(on: Bool) -> ModemLocationSources {
-    on ? enabled.union(.gpsNMEA) : enabled.subtracting(.gps)
+  /// cleared; 3GPP LAC/CI added while `cells` (network positioning on) and the modem has it,
+  /// cleared otherwise if locd had turned it on.
+  func setupSources(on: Bool, cells: Bool) -> ModemLocationSources {
+    var s = on ? enabled.union(.gpsNMEA) : enabled.subtracting(.gps)
+    if cells && hasCells {
+      s.insert(.cellID)
+    } else if self.cells.added {
+      s.remove(.cellID)
+    }
+    return s
   }
+
+  /// Whether the 3GPP source is wanted (`cells`) and not on yet.
+  func lacksCells(_ cells: Bool) -> Bool { cells && hasCells && !enabled.contains(.cellID) }
 
   /// Takes Modem properties (EquipmentIdentifier, Manufacturer, Model, State); whether
   /// State changed.
@@ -94,6 +117,10 @@ final class ModemGNSS {
     let model: String? = if case .string(let s)? = p["Model"] { s } else { nil }
     if manufacturer != nil || model != nil {
       identity.maker = [manufacturer ?? "", model ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+    if case .uint32(let n)? = p["AccessTechnologies"], n != cells.access {
+      cells.access = n
+      cells.text = nil
     }
     if case .int32(let n)? = p["State"], n != state {
       state = n
@@ -115,6 +142,18 @@ final class ModemGNSS {
       phase = .off
     }
   }
+}
+
+/// What a modem says of its serving cell.
+struct ModemCells {
+  /// Modem.AccessTechnologies (MMModemAccessTechnology bits): the cell's radio.
+  var access: UInt32 = 0
+  /// The 3GPP string last read: the same one again is skipped.
+  var text: String?
+  /// The cell it gave (nil: none, or not readable).
+  var tower: CellTower?
+  /// Whether locd turned the 3GPP LAC/CI source on (so clears it at stop).
+  var added = false
 }
 
 /// A modem's GpsRefreshRate: ModemManager publishes the GPS values at most once per that many

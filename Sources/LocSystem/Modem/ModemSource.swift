@@ -91,7 +91,9 @@ public final class ModemSource: FixSource {
     // sent before the connection is flushed and closed (ModemManager keeps a source enabled
     // until a client disables it, whoever enabled it).
     for modem in sortedModems {
-      if modem.phase == .running || modem.phase == .settingUp(on: true) { setup(modem, on: false) }
+      if modem.phase == .running || modem.phase == .settingUp(on: true) || modem.cells.added {
+        setup(modem, on: false, cells: false)
+      }
       if let rate = modem.refresh.before { setRefreshRate(modem, rate) }
     }
     teardown()
@@ -203,8 +205,10 @@ public final class ModemSource: FixSource {
 
   /// Every modem forgotten, its decoder's counters kept.
   func forgetModems() {
+    let hadCells = modems.values.contains { $0.cells.tower != nil }
     for modem in modems.values { retire(modem) }
     modems = [:]
+    if hadCells { sendCells() }
     pollTimer?.disarm()
   }
 
@@ -255,6 +259,8 @@ struct ModemCounters {
   var setup = SetupCounters()
   /// The Location updates read.
   var locations = LocationCounters()
+  /// The serving cells read.
+  var cells = CellCounters()
   /// Unreadable messages and values of the wrong type.
   var badMessages = 0
   var busConnections = 0
