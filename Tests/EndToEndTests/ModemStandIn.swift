@@ -65,6 +65,16 @@ final class ModemStandIn {
     try control("AddModem", ["usuu", "\(number)", equipment, "\(capabilities)", "\(enabled)"])
   }
 
+  /// `addModem`, the modem's Ports (name under /dev, MMModemPortType: 5 is GPS) given.
+  func addModem(
+    _ number: Int, equipment: String, capabilities: UInt32, enabled: UInt32 = 0, ports: [(String, UInt32)]
+  ) throws {
+    try control(
+      "AddModemWithPorts",
+      ["usuua(su)", "\(number)", equipment, "\(capabilities)", "\(enabled)", "\(ports.count)"]
+        + ports.flatMap { [$0.0, "\($0.1)"] })
+  }
+
   /// Modem `number` gone (InterfacesRemoved of Modem and Modem.Location).
   func removeModem(_ number: Int) throws { try control("RemoveModem", ["u", "\(number)"]) }
 

@@ -20,7 +20,7 @@ While 3GPP LAC/CI is enabled the Location property also holds the serving cell a
 ModemManager writes it ("MCC,MNC,LAC,CI,TAC"; a made-up LTE cell, AccessTechnologies LTE),
 signalled at Setup and whenever the test changes it (SetCell; "" is unregistered: no entry).
 Driven by the test through org.locd.test.ModemStandIn on /org/locd/test (AddModem,
-RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell). Prints "ready" once it owns the name.
+AddModemWithPorts, RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell). Prints "ready" once it owns the name.
 """
 import sys
 import xml.etree.ElementTree as ET
@@ -346,6 +346,17 @@ class Control(dbus.service.Object):
     def AddModem(self, number, equipment, capabilities, enabled):
         modem = Modem(int(number), str(equipment), int(capabilities))
         modem.props[LOCATION]["Enabled"] = dbus.UInt32(enabled)
+        manager.modems[int(number)] = modem
+        manager.InterfacesAdded(modem.__dbus_object_path__, modem.interfaces())
+
+    @dbus.service.method(CONTROL, in_signature="usuua(su)", out_signature="")
+    def AddModemWithPorts(self, number, equipment, capabilities, enabled, ports):
+        """AddModem, with the Ports property (name under /dev, MMModemPortType) it has from
+        the start, as ModemManager fills it in when it probes the modem."""
+        modem = Modem(int(number), str(equipment), int(capabilities))
+        modem.props[LOCATION]["Enabled"] = dbus.UInt32(enabled)
+        modem.props[MODEM]["Ports"] = dbus.Array(
+            [dbus.Struct((dbus.String(n), dbus.UInt32(t)), signature="su") for n, t in ports], signature="(su)")
         manager.modems[int(number)] = modem
         manager.InterfacesAdded(modem.__dbus_object_path__, modem.interfaces())
 

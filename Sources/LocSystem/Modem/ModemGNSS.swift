@@ -38,14 +38,18 @@ final class ModemGNSS {
     /// Setup failed with this D-Bus error; tried again at `retryAt` (monotonic
     /// microseconds), when the modem's state changes, or when acquisition wakes again.
     case failed(String, retryAt: UInt64)
+    /// A running gpsd holds the modem's GPS port open (`GpsdPortCheck`): the GPS is left to
+    /// it, no Setup with GPS; looked at again at `retryAt`.
+    case held(GpsdPortCheck.Holder, retryAt: UInt64)
   }
 
   /// The object path (`/org/freedesktop/ModemManager1/Modem/0`).
   let path: String
   /// Told apart from an earlier modem at the same path: a Setup reply for that one is dropped.
   let serial: Int
-  /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer, Model.
-  var identity = (equipment: "", maker: "")
+  /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer,
+  /// Model, and the names of its GPS ports (Ports of type MM_MODEM_PORT_TYPE_GPS, 5: "ttyUSB1").
+  var identity = (equipment: "", maker: "", gpsPorts: [String]())
   var equipment: String { identity.equipment }
   var maker: String { identity.maker }
   /// Modem.State (MMModemState: 6 enabled and above can locate).
@@ -113,6 +117,9 @@ final class ModemGNSS {
   /// State changed.
   @discardableResult func takeModem(_ p: [String: BusMessage.PropertyValue]) -> Bool {
     if case .string(let s)? = p["EquipmentIdentifier"] { identity.equipment = s }
+    if case .ports(let ports)? = p["Ports"] {
+      identity.gpsPorts = ports.filter { $0.value == GpsdPortCheck.gpsPortType }.keys.sorted()
+    }
     let manufacturer: String? = if case .string(let s)? = p["Manufacturer"] { s } else { nil }
     let model: String? = if case .string(let s)? = p["Model"] { s } else { nil }
     if manufacturer != nil || model != nil {

@@ -22,14 +22,26 @@ extension ModemSource {
     for modem in sortedModems {
       let lacks = modem.lacksCells(cells)
       switch modem.phase {
-      case .off, .asleep: if wanted { setup(modem, on: true) } else if lacks { setup(modem, on: false) }
+      case .off, .asleep: if wanted { wake(modem) } else if lacks { setup(modem, on: false) }
       case .running: if !wanted || lacks { setup(modem, on: wanted) }
       // A modem without GNSS is Setup for its cell alone.
       case .noGPS: if lacks && modem.hasCells { setup(modem, on: false) }
-      case .settingUp, .failed: continue
+      case .settingUp, .failed, .held: continue
       }
     }
     armPoll()
+  }
+
+  /// Setup with GPS NMEA, unless a running gpsd holds the modem's GPS port: then the modem
+  /// is `held` (warned once, counted, in status), looked at again every 5 s.
+  func wake(_ modem: ModemGNSS) {
+    guard let holder = GpsdPortCheck.holder(of: modem.identity.gpsPorts) else {
+      setup(modem, on: true)
+      return
+    }
+    counters.setup.gpsdHeld += 1
+    modem.phase = .held(holder, retryAt: loop.monotonicMicroseconds + Self.setupRetryMicroseconds)
+    log(.warning, "\(modem.name): \(holder.words) (no Setup with GPS while it runs)")
   }
 
   /// Setup(sources, signal_location=true): GPS NMEA added to the modem's enabled sources
@@ -137,6 +149,16 @@ extension ModemSource {
         modem.phase = modem.hasGPS ? .off : .noGPS
         any = true
       }
+      if case .held(let before, let at) = modem.phase, at <= now {
+        if let holder = GpsdPortCheck.holder(of: modem.identity.gpsPorts) {
+          modem.phase = .held(holder, retryAt: now + Self.setupRetryMicroseconds)
+          if holder != before { log(.notice, "\(modem.name): \(holder.words)") }
+        } else {
+          log(.info, "\(modem.name): gpsd no longer holds its GPS port; taking the GPS")
+          modem.phase = .off
+          any = true
+        }
+      }
     }
     return any
   }
@@ -173,6 +195,7 @@ extension ModemSource {
   func armPoll() {
     let polled = modems.values.contains { modem in
       if case .failed = modem.phase { return wantsGPS }
+      if case .held = modem.phase { return wantsGPS }
       return modem.phase == .running && !modem.signals
     }
     guard polled else {
@@ -222,7 +245,12 @@ extension ModemSource {
       }
       problem = Self.problem(all, none: wantedModem, cells: wantsCells)
     }
-    let fault = sortedModems.lazy.compactMap { $0.phase == .running ? $0.live.fault : nil }.first
+    let now = loop.now
+    let held = sortedModems.lazy.compactMap { m -> SourceFault? in
+      guard case .held(let holder, _) = m.phase else { return nil }
+      return SourceFault(kind: .gpsdHoldsPort, reason: "\(m.name): \(holder.words)", since: now)
+    }.first
+    let fault = held ?? sortedModems.lazy.compactMap { $0.phase == .running ? $0.live.fault : nil }.first
     return SourceSnapshot(
       id: id, uri: uri, state: state, counters: statusCounters, lastError: problem, trust: .system,
       fault: fault)
@@ -231,6 +259,7 @@ extension ModemSource {
   /// What status says is wrong: a failed Setup first, then no modem, then no GNSS.
   static func problem(_ all: [ModemGNSS], none: String, cells: Bool = false) -> String? {
     for modem in all {
+      if case .held(let holder, _) = modem.phase { return "\(modem.name): \(holder.words)" }
       if case .failed(let why, _) = modem.phase { return "\(modem.name): Setup failed: \(why)" }
     }
     guard let first = all.first else { return "ModemManager has \(none); waiting for one" }
@@ -255,7 +284,7 @@ extension ModemSource {
       Counter("modemsWithoutGPS", all.filter { !$0.hasGPS }.count), Counter("otherModems", c.otherModems),
       Counter("modemsAppeared", c.modemsAppeared), Counter("modemsVanished", c.modemsVanished),
       Counter("setupCalls", c.setup.calls), Counter("setupErrors", c.setup.errors),
-      Counter("refreshRateErrors", c.setup.refreshRateErrors),
+      Counter("refreshRateErrors", c.setup.refreshRateErrors), Counter("gpsdHeld", c.setup.gpsdHeld),
       Counter("traces", c.locations.traces), Counter("repeatedTraces", c.locations.repeatedTraces),
       Counter("locationPolls", c.locations.polls), Counter("skippedLocations", c.locations.skipped),
       Counter("cellsRead", c.cells.read), Counter("badCells", c.cells.bad),

@@ -284,4 +284,6 @@ struct SetupCounters {
   var errors = 0
   /// SetGpsRefreshRate calls that failed.
   var refreshRateErrors = 0
+  /// Times a running gpsd was found holding a modem's GPS port.
+  var gpsdHeld = 0
 }
