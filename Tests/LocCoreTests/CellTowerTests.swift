@@ -129,3 +129,30 @@ import Testing
     #expect(GeolocateQuery(accessPoints: [], considerIp: false).with(cells: [a]).cacheKey != "ip")
   }
 }
+
+/// `[Modem] SuplServer=`: ModemManager's `IP:PORT` or `FQDN:PORT`, refused otherwise with the
+/// key's words.
+@Suite struct SuplServerKeyTests {
+  @Test(arguments: ["supl.google.com:7275", "192.0.2.10:7276", "[2001:db8::1]:7275", "a-b.example:1"])
+  func goodServersAreTaken(text: String) {
+    var c = DaemonConfig()
+    #expect(c.apply(fileText: "[Modem]\nSuplServer=\(text)\n", fileName: "t.conf").isEmpty)
+    #expect(c.suplServer == text)
+  }
+
+  @Test(arguments: [
+    "supl.google.com", "supl.google.com:0", "supl.google.com:65536", "supl.google.com:x", ":7275",
+    "-bad.example:7275", "a b:7275", "supl.example.net:7275/path", "http://supl.example.net:7275", "[]:7275",
+  ])
+  func badServersAreRefusedWithWhy(text: String) {
+    var c = DaemonConfig()
+    let problems = c.apply(fileText: "[Modem]\nSuplServer=\(text)\n", fileName: "t.conf")
+    #expect(problems.count == 1 && c.suplServer == nil, "\(text): \(problems)")
+    #expect(problems.first.map { "\($0)".contains("SuplServer=") } == true, "\(problems)")
+  }
+
+  @Test func emptyIsNone() {
+    var c = DaemonConfig()
+    #expect(c.apply(fileText: "[Modem]\nSuplServer=\n", fileName: "t.conf").isEmpty && c.suplServer == nil)
+  }
+}

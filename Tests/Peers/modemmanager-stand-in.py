@@ -19,10 +19,20 @@ SOURCES SIGNAL", "SetGpsRefreshRate MODEM RATE").
 While 3GPP LAC/CI is enabled the Location property also holds the serving cell as
 ModemManager writes it ("MCC,MNC,LAC,CI,TAC"; a made-up LTE cell, AccessTechnologies LTE),
 signalled at Setup and whenever the test changes it (SetCell; "" is unregistered: no entry).
+Assistance: a modem added after SetNewModemAssistance has SupportedAssistanceData and
+AssistanceDataServers as given, and simulates a receiver's start: after each Setup that turns
+GPS NMEA on, its traces carry no fix (RMC status V, GGA quality 0) for COLD ms, or for WARM ms
+once InjectAssistanceData or SetSuplServer was called (or a fix was had since the modem
+appeared: the receiver keeps its orbits). InjectAssistanceData is logged as
+"InjectAssistanceData MODEM SIZE SHA256", SetSuplServer as "SetSuplServer MODEM SERVER",
+each Setup that starts the receiver as "GPSStart MODEM COLD|WARM".
 Driven by the test through org.locd.test.ModemStandIn on /org/locd/test (AddModem,
-AddModemWithPorts, RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell). Prints "ready" once it owns the name.
+AddModemWithPorts, RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell,
+SetNewModemAssistance). Prints "ready" once it owns the name.
 """
+import hashlib
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 import dbus
@@ -86,6 +96,24 @@ def epochs(path):
 
 
 EPOCHS = epochs(nmea_log)
+# What modems added from now on get (SetNewModemAssistance): assistance types, servers, and
+# the cold and warm start delays in ms.
+NEW_MODEM = {"types": 0, "servers": [], "cold": 0, "warm": 0}
+
+
+def sentence(body):
+    """$BODY*hh with the NMEA checksum."""
+    sum = 0
+    for c in body.encode():
+        sum ^= c
+    return "$%s*%02X" % (body, sum)
+
+
+def no_fix():
+    """One receiver cycle without a fix, at the current UTC time (a receiver still searching)."""
+    now = time.gmtime()
+    hms, dmy = time.strftime("%H%M%S.00", now), time.strftime("%d%m%y", now)
+    return [sentence("GPRMC,%s,V,,,,,,,%s,,,N" % (hms, dmy)), sentence("GPGGA,%s,,,,,0,00,99.99,,,,,," % hms)]
 GARBAGE = ["$GPGGA,not,a,sentence*00", "\x01\x02junk without dollar", "$GPRMC,123519,A,48xx*7F"]
 
 
@@ -227,6 +255,12 @@ class ModemBase(Served):
         # no CS registration: LAC FFFE).
         self.cell = "242,01,FFFE,1A2B3C4,A1"
         self.trace = None
+        loc = self.props[LOCATION]
+        loc["SupportedAssistanceData"] = dbus.UInt32(NEW_MODEM["types"])
+        loc["AssistanceDataServers"] = dbus.Array([dbus.String(s) for s in NEW_MODEM["servers"]], signature="s")
+        self.cold, self.warm = NEW_MODEM["cold"], NEW_MODEM["warm"]
+        self.assisted = False
+        self.first_fix_at = None
         self.props[LOCATION]["Capabilities"] = dbus.UInt32(capabilities)
         # ModemManager's default (MM_LOCATION_GPS_REFRESH_TIME_SECS): the GPS values are
         # published at most once per 30 s until a client sets another rate; 0 publishes each.
@@ -248,6 +282,9 @@ class ModemBase(Served):
             self.trace = None
         self.publish()
         if sources & NMEA and self.timer is None:
+            delay = self.warm if self.assisted else self.cold
+            record("GPSStart %d %s" % (self.number, "WARM" if self.assisted else "COLD"))
+            self.first_fix_at = GLib.get_monotonic_time() / 1e6 + delay / 1000.0
             self.timer = GLib.timeout_add(1000, self.play)
         elif not sources & NMEA and self.timer is not None:
             GLib.source_remove(self.timer)
@@ -257,6 +294,21 @@ class ModemBase(Served):
     def SetGpsRefreshRate(self, rate):
         record("SetGpsRefreshRate %d %d" % (self.number, rate))
         self.change(LOCATION, {"GpsRefreshRate": dbus.UInt32(rate)})
+
+    @dbus.service.method(LOCATION, in_signature="ay", out_signature="")
+    def InjectAssistanceData(self, data):
+        raw = bytes(bytearray(data))
+        record("InjectAssistanceData %d %d %s" % (self.number, len(raw), hashlib.sha256(raw).hexdigest()))
+        if not int(self.props[LOCATION]["SupportedAssistanceData"]):
+            raise dbus.exceptions.DBusException(
+                "Assistance data not supported", name="org.freedesktop.ModemManager1.Error.Core.Unsupported")
+        self.assisted = True
+
+    @dbus.service.method(LOCATION, in_signature="s", out_signature="")
+    def SetSuplServer(self, supl):
+        record("SetSuplServer %d %s" % (self.number, supl))
+        self.change(LOCATION, {"SuplServer": dbus.String(supl)})
+        self.assisted = True
 
     @dbus.service.method(LOCATION, in_signature="", out_signature="a{uv}")
     def GetLocation(self):
@@ -274,9 +326,12 @@ class ModemBase(Served):
             # Each one different, as a real modem's output would be.
             lines = GARBAGE + ["$GPGGA,%d,junk*00" % self.next_epoch]
             self.next_epoch += 1
+        elif self.first_fix_at is not None and now < self.first_fix_at:
+            lines = no_fix()  # still searching: no orbits yet (cold) or being given them
         else:
             lines = EPOCHS[self.next_epoch % len(EPOCHS)]
             self.next_epoch += 1
+            self.assisted = True  # a fix: the receiver keeps what it learnt
         self.trace = "\r\n".join(lines)
         self.publish()
         return True
@@ -306,7 +361,9 @@ class ModemBase(Served):
         self.remove_from_connection()
 
 
-Modem = with_unsupported("Modem", ModemBase, [MODEM, LOCATION], {"Setup", "GetLocation", "SetGpsRefreshRate"})
+Modem = with_unsupported(
+    "Modem", ModemBase, [MODEM, LOCATION],
+    {"Setup", "GetLocation", "SetGpsRefreshRate", "InjectAssistanceData", "SetSuplServer"})
 
 
 class ManagerBase(Served):
@@ -378,6 +435,10 @@ class Control(dbus.service.Object):
     @dbus.service.method(CONTROL, in_signature="ub", out_signature="")
     def SetSignals(self, number, on):
         self.modem(number).honours_signals = bool(on)
+
+    @dbus.service.method(CONTROL, in_signature="uasuu", out_signature="")
+    def SetNewModemAssistance(self, types, servers, cold, warm):
+        NEW_MODEM.update(types=int(types), servers=[str(s) for s in servers], cold=int(cold), warm=int(warm))
 
     @dbus.service.method(CONTROL, in_signature="us", out_signature="")
     def SetCell(self, number, text):

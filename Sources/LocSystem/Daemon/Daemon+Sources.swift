@@ -33,6 +33,7 @@ extension Daemon {
       admission: admission)
     sink.cells = { [unowned self] cells, id in self.feed(.cellsSeen(cells, source: id)) }
     sink.networkOn = { [unowned self] in self.config.network.enabled }
+    sink.suplServer = { [unowned self] in self.config.suplServer }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
     for (index, uri) in config.effectiveSources.enumerated() {

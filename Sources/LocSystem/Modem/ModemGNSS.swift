@@ -41,6 +41,9 @@ final class ModemGNSS {
     /// A running gpsd holds the modem's GPS port open (`GpsdPortCheck`): the GPS is left to
     /// it, no Setup with GPS; looked at again at `retryAt`.
     case held(GpsdPortCheck.Holder, retryAt: UInt64)
+    /// Assistance for the GNSS on its way (SetSuplServer, or the XTRA file downloaded and
+    /// injected) before Setup with GPS.
+    case assisting
   }
 
   /// The object path (`/org/freedesktop/ModemManager1/Modem/0`).
@@ -49,7 +52,7 @@ final class ModemGNSS {
   let serial: Int
   /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer,
   /// Model, and the names of its GPS ports (Ports of type MM_MODEM_PORT_TYPE_GPS, 5: "ttyUSB1").
-  var identity = (equipment: "", maker: "", gpsPorts: [String]())
+  var identity = ModemFacts()
   var equipment: String { identity.equipment }
   var maker: String { identity.maker }
   /// Modem.State (MMModemState: 6 enabled and above can locate).
@@ -71,7 +74,12 @@ final class ModemGNSS {
   var refresh = RefreshRate()
   var phase = Phase.off
   /// Setup failures in a row (the first is logged as a warning, the rest at debug).
-  var failures = 0
+  var failures: Int {
+    get { progress.failures }
+    set { progress.failures = newValue }
+  }
+  /// Setup failures in a row and where GNSS assistance stands.
+  var progress = ModemProgress()
   /// The last NMEA trace decoded: the same one again (a poll, a repeated signal) is skipped.
   var lastTrace: String?
   /// The serving cell (`ModemCells`): AccessTechnologies, the 3GPP string last read, the
@@ -143,12 +151,46 @@ final class ModemGNSS {
     if case .uint32(let n)? = p["Enabled"] { enabled = ModemLocationSources(rawValue: n) }
     if case .bool(let b)? = p["SignalsLocation"] { signals = b }
     if case .uint32(let n)? = p["GpsRefreshRate"] { refresh.now = n }
+    if case .uint32(let n)? = p["SupportedAssistanceData"] { identity.assistanceTypes = n }
+    if case .strings(let s)? = p["AssistanceDataServers"] { identity.assistanceServers = s }
     if !hasGPS {
       phase = .noGPS
     } else if phase == .noGPS {
       phase = .off
     }
   }
+}
+
+/// What a modem says it is and has.
+struct ModemFacts {
+  /// EquipmentIdentifier (identifying: debug only), and Manufacturer and Model together.
+  var equipment = ""
+  var maker = ""
+  /// The names under /dev of its GPS ports (Ports of type 5).
+  var gpsPorts: [String] = []
+  /// SupportedAssistanceData (MMModemLocationAssistanceDataType: 1 is XTRA) and
+  /// AssistanceDataServers (the URLs of the files InjectAssistanceData takes).
+  var assistanceTypes: UInt32 = 0
+  var assistanceServers: [String] = []
+
+  /// The XTRA file's URL: the first server, if the modem takes XTRA data.
+  var xtraServer: String? { assistanceTypes & 1 != 0 ? assistanceServers.first : nil }
+}
+
+/// Where a modem's Setup and assistance stand.
+struct ModemProgress {
+  var failures = 0
+  var assistance = AssistanceStep.notTried
+}
+
+/// GNSS assistance for one modem (decision 0055): given once, again after a day (XTRA
+/// files cover a few days); after a failure, again at a wake an hour later.
+enum AssistanceStep: Equatable {
+  case notTried
+  /// Given (SUPL server set or file injected) at this monotonic instant (µs).
+  case done(at: UInt64)
+  /// Failed at this instant, with why (status shows it).
+  case failed(String, at: UInt64)
 }
 
 /// What a modem says of its serving cell.

@@ -26,7 +26,7 @@ extension ModemSource {
       case .running: if !wanted || lacks { setup(modem, on: wanted) }
       // A modem without GNSS is Setup for its cell alone.
       case .noGPS: if lacks && modem.hasCells { setup(modem, on: false) }
-      case .settingUp, .failed, .held: continue
+      case .settingUp, .failed, .held, .assisting: continue
       }
     }
     armPoll()
@@ -36,7 +36,11 @@ extension ModemSource {
   /// is `held` (warned once, counted, in status), looked at again every 5 s.
   func wake(_ modem: ModemGNSS) {
     guard let holder = GpsdPortCheck.holder(of: modem.identity.gpsPorts) else {
-      setup(modem, on: true)
+      if wantsAssistance(modem) {
+        assist(modem)
+      } else {
+        setup(modem, on: true)
+      }
       return
     }
     counters.setup.gpsdHeld += 1
@@ -49,7 +53,8 @@ extension ModemSource {
   /// network positioning is on), cleared otherwise if locd had added it.
   func setup(_ modem: ModemGNSS, on: Bool, cells: Bool? = nil) {
     guard let bus else { return }
-    let sources = modem.setupSources(on: on, cells: cells ?? wantsCells)
+    var sources = modem.setupSources(on: on, cells: cells ?? wantsCells)
+    if on && agpsWanted(modem) { sources.insert(.agpsMSB) }
     // Known now: the Enabled change may be signalled before the reply.
     let addsCells = sources.contains(.cellID) && !modem.enabled.contains(.cellID)
     counters.setup.calls += 1
@@ -262,6 +267,11 @@ extension ModemSource {
       if case .held(let holder, _) = modem.phase { return "\(modem.name): \(holder.words)" }
       if case .failed(let why, _) = modem.phase { return "\(modem.name): Setup failed: \(why)" }
     }
+    for modem in all {
+      if case .failed(let why, _) = modem.progress.assistance {
+        return "\(modem.name): no GNSS assistance: \(why); the GPS started without it"
+      }
+    }
     guard let first = all.first else { return "ModemManager has \(none); waiting for one" }
     if !all.contains(where: \.hasGPS) {
       if cells, let c = all.first(where: \.hasCells) {
@@ -285,6 +295,8 @@ extension ModemSource {
       Counter("modemsAppeared", c.modemsAppeared), Counter("modemsVanished", c.modemsVanished),
       Counter("setupCalls", c.setup.calls), Counter("setupErrors", c.setup.errors),
       Counter("refreshRateErrors", c.setup.refreshRateErrors), Counter("gpsdHeld", c.setup.gpsdHeld),
+      Counter("assistanceDownloads", c.assistance.downloads), Counter("assistanceGiven", c.assistance.given),
+      Counter("assistanceErrors", c.assistance.errors),
       Counter("traces", c.locations.traces), Counter("repeatedTraces", c.locations.repeatedTraces),
       Counter("locationPolls", c.locations.polls), Counter("skippedLocations", c.locations.skipped),
       Counter("cellsRead", c.cells.read), Counter("badCells", c.cells.bad),

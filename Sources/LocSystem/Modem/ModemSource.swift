@@ -58,8 +58,12 @@ public final class ModemSource: FixSource {
   var counters = ModemCounters()
   /// Whether acquisition wants fixes.
   var active = true
-  /// GetLocation for modems that do not signal.
-  var pollTimer: Timer?
+  /// GetLocation for modems that do not signal, and the assistance file's download.
+  var helpers = ModemHelpers()
+  var pollTimer: Timer? {
+    get { helpers.pollTimer }
+    set { helpers.pollTimer = newValue }
+  }
 
   /// A modem source for `equipment` (nil: every modem).
   public init(id: SourceID, equipment: String?, loop: EventLoop, sink: SourceSink) {
@@ -224,8 +228,16 @@ public final class ModemSource: FixSource {
     forgetModems()
     pollTimer?.cancel()
     pollTimer = nil
+    helpers.download?.cancel()
     link.close()
   }
+}
+
+/// What a `modem:` source keeps running beside its modems.
+struct ModemHelpers {
+  var pollTimer: Timer?
+  /// Made at the first assistance download.
+  var download: AssistanceDownload?
 }
 
 /// Who owns ModemManager's name on the bus, and the generation of what it said: replies and
@@ -261,6 +273,8 @@ struct ModemCounters {
   var locations = LocationCounters()
   /// The serving cells read.
   var cells = CellCounters()
+  /// The GNSS assistance given.
+  var assistance = AssistanceCounters()
   /// Unreadable messages and values of the wrong type.
   var badMessages = 0
   var busConnections = 0

@@ -52,6 +52,8 @@ public struct SourceSink {
   /// Whether network positioning is on now (`[Network] Enable=`): only then may a source
   /// read what would go to the geolocation service (cells) or fetch assistance data.
   public var networkOn: () -> Bool = { false }
+  /// `[Modem] SuplServer=` now (nil: none).
+  public var suplServer: () -> String? = { nil }
 
   /// A sink; `sky` defaults to dropping skies, `admission` defaults to no list, root and this process's uid privileged.
   public init(
