@@ -30,7 +30,7 @@ extension ModemSource {
     } else if let url = modem.identity.xtraServer {
       let download = helpers.download ?? AssistanceDownload(loop: loop)
       helpers.download = download
-      counters.assistance.downloads += 1
+      counters.setup.assistance.downloads += 1
       log(.debug, "\(modem.name): fetching its XTRA assistance file from \(url)")
       let serial = modem.serial
       download.fetch(url) { [weak self] result in
@@ -71,14 +71,14 @@ extension ModemSource {
     let now = loop.monotonicMicroseconds
     switch result {
     case .success(let what):
-      counters.assistance.given += 1
+      counters.setup.assistance.given += 1
       modem.progress.assistance = .done(at: now)
       log(.info, "\(modem.name): GNSS assistance given (\(what))")
     case .failure(let problem):
-      counters.assistance.errors += 1
+      counters.setup.assistance.errors += 1
       modem.progress.assistance = .failed(problem.detail, at: now)
       log(
-        counters.assistance.errors == 1 ? .warning : .notice,
+        counters.setup.assistance.errors == 1 ? .warning : .notice,
         "\(modem.name): no GNSS assistance (\(problem.detail)); the GPS starts without it")
     }
     if modem.phase == .assisting { modem.phase = .off }

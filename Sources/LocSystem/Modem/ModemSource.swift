@@ -273,8 +273,6 @@ struct ModemCounters {
   var locations = LocationCounters()
   /// The serving cells read.
   var cells = CellCounters()
-  /// The GNSS assistance given.
-  var assistance = AssistanceCounters()
   /// Unreadable messages and values of the wrong type.
   var badMessages = 0
   var busConnections = 0
@@ -300,4 +298,6 @@ struct SetupCounters {
   var refreshRateErrors = 0
   /// Times a running gpsd was found holding a modem's GPS port.
   var gpsdHeld = 0
+  /// The GNSS assistance given before Setup.
+  var assistance = AssistanceCounters()
 }
