@@ -44,6 +44,9 @@ import Testing
     }
     let s = try rig.locd.waitForStatus(timeout: 30) { $0.position.provenance == .known(.cell) }
     #expect(s.position.tier == .fix && s.position.position?.accuracy == Meters(5000))
+    // Its cell in use is the source's work: connected, nothing wrong.
+    let cellSource = try rig.locd.waitForStatus(timeout: 10) { $0.sourceState() == .known(.connected) }
+    #expect(cellSource.sources.first?.lastError == nil && cellSource.sources.first?.fault == nil)
     let setup = try #require(rig.mm.setups.first)
     #expect(setup.modem == 0 && setup.sources == ModemStandIn.cellID && setup.signal, "\(rig.mm.setups)")
     let first = try #require(standIn.requests.first)
@@ -67,6 +70,7 @@ import Testing
     try rig.mm.setCell(0, "242,01,XYZ,1A2B3C6")
     let bad = try rig.locd.waitForStatus(timeout: 10) { $0.counters()["badCells"] == 1 }
     #expect(bad.sourceState() == .known(.starting) && bad.counters()["cellsRead"] == 3)
+    #expect(bad.sources.first?.lastError?.contains("no serving cell to use now") == true)
     #expect(!standIn.requests.contains { Self.cells($0)?.first?["cellId"] as? Int == 0x1A2B3C6 })
     #expect(rig.locd.stop() == 0)
     // Stopped: locd turned the 3GPP source on, so it turns it off.

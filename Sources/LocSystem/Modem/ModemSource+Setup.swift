@@ -245,6 +245,9 @@ extension ModemSource {
         state = .idle
       } else if all.contains(where: { $0.phase == .running }) {
         state = .connected
+      } else if !all.contains(where: \.hasGPS) && all.contains(where: { $0.cells.tower != nil }) {
+        // Modems without GNSS whose cell goes to the network lookups: that is their use.
+        state = .connected
       } else {
         state = .starting
       }
@@ -274,8 +277,9 @@ extension ModemSource {
     }
     guard let first = all.first else { return "ModemManager has \(none); waiting for one" }
     if !all.contains(where: \.hasGPS) {
+      if cells, all.contains(where: { $0.cells.tower != nil }) { return nil }
       if cells, let c = all.first(where: \.hasCells) {
-        return "\(c.name) has no GPS NMEA location source; only its cell is used (network positioning)"
+        return "\(c.name) has no GPS NMEA location source and no serving cell to use now"
       }
       return "\(first.name) has no GPS NMEA location source; not used"
     }
