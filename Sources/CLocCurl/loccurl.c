@@ -86,7 +86,24 @@ int loccurl_global_init(void) {
   return 0;
 }
 
+static void exchange(
+  const char *url, const char *user_agent, const char *body, long timeout_ms, long low_speed_bytes,
+  long low_speed_seconds, size_t limit, loccurl_result *out);
+
 void loccurl_post(
+  const char *url, const char *user_agent, const char *body, long timeout_ms, long low_speed_bytes,
+  long low_speed_seconds, size_t limit, loccurl_result *out) {
+  exchange(url, user_agent, body, timeout_ms, low_speed_bytes, low_speed_seconds, limit, out);
+}
+
+void loccurl_get(
+  const char *url, const char *user_agent, long timeout_ms, long low_speed_bytes, long low_speed_seconds,
+  size_t limit, loccurl_result *out) {
+  exchange(url, user_agent, NULL, timeout_ms, low_speed_bytes, low_speed_seconds, limit, out);
+}
+
+// A POST of `body`, or a GET when it is NULL.
+static void exchange(
   const char *url, const char *user_agent, const char *body, long timeout_ms, long low_speed_bytes,
   long low_speed_seconds, size_t limit, loccurl_result *out) {
   memset(out, 0, sizeof *out);
@@ -98,13 +115,19 @@ void loccurl_post(
   }
   sink s = {out, limit, 0};
   struct curl_slist *headers = NULL;
-  headers = lib.slist_append(headers, "Content-Type: application/json");
-  headers = lib.slist_append(headers, "Accept: application/json");
+  if (body) {
+    headers = lib.slist_append(headers, "Content-Type: application/json");
+    headers = lib.slist_append(headers, "Accept: application/json");
+  }
   char error[CURL_ERROR_SIZE] = "";
   lib.easy_setopt(curl, CURLOPT_URL, url);
   lib.easy_setopt(curl, CURLOPT_USERAGENT, user_agent);
-  lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-  lib.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+  if (body) {
+    lib.easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    lib.easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+  } else {
+    lib.easy_setopt(curl, CURLOPT_HTTPGET, 1L);
+  }
   lib.easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
   lib.easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);
 #if LIBCURL_VERSION_NUM >= 0x075500

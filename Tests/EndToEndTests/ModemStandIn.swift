@@ -65,6 +65,16 @@ final class ModemStandIn {
     try control("AddModem", ["usuu", "\(number)", equipment, "\(capabilities)", "\(enabled)"])
   }
 
+  /// `addModem`, the modem's Ports (name under /dev, MMModemPortType: 5 is GPS) given.
+  func addModem(
+    _ number: Int, equipment: String, capabilities: UInt32, enabled: UInt32 = 0, ports: [(String, UInt32)]
+  ) throws {
+    try control(
+      "AddModemWithPorts",
+      ["usuua(su)", "\(number)", equipment, "\(capabilities)", "\(enabled)", "\(ports.count)"]
+        + ports.flatMap { [$0.0, "\($0.1)"] })
+  }
+
   /// Modem `number` gone (InterfacesRemoved of Modem and Modem.Location).
   func removeModem(_ number: Int) throws { try control("RemoveModem", ["u", "\(number)"]) }
 
@@ -81,6 +91,39 @@ final class ModemStandIn {
   /// Modem `number` ignores signal_location: SignalsLocation stays false, nothing is signalled.
   func signals(_ number: Int, _ on: Bool) throws {
     try control("SetSignals", ["ub", "\(number)", on ? "true" : "false"])
+  }
+
+  /// Modem `number`'s serving cell, the 3GPP string ModemManager would give ("" unregistered).
+  func setCell(_ number: Int, _ text: String) throws { try control("SetCell", ["us", "\(number)", text]) }
+
+  /// Modems added from now on take XTRA data (`types` 1) from `servers`, and their receiver
+  /// has its first fix `coldMs` after the GPS starts, or `warmMs` once assisted (a
+  /// simulation of a receiver's start: the stand-in's traces carry no fix until then).
+  func setNewModemAssistance(types: UInt32, servers: [String], coldMs: Int, warmMs: Int) throws {
+    try control(
+      "SetNewModemAssistance",
+      ["uasuu", "\(types)", "\(servers.count)"] + servers + ["\(coldMs)", "\(warmMs)"])
+  }
+
+  /// The call log's lines that begin with `word`, split into words.
+  func logged(_ word: String) -> [[String]] {
+    let text = (try? String(contentsOfFile: calls, encoding: .utf8)) ?? ""
+    return text.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }.filter {
+      $0.first == word
+    }
+  }
+
+  /// The InjectAssistanceData calls so far: (modem, size, SHA-256 in hex).
+  var injections: [(modem: Int, size: Int, sha256: String)] {
+    logged("InjectAssistanceData").compactMap { w in
+      guard w.count == 4, let m = Int(w[1]), let n = Int(w[2]) else { return nil }
+      return (m, n, w[3])
+    }
+  }
+
+  /// The whole call log, one call a line, in order.
+  var callLines: [String] {
+    ((try? String(contentsOfFile: calls, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
   }
 
   /// The Setup calls so far, as (modem, sources, signal_location) in order.

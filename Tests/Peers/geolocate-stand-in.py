@@ -19,6 +19,9 @@ test rewrites it between requests):
   huge      200 with a 10 MB body
   silent    accepts and never answers
   trickle   sends the headers and then one byte a second
+GET /files/NAME serves the file NAME of the directory files/ next to LOGFILE (404 if there
+is none), standing in for a GNSS assistance server (a modem's XTRA file); each GET is
+logged as {"method": "GET", "path", "userAgent", "headers"} (every header name it had).
 """
 import json
 import os
@@ -45,6 +48,20 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
+
+    def do_GET(self):
+        with lock:
+            with open(log_file, "a") as log:
+                log.write(json.dumps({
+                    "method": "GET", "path": self.path, "userAgent": self.headers.get("User-Agent"),
+                    "headers": sorted(self.headers.keys())}) + "\n")
+        name = self.path[len("/files/"):] if self.path.startswith("/files/") else ""
+        path = os.path.join(os.path.dirname(log_file), "files", os.path.basename(name))
+        if not name or not os.path.isfile(path):
+            self.answer(404, "no such file", "text/plain")
+            return
+        with open(path, "rb") as f:
+            self.answer(200, f.read(), "application/octet-stream")
 
     def do_POST(self):
         length = int(self.headers.get("Content-Length", "0"))

@@ -16,10 +16,23 @@ without the feature.
 Usage: modemmanager-stand-in.py NMEALOG CALLLOG
 Each Setup, SetGpsRefreshRate and GetLocation call is appended to CALLLOG ("Setup MODEM
 SOURCES SIGNAL", "SetGpsRefreshRate MODEM RATE").
+While 3GPP LAC/CI is enabled the Location property also holds the serving cell as
+ModemManager writes it ("MCC,MNC,LAC,CI,TAC"; a made-up LTE cell, AccessTechnologies LTE),
+signalled at Setup and whenever the test changes it (SetCell; "" is unregistered: no entry).
+Assistance: a modem added after SetNewModemAssistance has SupportedAssistanceData and
+AssistanceDataServers as given, and simulates a receiver's start: after each Setup that turns
+GPS NMEA on, its traces carry no fix (RMC status V, GGA quality 0) for COLD ms, or for WARM ms
+once InjectAssistanceData or SetSuplServer was called (or a fix was had since the modem
+appeared: the receiver keeps its orbits). InjectAssistanceData is logged as
+"InjectAssistanceData MODEM SIZE SHA256", SetSuplServer as "SetSuplServer MODEM SERVER",
+each Setup that starts the receiver as "GPSStart MODEM COLD|WARM".
 Driven by the test through org.locd.test.ModemStandIn on /org/locd/test (AddModem,
-RemoveModem, SetSetupError, SetGarbage, SetSignals). Prints "ready" once it owns the name.
+AddModemWithPorts, RemoveModem, SetSetupError, SetGarbage, SetSignals, SetCell,
+SetNewModemAssistance). Prints "ready" once it owns the name.
 """
+import hashlib
 import sys
+import time
 import xml.etree.ElementTree as ET
 
 import dbus
@@ -83,6 +96,24 @@ def epochs(path):
 
 
 EPOCHS = epochs(nmea_log)
+# What modems added from now on get (SetNewModemAssistance): assistance types, servers, and
+# the cold and warm start delays in ms.
+NEW_MODEM = {"types": 0, "servers": [], "cold": 0, "warm": 0}
+
+
+def sentence(body):
+    """$BODY*hh with the NMEA checksum."""
+    sum = 0
+    for c in body.encode():
+        sum ^= c
+    return "$%s*%02X" % (body, sum)
+
+
+def no_fix():
+    """One receiver cycle without a fix, at the current UTC time (a receiver still searching)."""
+    now = time.gmtime()
+    hms, dmy = time.strftime("%H%M%S.00", now), time.strftime("%d%m%y", now)
+    return [sentence("GPRMC,%s,V,,,,,,,%s,,,N" % (hms, dmy)), sentence("GPGGA,%s,,,,,0,00,99.99,,,,,," % hms)]
 GARBAGE = ["$GPGGA,not,a,sentence*00", "\x01\x02junk without dollar", "$GPRMC,123519,A,48xx*7F"]
 
 
@@ -219,6 +250,17 @@ class ModemBase(Served):
         m["Model"] = dbus.String("QUECTEL Mobile Broadband Module")
         m["State"] = dbus.Int32(6)  # MM_MODEM_STATE_ENABLED: no SIM, no data connection
         m["Plugin"] = dbus.String("quectel")
+        m["AccessTechnologies"] = dbus.UInt32(1 << 14)  # MM_MODEM_ACCESS_TECHNOLOGY_LTE
+        # MCC,MNC,LAC,CI,TAC as ModemManager writes the 3GPP value (a made-up LTE cell with
+        # no CS registration: LAC FFFE).
+        self.cell = "242,01,FFFE,1A2B3C4,A1"
+        self.trace = None
+        loc = self.props[LOCATION]
+        loc["SupportedAssistanceData"] = dbus.UInt32(NEW_MODEM["types"])
+        loc["AssistanceDataServers"] = dbus.Array([dbus.String(s) for s in NEW_MODEM["servers"]], signature="s")
+        self.cold, self.warm = NEW_MODEM["cold"], NEW_MODEM["warm"]
+        self.assisted = False
+        self.first_fix_at = None
         self.props[LOCATION]["Capabilities"] = dbus.UInt32(capabilities)
         # ModemManager's default (MM_LOCATION_GPS_REFRESH_TIME_SECS): the GPS values are
         # published at most once per 30 s until a client sets another rate; 0 publishes each.
@@ -236,7 +278,13 @@ class ModemBase(Served):
                 "Cannot enable unsupported location sources", name="org.freedesktop.ModemManager1.Error.Core.Unsupported")
         signals = bool(signal_location) and self.honours_signals
         self.change(LOCATION, {"Enabled": dbus.UInt32(sources), "SignalsLocation": dbus.Boolean(signals)})
+        if not sources & NMEA:
+            self.trace = None
+        self.publish()
         if sources & NMEA and self.timer is None:
+            delay = self.warm if self.assisted else self.cold
+            record("GPSStart %d %s" % (self.number, "WARM" if self.assisted else "COLD"))
+            self.first_fix_at = GLib.get_monotonic_time() / 1e6 + delay / 1000.0
             self.timer = GLib.timeout_add(1000, self.play)
         elif not sources & NMEA and self.timer is not None:
             GLib.source_remove(self.timer)
@@ -246,6 +294,21 @@ class ModemBase(Served):
     def SetGpsRefreshRate(self, rate):
         record("SetGpsRefreshRate %d %d" % (self.number, rate))
         self.change(LOCATION, {"GpsRefreshRate": dbus.UInt32(rate)})
+
+    @dbus.service.method(LOCATION, in_signature="ay", out_signature="")
+    def InjectAssistanceData(self, data):
+        raw = bytes(bytearray(data))
+        record("InjectAssistanceData %d %d %s" % (self.number, len(raw), hashlib.sha256(raw).hexdigest()))
+        if not int(self.props[LOCATION]["SupportedAssistanceData"]):
+            raise dbus.exceptions.DBusException(
+                "Assistance data not supported", name="org.freedesktop.ModemManager1.Error.Core.Unsupported")
+        self.assisted = True
+
+    @dbus.service.method(LOCATION, in_signature="s", out_signature="")
+    def SetSuplServer(self, supl):
+        record("SetSuplServer %d %s" % (self.number, supl))
+        self.change(LOCATION, {"SuplServer": dbus.String(supl)})
+        self.assisted = True
 
     @dbus.service.method(LOCATION, in_signature="", out_signature="a{uv}")
     def GetLocation(self):
@@ -263,22 +326,31 @@ class ModemBase(Served):
             # Each one different, as a real modem's output would be.
             lines = GARBAGE + ["$GPGGA,%d,junk*00" % self.next_epoch]
             self.next_epoch += 1
+        elif self.first_fix_at is not None and now < self.first_fix_at:
+            lines = no_fix()  # still searching: no orbits yet (cold) or being given them
         else:
             lines = EPOCHS[self.next_epoch % len(EPOCHS)]
             self.next_epoch += 1
-        entries = {dbus.UInt32(NMEA): dbus.String("\r\n".join(lines), variant_level=1)}
+            self.assisted = True  # a fix: the receiver keeps what it learnt
+        self.trace = "\r\n".join(lines)
+        self.publish()
+        return True
+
+    def publish(self):
+        """The Location property as the enabled sources give it, signalled if SignalsLocation."""
+        entries = {}
         enabled = int(self.props[LOCATION]["Enabled"])
-        if enabled & CELL_ID:
-            # MCC,MNC,LAC,CI,TAC in hex as ModemManager writes the 3GPP value (a made-up cell).
-            entries[dbus.UInt32(CELL_ID)] = dbus.String("242,01,FFFE,1A2B3C4,00A1", variant_level=1)
-        if enabled & GPS_RAW:
+        if enabled & NMEA and self.trace is not None:
+            entries[dbus.UInt32(NMEA)] = dbus.String(self.trace, variant_level=1)
+        if enabled & CELL_ID and self.cell:
+            entries[dbus.UInt32(CELL_ID)] = dbus.String(self.cell, variant_level=1)
+        if enabled & GPS_RAW and self.trace is not None:
             raw = dbus.Dictionary({"latitude": dbus.Double(47.662), "longitude": dbus.Double(-122.326)}, signature="sv")
             entries[dbus.UInt32(GPS_RAW)] = dbus.Dictionary(raw, signature="sv", variant_level=1)
         value = dbus.Dictionary(entries, signature="uv")
         self.props[LOCATION]["Location"] = value
         if self.props[LOCATION]["SignalsLocation"]:
             self.change(LOCATION, {"Location": value})
-        return True
 
     def interfaces(self):
         return dbus.Dictionary({i: dbus.Dictionary(p, signature="sv") for i, p in self.props.items()}, signature="sa{sv}")
@@ -289,7 +361,9 @@ class ModemBase(Served):
         self.remove_from_connection()
 
 
-Modem = with_unsupported("Modem", ModemBase, [MODEM, LOCATION], {"Setup", "GetLocation", "SetGpsRefreshRate"})
+Modem = with_unsupported(
+    "Modem", ModemBase, [MODEM, LOCATION],
+    {"Setup", "GetLocation", "SetGpsRefreshRate", "InjectAssistanceData", "SetSuplServer"})
 
 
 class ManagerBase(Served):
@@ -332,6 +406,17 @@ class Control(dbus.service.Object):
         manager.modems[int(number)] = modem
         manager.InterfacesAdded(modem.__dbus_object_path__, modem.interfaces())
 
+    @dbus.service.method(CONTROL, in_signature="usuua(su)", out_signature="")
+    def AddModemWithPorts(self, number, equipment, capabilities, enabled, ports):
+        """AddModem, with the Ports property (name under /dev, MMModemPortType) it has from
+        the start, as ModemManager fills it in when it probes the modem."""
+        modem = Modem(int(number), str(equipment), int(capabilities))
+        modem.props[LOCATION]["Enabled"] = dbus.UInt32(enabled)
+        modem.props[MODEM]["Ports"] = dbus.Array(
+            [dbus.Struct((dbus.String(n), dbus.UInt32(t)), signature="su") for n, t in ports], signature="(su)")
+        manager.modems[int(number)] = modem
+        manager.InterfacesAdded(modem.__dbus_object_path__, modem.interfaces())
+
     @dbus.service.method(CONTROL, in_signature="u", out_signature="")
     def RemoveModem(self, number):
         modem = manager.modems.pop(int(number))
@@ -350,6 +435,16 @@ class Control(dbus.service.Object):
     @dbus.service.method(CONTROL, in_signature="ub", out_signature="")
     def SetSignals(self, number, on):
         self.modem(number).honours_signals = bool(on)
+
+    @dbus.service.method(CONTROL, in_signature="uasuu", out_signature="")
+    def SetNewModemAssistance(self, types, servers, cold, warm):
+        NEW_MODEM.update(types=int(types), servers=[str(s) for s in servers], cold=int(cold), warm=int(warm))
+
+    @dbus.service.method(CONTROL, in_signature="us", out_signature="")
+    def SetCell(self, number, text):
+        modem = self.modem(number)
+        modem.cell = str(text)
+        modem.publish()
 
 
 control = Control(bus, "/org/locd/test")

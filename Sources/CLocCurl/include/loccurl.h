@@ -1,4 +1,4 @@
-// One HTTP POST through libcurl's easy interface (built with Debian's libcurl4-openssl-dev or
+// One HTTP POST (or GET) through libcurl's easy interface (built with Debian's libcurl4-openssl-dev or
 // libcurl4-gnutls-dev headers, loaded at run time from libcurl4 or libcurl3-gnutls), for locd's geolocation lookups: curl_easy_setopt is variadic, which
 // Swift cannot call, so the whole exchange is one C function run on a worker thread.
 #ifndef LOCCURL_H
@@ -31,7 +31,13 @@ void loccurl_post(
   const char *url, const char *user_agent, const char *body, long timeout_ms, long low_speed_bytes,
   long low_speed_seconds, size_t limit, loccurl_result *out);
 
-// Frees what loccurl_post allocated.
+// GETs `url` with `user_agent` and nothing else (no cookies, no headers of the machine), as
+// loccurl_post does otherwise: a modem's GNSS assistance file (decision 0055).
+void loccurl_get(
+  const char *url, const char *user_agent, long timeout_ms, long low_speed_bytes, long low_speed_seconds,
+  size_t limit, loccurl_result *out);
+
+// Frees what loccurl_post or loccurl_get allocated.
 void loccurl_free(loccurl_result *result);
 
 #endif

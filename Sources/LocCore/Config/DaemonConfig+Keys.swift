@@ -56,6 +56,11 @@ extension DaemonConfig {
     .span("Network", "Timeout", \.network.timeout, .seconds(1) ... .seconds(120)),
     .span("Network", "MaxAge", \.network.freshFor, .seconds(1) ... .seconds(7 * 86_400)),
     .span("Network", "CacheFor", \.network.cacheFor, .zero ... .seconds(7 * 86_400)),
+    // [Modem]
+    .text(
+      "Modem", "SuplServer", "HOST:PORT",
+      what: "a host name or IP address and a port (supl.example.net:7275)",
+      \.suplServer, valid: isHostPort),
     // [TimeZone]
     .count("TimeZone", "SwitchFixes", \.zoneSwitch.fixes, 1...1000),
     .distance("TimeZone", "SwitchDistance", \.zoneSwitch.distance, 0...maxDistance),
@@ -163,6 +168,20 @@ extension DaemonConfig {
   /// (useradd(8)'s rules are stricter; these are the ones that keep a name a name).
   static func isName(_ text: String) -> Bool {
     !text.isEmpty && text.utf8.count <= 32 && !text.contains { $0 == "/" || $0 == ":" || $0.isWhitespace }
+  }
+
+  /// ModemManager's SUPL server form, `IP:PORT` or `FQDN:PORT`: a host of letters, digits,
+  /// `.` and `-` (or an IPv6 address in brackets), a port 1 to 65535; at most 255 bytes.
+  static func isHostPort(_ text: String) -> Bool {
+    guard text.utf8.count <= 255, let colon = text.lastIndex(of: ":") else { return false }
+    let host = text[..<colon]
+    guard let port = Int(text[text.index(after: colon)...]), (1...65_535).contains(port) else { return false }
+    if host.hasPrefix("[") && host.hasSuffix("]") {
+      let inner = host.dropFirst().dropLast()
+      return !inner.isEmpty && inner.allSatisfy { $0.isHexDigit || $0 == ":" || $0 == "." }
+    }
+    return !host.isEmpty && !host.hasPrefix("-") && !host.hasPrefix(".")
+      && host.allSatisfy { ($0.isASCII && ($0.isLetter || $0.isNumber)) || $0 == "." || $0 == "-" }
   }
 
   /// A zone name as tzdata spells them: letters, digits, `/ _ - +`, no `..`.

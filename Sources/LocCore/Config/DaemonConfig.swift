@@ -35,6 +35,9 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public static let defaultStaticFile = "/etc/geolocation"
   /// `[Network]`: the geolocation service (off by default).
   public var network = NetworkSettings()
+  /// `[Modem] SuplServer=`: the SUPL server (HOST:PORT) a `modem:` source's modems are given
+  /// for A-GPS with SetSuplServer, under `[Network] Enable=yes` (nil: none; docs/SOURCES.md).
+  public var suplServer: String? = nil
   /// Most clients connected at once; more are answered `too-many-clients` and closed.
   public var maxClients = 2048
   /// Of `maxClients`, the slots kept for peers with admin access, so root can always look.

@@ -75,6 +75,8 @@ public struct Engine {
     case .wifiScanned(let accessPoints, let problem):
       network.scanned(accessPoints, at: now)
       if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
+    case .cellsSeen(let cells, let source):
+      network.cellsSeen(cells, from: source)
     case .skyDecoded(let sky, let source):
       // Satellites are no position, but they are the receiver's business: debug only.
       if config.logLevel >= .debug {

@@ -12,6 +12,9 @@ public enum EngineEvent: Sendable {
   /// The Wi-Fi scan the engine asked for (`Effect.scanWifi`) came back: the access points
   /// seen (none, with `problem`, when there is no scanner to ask).
   case wifiScanned([WifiAccessPoint], problem: String?)
+  /// A modem source's serving cells now (ModemManager's 3GPP location; none when it has
+  /// none): the cells of the next geolocation lookups, while `[Network] Enable=yes`.
+  case cellsSeen([CellTower], source: SourceID)
   /// A source's receiver reported the satellites it sees (one cycle's sky).
   case skyDecoded(Sky, source: SourceID)
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,

@@ -92,6 +92,8 @@ public struct SourceFault: Sendable, Hashable {
     /// The source reports an error (`lastError`): it cannot be opened, connected or bound,
     /// failed, or its file is damaged.
     case error
+    /// A `modem:` source's modem has its GPS port held by a running gpsd: the GPS is left to it.
+    case gpsdHoldsPort = "gpsd-holds-port"
   }
 
   /// Which fault.

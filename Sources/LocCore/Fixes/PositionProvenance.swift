@@ -5,6 +5,9 @@ public enum PositionProvenance: String, Sendable, Hashable, CaseIterable {
   case gnss
   /// Wi-Fi access points resolved by a geolocation service.
   case wifi
+  /// The cells a modem is registered with, resolved by a geolocation service (a cell is
+  /// hundreds of metres to kilometres wide).
+  case cell
   /// The machine's public address resolved by a geolocation service (city level).
   case ip
   /// The static file (`[Position] StaticFile=`, geoclue's `/etc/geolocation` format).

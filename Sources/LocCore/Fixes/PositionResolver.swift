@@ -72,6 +72,7 @@ public enum PositionResolver {
     case .staticFile: what = "static location"
     case .manual: what = "manual location"
     case .wifi: what = "Wi-Fi position"
+    case .cell: what = "cell position"
     case .ip: what = "IP position"
     case .gnss, .cached: what = "last known position"
     }
@@ -108,7 +109,8 @@ public enum PositionResolver {
     let network = fresh(c.network, freshness.network)
     add(fresh(c.fix, freshness.fix), .fix, 0)
     add(c.staticFile, .manual, 1)
-    add(network?.origin == .wifi ? network : nil, .fix, 2)
+    // Wi-Fi and cells measure where the machine is (a cell more coarsely): ranked alike.
+    add(network?.origin == .wifi || network?.origin == .cell ? network : nil, .fix, 2)
     // The newest measurement that is not fresh any more (IP answers never: they must not
     // outrank the manual location as cached ones).
     let measured = [c.fix, c.network?.origin == .ip ? nil : c.network, c.lastKnown].compactMap { $0 }

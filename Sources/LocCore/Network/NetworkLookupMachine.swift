@@ -38,12 +38,15 @@ struct NetworkLookupMachine: EngineMachine {
   /// last one that came back, with when.
   private var scanning: Instant?
   private var scanned: (query: GeolocateQuery, at: Instant)?
+  /// The cells each modem source is registered with now (kept only while the switch is on).
+  private var cells: [SourceID: [CellTower]] = [:]
 
   init(settings: NetworkSettings) { self.settings = settings }
 
   /// New settings (a reload): a new service forgets what the old one answered.
   mutating func configure(_ new: NetworkSettings) {
     if new.url != settings.url || !new.enabled {
+      if !new.enabled { cells = [:] }
       cache = [:]
       failures = 0
       retryAt = nil
@@ -69,18 +72,29 @@ struct NetworkLookupMachine: EngineMachine {
     scanned = (GeolocateQuery.wifi(accessPoints), now)
   }
 
-  /// What to ask: the last scan's networks, else (none usable) an IP-only lookup when
-  /// `IPLookup=yes`; nil while a scan is under way (its networks are awaited, not the last
-  /// ones), before the first scan came back, and with nothing to ask.
+  /// A modem source's serving cells now (none: unregistered, or the modem gone). Dropped
+  /// while network positioning is off: nothing of them is kept for a later lookup.
+  mutating func cellsSeen(_ seen: [CellTower], from source: SourceID) {
+    guard settings.enabled, !seen.isEmpty else {
+      cells[source] = nil
+      return
+    }
+    cells[source] = seen
+  }
+
+  /// What to ask: the last scan's networks with the modems' cells now, else (none usable) an
+  /// IP-only lookup when `IPLookup=yes`; nil while a scan is under way (its networks are
+  /// awaited, not the last ones), before the first scan came back, and with nothing to ask.
   var query: GeolocateQuery? {
     guard scanning == nil, let scanned else { return nil }
-    if !scanned.query.accessPoints.isEmpty { return scanned.query }
+    let networks = scanned.query.with(cells: cells.keys.sorted().flatMap { cells[$0] ?? [] })
+    if networks.hasNetworks { return networks }
     return settings.ipLookup ? .ipOnly : nil
   }
 
   /// Whether a lookup of `query` goes out at `now`.
   mutating func want(_ query: GeolocateQuery, at now: Instant) -> Decision {
-    guard settings.enabled, query.considerIp ? settings.ipLookup : !query.accessPoints.isEmpty else {
+    guard settings.enabled, query.considerIp ? settings.ipLookup : query.hasNetworks else {
       return .off
     }
     if let kept = cache[query.cacheKey], now < kept.at.adding(settings.cacheFor) {

@@ -134,9 +134,9 @@ struct ZoneMachine: EngineMachine {
       if let z = hysteresis.adopted {
         return ZoneReport(id: z, origin: .position, reason: hysteresis.explanation)
       }
-      // A Wi-Fi or IP answer comes once per MaxAge=, too seldom for the hysteresis's fixes in
+      // A Wi-Fi, cell or IP answer comes once per MaxAge=, too seldom for the hysteresis's fixes in
       // a row: until a receiver's fixes adopt a zone, the zone at that position answers.
-      if let p = resolved.position, p.origin == .wifi || p.origin == .ip, let z = zoneAt(p.coordinate) {
+      if let p = resolved.position, [.wifi, .cell, .ip].contains(p.origin), let z = zoneAt(p.coordinate) {
         return ZoneReport(id: z, origin: .position, reason: "\(z) at the \(p.origin.rawValue) position")
       }
     case .none:

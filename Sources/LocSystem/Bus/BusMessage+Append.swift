@@ -11,6 +11,8 @@ extension BusMessage {
     case objectPath(String)
     /// `(tt)`: GeoClue's Timestamp.
     case timestamp(UInt64, UInt64)
+    /// `ay`: ModemManager's InjectAssistanceData.
+    case bytes([UInt8])
 
     /// The value's signature.
     var signature: String {
@@ -21,6 +23,7 @@ extension BusMessage {
       case .string: return "s"
       case .objectPath: return "o"
       case .timestamp: return "(tt)"
+      case .bytes: return "ay"
       }
     }
   }
@@ -49,6 +52,8 @@ extension BusMessage {
       _ = try Syscall.systemd(
         "sd_bus_message_append_basic", sd_bus_message_append_basic(raw, Code.uint64, &microseconds))
       r = sd_bus_message_close_container(raw)
+    case .bytes(let bytes):
+      r = bytes.withUnsafeBytes { sd_bus_message_append_array(raw, Code.byte, $0.baseAddress, $0.count) }
     }
     _ = try Syscall.systemd("sd_bus_message_append", r)
   }

@@ -28,6 +28,11 @@ extension BusMessage {
     /// value; the NMEA and 3GPP values are strings); `skipped` counts the entries left out:
     /// a value of another type (GPS raw's `a{sv}`), past the entry limit, over the length limit.
     case locations([UInt32: String], skipped: Int)
+    /// `a(su)` (ModemManager's Modem Ports: each port's name and MMModemPortType), at most
+    /// `listLimit` entries.
+    case ports([String: UInt32])
+    /// `as` (ModemManager's AssistanceDataServers), at most `listLimit` strings.
+    case strings([String])
     /// A type locd does not read here (skipped).
     case other(String)
   }
@@ -39,6 +44,9 @@ extension BusMessage {
 
   /// The longest `ay` read as a property value.
   static let byteStringLimit = 256
+  /// Most entries of an `a(su)` or `as` value kept (a modem has a handful of ports, a few
+  /// assistance servers); more make the value `other`.
+  static let listLimit = 64
 
   /// Reads one `v`.
   func readPropertyValue() throws(Errno) -> PropertyValue {
@@ -71,6 +79,26 @@ extension BusMessage {
       try enter(Code.variant, contents)
       let (entries, skipped) = try readManufacturerData()
       value = .manufacturerData(entries, skipped: skipped)
+      try exit()
+    case "as":
+      try enter(Code.variant, contents)
+      let strings = try readStrings()
+      value = strings.count <= Self.listLimit ? .strings(strings) : .other(contents)
+      try exit()
+    case "a(su)":
+      try enter(Code.variant, contents)
+      var ports: [String: UInt32] = [:]
+      var count = 0
+      try enter(Code.array, "(su)")
+      while try enter(Code.structure, "su", "enter (su)") {
+        let name = try readText()
+        let type = try readUInt32()
+        count += 1
+        if count <= Self.listLimit { ports[name] = type }
+        try exit()
+      }
+      try exit()
+      value = count <= Self.listLimit ? .ports(ports) : .other(contents)
       try exit()
     default:
       try skip("v")

@@ -9,7 +9,7 @@ extension Daemon {
     for name in unknown {
       logger.warning("AllowUsers=/AllowGroups=: no \(name) on this machine; it admits nobody, ignoring it")
     }
-    let sink = SourceSink(
+    var sink = SourceSink(
       // With the replay clock a fix's time moves simulated time first (the driver).
       fix: { [unowned self] fix, id in
         self.sampleTime(fix, from: id)
@@ -31,6 +31,9 @@ extension Daemon {
       },
       sentence: { [unowned self] line, id in self.relay(line, from: id) },
       admission: admission)
+    sink.cells = { [unowned self] cells, id in self.feed(.cellsSeen(cells, source: id)) }
+    sink.networkOn = { [unowned self] in self.config.network.enabled }
+    sink.suplServer = { [unowned self] in self.config.suplServer }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
     for (index, uri) in config.effectiveSources.enumerated() {

@@ -21,11 +21,12 @@ public enum GeoClueAccuracyLevel: UInt32, Sendable, Hashable, Comparable, CaseIt
 
   /// What the service offers with a position of `provenance` (AvailableAccuracyLevel): EXACT
   /// for GNSS and the configured places (the static file, the manual location) and the last
-  /// known position, STREET for Wi-Fi, CITY for an IP lookup; EXACT with no position yet
+  /// known position, STREET for Wi-Fi, NEIGHBORHOOD for cells (as geoclue's 3G source), CITY for an IP lookup; EXACT with no position yet
   /// (the receivers locd would use are exact).
   public static func available(for provenance: PositionProvenance?) -> GeoClueAccuracyLevel {
     switch provenance {
     case .wifi: return .street
+    case .cell: return .neighborhood
     case .ip: return .city
     case .gnss, .staticFile, .manual, .cached, nil: return .exact
     }

@@ -38,20 +38,35 @@ final class ModemGNSS {
     /// Setup failed with this D-Bus error; tried again at `retryAt` (monotonic
     /// microseconds), when the modem's state changes, or when acquisition wakes again.
     case failed(String, retryAt: UInt64)
+    /// A running gpsd holds the modem's GPS port open (`GpsdPortCheck`): the GPS is left to
+    /// it, no Setup with GPS; looked at again at `retryAt`.
+    case held(GpsdPortCheck.Holder, retryAt: UInt64)
+    /// Assistance for the GNSS on its way (SetSuplServer, or the XTRA file downloaded and
+    /// injected) before Setup with GPS.
+    case assisting
   }
 
   /// The object path (`/org/freedesktop/ModemManager1/Modem/0`).
   let path: String
   /// Told apart from an earlier modem at the same path: a Setup reply for that one is dropped.
   let serial: Int
-  /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer, Model.
-  var identity = (equipment: "", maker: "")
+  /// EquipmentIdentifier (an IMEI: identifying, never logged above debug), Manufacturer,
+  /// Model, and the names of its GPS ports (Ports of type MM_MODEM_PORT_TYPE_GPS, 5: "ttyUSB1").
+  var identity = ModemFacts()
   var equipment: String { identity.equipment }
   var maker: String { identity.maker }
   /// Modem.State (MMModemState: 6 enabled and above can locate).
   var state: Int32 = 0
-  var capabilities = ModemLocationSources()
-  var enabled = ModemLocationSources()
+  /// Modem.Location's Capabilities and Enabled.
+  var sources = (capabilities: ModemLocationSources(), enabled: ModemLocationSources())
+  var capabilities: ModemLocationSources {
+    get { sources.capabilities }
+    set { sources.capabilities = newValue }
+  }
+  var enabled: ModemLocationSources {
+    get { sources.enabled }
+    set { sources.enabled = newValue }
+  }
   /// SignalsLocation: whether Location changes are signalled (else GetLocation is polled).
   var signals = false
   /// GpsRefreshRate (seconds between the GPS values ModemManager publishes; 0: every one),
@@ -59,9 +74,17 @@ final class ModemGNSS {
   var refresh = RefreshRate()
   var phase = Phase.off
   /// Setup failures in a row (the first is logged as a warning, the rest at debug).
-  var failures = 0
+  var failures: Int {
+    get { progress.failures }
+    set { progress.failures = newValue }
+  }
+  /// Setup failures in a row and where GNSS assistance stands.
+  var progress = ModemProgress()
   /// The last NMEA trace decoded: the same one again (a poll, a repeated signal) is skipped.
   var lastTrace: String?
+  /// The serving cell (`ModemCells`): AccessTechnologies, the 3GPP string last read, the
+  /// cell it gave, and whether locd turned the 3GPP source on.
+  var cells = ModemCells()
   let live: LiveDecoder
 
   init(path: String, serial: Int, live: LiveDecoder) {
@@ -79,21 +102,40 @@ final class ModemGNSS {
 
   /// Whether the GNSS can give NMEA traces.
   var hasGPS: Bool { capabilities.contains(.gpsNMEA) }
+  /// Whether the modem can say its serving cell (3GPP LAC/CI).
+  var hasCells: Bool { capabilities.contains(.cellID) }
 
   /// The sources for Setup: the enabled ones kept, GPS NMEA added (`on`) or every GPS bit
-  /// cleared.
-  func setupSources(on: Bool) -> ModemLocationSources {
-    on ? enabled.union(.gpsNMEA) : enabled.subtracting(.gps)
+  /// cleared; 3GPP LAC/CI added while `cells` (network positioning on) and the modem has it,
+  /// cleared otherwise if locd had turned it on.
+  func setupSources(on: Bool, cells: Bool) -> ModemLocationSources {
+    var s = on ? enabled.union(.gpsNMEA) : enabled.subtracting(.gps)
+    if cells && hasCells {
+      s.insert(.cellID)
+    } else if self.cells.added {
+      s.remove(.cellID)
+    }
+    return s
   }
+
+  /// Whether the 3GPP source is wanted (`cells`) and not on yet.
+  func lacksCells(_ cells: Bool) -> Bool { cells && hasCells && !enabled.contains(.cellID) }
 
   /// Takes Modem properties (EquipmentIdentifier, Manufacturer, Model, State); whether
   /// State changed.
   @discardableResult func takeModem(_ p: [String: BusMessage.PropertyValue]) -> Bool {
     if case .string(let s)? = p["EquipmentIdentifier"] { identity.equipment = s }
+    if case .ports(let ports)? = p["Ports"] {
+      identity.gpsPorts = ports.filter { $0.value == GpsdPortCheck.gpsPortType }.keys.sorted()
+    }
     let manufacturer: String? = if case .string(let s)? = p["Manufacturer"] { s } else { nil }
     let model: String? = if case .string(let s)? = p["Model"] { s } else { nil }
     if manufacturer != nil || model != nil {
       identity.maker = [manufacturer ?? "", model ?? ""].filter { !$0.isEmpty }.joined(separator: " ")
+    }
+    if case .uint32(let n)? = p["AccessTechnologies"], n != cells.access {
+      cells.access = n
+      cells.text = nil
     }
     if case .int32(let n)? = p["State"], n != state {
       state = n
@@ -109,12 +151,58 @@ final class ModemGNSS {
     if case .uint32(let n)? = p["Enabled"] { enabled = ModemLocationSources(rawValue: n) }
     if case .bool(let b)? = p["SignalsLocation"] { signals = b }
     if case .uint32(let n)? = p["GpsRefreshRate"] { refresh.now = n }
+    if case .uint32(let n)? = p["SupportedAssistanceData"] { identity.assistanceTypes = n }
+    if case .strings(let s)? = p["AssistanceDataServers"] { identity.assistanceServers = s }
     if !hasGPS {
       phase = .noGPS
     } else if phase == .noGPS {
       phase = .off
     }
   }
+}
+
+/// What a modem says it is and has.
+struct ModemFacts {
+  /// EquipmentIdentifier (identifying: debug only), and Manufacturer and Model together.
+  var equipment = ""
+  var maker = ""
+  /// The names under /dev of its GPS ports (Ports of type 5).
+  var gpsPorts: [String] = []
+  /// SupportedAssistanceData (MMModemLocationAssistanceDataType: 1 is XTRA) and
+  /// AssistanceDataServers (the URLs of the files InjectAssistanceData takes).
+  var assistanceTypes: UInt32 = 0
+  var assistanceServers: [String] = []
+
+  /// The XTRA file's URL: the first server, if the modem takes XTRA data.
+  var xtraServer: String? { assistanceTypes & 1 != 0 ? assistanceServers.first : nil }
+}
+
+/// Where a modem's Setup and assistance stand.
+struct ModemProgress {
+  var failures = 0
+  var assistance = AssistanceStep.notTried
+}
+
+/// GNSS assistance for one modem (decision 0055): given once, again after a day (XTRA
+/// files cover a few days); after a failure, again at a wake an hour later.
+enum AssistanceStep: Equatable {
+  case notTried
+  /// Given (SUPL server set or file injected) at this monotonic instant (µs).
+  case done(at: UInt64)
+  /// Failed at this instant, with why (status shows it).
+  case failed(String, at: UInt64)
+}
+
+/// What a modem says of its serving cell.
+struct ModemCells {
+  /// Modem.AccessTechnologies (MMModemAccessTechnology bits): the cell's radio.
+  var access: UInt32 = 0
+  /// The 3GPP string last read: the same one again is skipped.
+  var text: String?
+  /// The cell it gave (nil: none, or not readable).
+  var tower: CellTower?
+  /// Whether locd turned the 3GPP LAC/CI source on (so clears it at stop).
+  var added = false
 }
 
 /// A modem's GpsRefreshRate: ModemManager publishes the GPS values at most once per that many

@@ -129,6 +129,7 @@ extension ModemSource {
       log(.warning, "\(modem.name) is gone; waiting for it to come back")
       modems[path] = nil
       retire(modem)
+      if modem.cells.tower != nil { sendCells() }
     } else if interfaces.contains(Self.locationInterface) {
       log(.notice, "\(modem.name) no longer has a location interface")
       modem.live.end()
@@ -175,9 +176,10 @@ extension ModemSource {
     report()
   }
 
-  /// A Location value: its NMEA trace (sentences separated by CR LF) decoded while the GPS
-  /// runs for locd; the same trace again is skipped.
+  /// A Location value: its 3GPP string read (`takeCell`), and its NMEA trace (sentences
+  /// separated by CR LF) decoded while the GPS runs for locd; the same trace again is skipped.
   func take(_ entries: [UInt32: String], of modem: ModemGNSS) {
+    takeCell(entries[ModemLocationSources.cellID.rawValue], of: modem)
     guard modem.phase == .running, let trace = entries[ModemLocationSources.gpsNMEA.rawValue] else { return }
     guard trace != modem.lastTrace else {
       counters.locations.repeatedTraces += 1

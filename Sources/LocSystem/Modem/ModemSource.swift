@@ -58,8 +58,12 @@ public final class ModemSource: FixSource {
   var counters = ModemCounters()
   /// Whether acquisition wants fixes.
   var active = true
-  /// GetLocation for modems that do not signal.
-  var pollTimer: Timer?
+  /// GetLocation for modems that do not signal, and the assistance file's download.
+  var helpers = ModemHelpers()
+  var pollTimer: Timer? {
+    get { helpers.pollTimer }
+    set { helpers.pollTimer = newValue }
+  }
 
   /// A modem source for `equipment` (nil: every modem).
   public init(id: SourceID, equipment: String?, loop: EventLoop, sink: SourceSink) {
@@ -91,7 +95,9 @@ public final class ModemSource: FixSource {
     // sent before the connection is flushed and closed (ModemManager keeps a source enabled
     // until a client disables it, whoever enabled it).
     for modem in sortedModems {
-      if modem.phase == .running || modem.phase == .settingUp(on: true) { setup(modem, on: false) }
+      if modem.phase == .running || modem.phase == .settingUp(on: true) || modem.cells.added {
+        setup(modem, on: false, cells: false)
+      }
       if let rate = modem.refresh.before { setRefreshRate(modem, rate) }
     }
     teardown()
@@ -203,8 +209,10 @@ public final class ModemSource: FixSource {
 
   /// Every modem forgotten, its decoder's counters kept.
   func forgetModems() {
+    let hadCells = modems.values.contains { $0.cells.tower != nil }
     for modem in modems.values { retire(modem) }
     modems = [:]
+    if hadCells { sendCells() }
     pollTimer?.disarm()
   }
 
@@ -220,8 +228,16 @@ public final class ModemSource: FixSource {
     forgetModems()
     pollTimer?.cancel()
     pollTimer = nil
+    helpers.download?.cancel()
     link.close()
   }
+}
+
+/// What a `modem:` source keeps running beside its modems.
+struct ModemHelpers {
+  var pollTimer: Timer?
+  /// Made at the first assistance download.
+  var download: AssistanceDownload?
 }
 
 /// Who owns ModemManager's name on the bus, and the generation of what it said: replies and
@@ -255,6 +271,8 @@ struct ModemCounters {
   var setup = SetupCounters()
   /// The Location updates read.
   var locations = LocationCounters()
+  /// The serving cells read.
+  var cells = CellCounters()
   /// Unreadable messages and values of the wrong type.
   var badMessages = 0
   var busConnections = 0
@@ -278,4 +296,8 @@ struct SetupCounters {
   var errors = 0
   /// SetGpsRefreshRate calls that failed.
   var refreshRateErrors = 0
+  /// Times a running gpsd was found holding a modem's GPS port.
+  var gpsdHeld = 0
+  /// The GNSS assistance given before Setup.
+  var assistance = AssistanceCounters()
 }

@@ -30,7 +30,7 @@ final class Geolocator {
   private let worker: WorkerCall
   /// libcurl loaded and its global state made, once, before the first worker (so a locd
   /// that never looks up maps no libcurl).
-  private static let ready: Bool = loccurl_global_init() == 0
+  static let ready: Bool = loccurl_global_init() == 0
 
   /// The User-Agent: locd and its version, nothing of the machine.
   static let userAgent = "locd/\(VersionReport.release)"

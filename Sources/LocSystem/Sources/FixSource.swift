@@ -47,6 +47,13 @@ public struct SourceSink {
   public var sentence: (UnsafeRawBufferPointer, SourceID) -> Void
   /// Whom the listening sources admit (`AllowUsers=`, `AllowGroups=` resolved).
   public var admission: PeerAdmission
+  /// A modem source's serving cells now (none: unregistered or gone); never logged above debug.
+  public var cells: ([CellTower], SourceID) -> Void = { _, _ in }
+  /// Whether network positioning is on now (`[Network] Enable=`): only then may a source
+  /// read what would go to the geolocation service (cells) or fetch assistance data.
+  public var networkOn: () -> Bool = { false }
+  /// `[Modem] SuplServer=` now (nil: none).
+  public var suplServer: () -> String? = { nil }
 
   /// A sink; `sky` defaults to dropping skies, `admission` defaults to no list, root and this process's uid privileged.
   public init(

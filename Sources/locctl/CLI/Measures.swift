@@ -86,6 +86,7 @@ enum Measures {
     case .known(.silent): what = "silent"
     case .known(.noNMEA): what = "no NMEA"
     case .known(.error): what = "failing"
+    case .known(.gpsdHoldsPort): what = "left to gpsd"
     case .other(let word): what = word
     }
     let rest = " (since \(zone.clock(f.since, seconds: true))): \(f.reason)"
