@@ -36,6 +36,9 @@ public enum Effect: Sendable, Hashable {
   /// Scan for beacons (true: some session monitors or ranges) or stop (false): BlueZ
   /// discovery follows need (docs/BEACONS.md).
   case beaconScanning(active: Bool)
+  /// Claim the compass (true: a session that may have heading wants it) or release it
+  /// (false): iio-sensor-proxy's ClaimCompass and ReleaseCompass (docs/SOURCES.md).
+  case compass(claimed: Bool)
   /// Send this lookup to the geolocation service at `url` (POST, JSON), giving up after
   /// `timeout`; answer with `geolocateAnswered`. An IP-only query is not sent while a VPN
   /// carries the default route (the shell answers `skipped`).

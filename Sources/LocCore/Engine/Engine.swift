@@ -39,6 +39,8 @@ public struct Engine {
   var armed = ArmedTimers()
   /// The geolocation service: lookups, their cache, interval and backoff.
   var network: NetworkLookupMachine
+  /// Who wants the compass's heading, who may have it, and whether the compass is claimed.
+  var heading = HeadingMachine()
 
   /// An engine with a configuration and its data.
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
@@ -92,11 +94,14 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
+    case .headingMeasured(let degrees, let source):
+      headingMeasured(degrees, from: source, at: now, into: &effects)
     case .beaconHeard(let sighting, _):
       deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
       deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
+      headingClosed(id, at: now, into: &effects)
       waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)

@@ -30,6 +30,7 @@ extension Daemon {
         self.faces.nmeaTCP?.skyDecoded()
       },
       sentence: { [unowned self] line, id in self.relay(line, from: id) },
+      heading: { [unowned self] degrees, id in self.feed(.headingMeasured(degrees, source: id)) },
       admission: admission)
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
