@@ -69,7 +69,8 @@ extension Engine {
           .log(
             .info,
             claimed
-              ? "compass claimed: \(n) session(s) want heading" : "compass released: no session wants heading"
+              ? "heading wanted by \(n) session(s): the compass is claimed"
+              : "heading no longer wanted: the compass is released"
           ))
         effects.append(.compass(claimed: claimed))
       }
