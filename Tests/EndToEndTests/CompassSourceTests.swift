@@ -120,6 +120,39 @@ import Testing
   @Test(
     .enabled(if: enabled, "needs root (the stand-in owns its name), dbus-daemon, busctl and python3-dbusmock")
   )
+  func locctlHeadingPrintsHeadingsAndItsEndReleasesTheCompass() throws {
+    let rig = try Rig()
+    let locd = rig.locd
+    defer { locd.stop() }
+    _ = try locd.waitForStatus { $0.sourceState() == .known(.idle) }
+    let output = locd.directory + "/heading.jsonl"
+    let fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let child = try Child(
+      Binaries.locctl.path,
+      ["--socket", locd.socketPath, "heading", "--filter", "0", "--count", "2", "--json"],
+      stdoutFD: fd)
+    close(fd)
+    #expect(try Self.wait { try rig.proxy.calls() == ["ClaimCompass"] })
+    _ = try locd.waitForStatus { $0.counters()["claimed"] == 1 }
+    try rig.proxy.heading(12.5)
+    try rig.proxy.heading(13)
+    #expect(child.wait(timeout: 10) == 0)
+    let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n")
+    let headings = lines.compactMap { line -> Double? in
+      guard case .event(let e)? = try? ServerMessage.decode(Array(line.utf8)), case .heading(let h) = e.data
+      else { return nil }
+      return h.magneticHeading
+    }
+    #expect(headings == [12.5, 13], "\(lines)")
+    // locctl went away after its two: the compass is released.
+    #expect(try Self.wait { try rig.proxy.calls() == ["ClaimCompass", "ReleaseCompass"] })
+    let bad = try locd.locctl(["heading", "--filter", "200"])
+    #expect(bad.status != 0 && bad.stderr.contains("0 to 180"), "\(bad.stderr)")
+  }
+
+  @Test(
+    .enabled(if: enabled, "needs root (the stand-in owns its name), dbus-daemon, busctl and python3-dbusmock")
+  )
   func anAppNotAuthorizedGetsNoHeadingAndClaimsNothing() throws {
     let rig = try Rig()
     let locd = rig.locd

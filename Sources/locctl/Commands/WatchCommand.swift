@@ -192,7 +192,7 @@ enum WatchCommand {
     case .beaconRegion(let r):
       text = BeaconsLiveCommands.render(r)
     case .heading(let h):
-      text = "\(h.source) \(h.magneticHeading)° from magnetic north"
+      text = HeadingCommand.render(h)
     case .region(let r):
       text = "\"\(r.id)\" \(r.event.word), now \(r.state.word) (since \(zone.clock(r.since, seconds: true)))"
     case .visit(let v):
