@@ -88,6 +88,7 @@ import Testing
     #expect(try Self.wait { try rig.proxy.calls() == ["ClaimCompass"] })
     status = try locd.waitForStatus { $0.counters()["claimed"] == 1 }
     #expect(status.sourceState() == .known(.connected))
+    #expect(status.heading?.claimed == true && status.heading?.eligible == 1)
     // -1 (unknown) is no heading; 105 is 5° from 100 (held back), 111 is 11°, 355 is 116°, 3
     // is 8° across north (held back), 20 is 25°.
     for d in [-1, 100, 105, 111, 355, 3, 20.25] { try rig.proxy.heading(d) }

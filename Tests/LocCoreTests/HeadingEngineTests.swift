@@ -41,7 +41,7 @@ import Testing
     h.log.compactMap { if case .compass(let c) = $0.effect { c } else { nil } }
   }
 
-  @Test func theCompassIsClaimedWhileASessionWantsHeadingAndReleasedAfter() {
+  @Test func theCompassIsClaimedWhileASessionWantsHeadingAndReleasedAfter() throws {
     var h = Self.started()
     Self.turn(&h, [10])
     #expect(Self.claims(h).isEmpty, "nobody wants heading: no claim")
@@ -53,10 +53,14 @@ import Testing
     Self.turn(&h, [20, 21])
     #expect(Self.headings(h, Self.reader) == [20, 21])
     #expect(Self.headings(h, Self.other) == [20, 21])
+    let status = try #require(h.engine.status(at: h.now).heading)
+    #expect(status.sessions == 2 && status.eligible == 2 && status.claimed)
+    #expect(status.counters.delivered == 4 && status.counters.claims == 1)
     #expect(h.send(Self.reader, .stopHeading) == .success(.done))
     #expect(Self.claims(h) == [true], "the other still wants it")
     h.handle(.sessionClosed(Self.other))
     #expect(Self.claims(h) == [true, false], "released when the last one went away")
+    #expect(h.engine.status(at: h.now).heading?.claimed == false)
     Self.turn(&h, [30])
     #expect(Self.headings(h, Self.reader) == [20, 21])
     if case .failure(let e)? = h.send(Self.reader, .stopHeading) {

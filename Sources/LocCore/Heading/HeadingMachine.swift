@@ -172,6 +172,16 @@ public struct HeadingReport: Sendable, Hashable {
   /// Whether the compass is claimed.
   public var claimed: Bool
   public var counters: HeadingCounters
+  /// The counters by name, in this order: `starts`, `stops`, `measured`, `invalid`,
+  /// `unclaimed`, `delivered`, `filtered`, `claims`, `releases`.
+  public var counterList: [Counter] {
+    let c = counters
+    return [
+      Counter("starts", c.starts), Counter("stops", c.stops), Counter("measured", c.measured),
+      Counter("invalid", c.invalid), Counter("unclaimed", c.unclaimed), Counter("delivered", c.delivered),
+      Counter("filtered", c.filtered), Counter("claims", c.claims), Counter("releases", c.releases),
+    ]
+  }
   /// A report.
   public init(sessions: Int, eligible: Int, claimed: Bool, counters: HeadingCounters) {
     self.sessions = sessions

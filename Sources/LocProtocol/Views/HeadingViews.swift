@@ -49,3 +49,39 @@ public struct HeadingEvent: WireCodable {
     ])
   }
 }
+
+/// The `heading` member of `status` (1.9): the sessions that started heading updates, those
+/// of them that may have heading now, whether the compass is claimed, and the counters.
+public struct HeadingStatusView: WireCodable {
+  /// Sessions that started heading updates.
+  public var sessions: Int
+  /// Those that may have heading now (read access; apps authorized and in use).
+  public var eligible: Int
+  /// Whether locd asks the compass sources to hold the compass.
+  public var claimed: Bool
+  /// Named counters in the daemon's order.
+  public var counters: [Counter]
+
+  /// The wire form of `r`.
+  public init(_ r: HeadingReport) {
+    sessions = r.sessions
+    eligible = r.eligible
+    claimed = r.claimed
+    counters = r.counterList
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    sessions = try o.int("sessions")
+    eligible = try o.int("eligible")
+    claimed = try o.bool("claimed")
+    counters = try o.counters("counters")
+  }
+
+  public var json: JSON {
+    .object([
+      "sessions": .int(sessions), "eligible": .int(eligible), "claimed": .bool(claimed),
+      "counters": WireFormat.counters(counters),
+    ])
+  }
+}
