@@ -17,8 +17,8 @@ import Testing
     let proxy: SensorProxyStandIn
     let locd: LocdProcess
 
-    init(hasCompass: Bool = true) throws {
-      bus = try PrivateSystemBus(policies: SensorProxyStandIn.policies)
+    init(hasCompass: Bool = true, policies: [String] = SensorProxyStandIn.policies) throws {
+      bus = try PrivateSystemBus(policies: policies)
       proxy = SensorProxyStandIn(bus: bus)
       try proxy.start(hasCompass: hasCompass)
       locd = try LocdProcess(arguments: ["--source", "compass:"], environment: bus.environment)
@@ -220,6 +220,28 @@ import Testing
     #expect(try Self.wait { try rig.proxy.calls() == ["ClaimCompass"] })
     try rig.proxy.heading(180)
     #expect(Self.headings(a, count: 1) == [180])
+  }
+
+  @Test(
+    .enabled(
+      if: enabled, "needs root (the stand-in owns its name), dbus-daemon, busctl and python3-dbusmock"),
+    .enabled(
+      if: FileManager.default.fileExists(atPath: SensorProxyStandIn.ownPolicy),
+      "needs iio-sensor-proxy's own bus policy (its package)"))
+  func withoutLocdsBusPolicyTheCompassIsRefusedAndSaidSo() throws {
+    // iio-sensor-proxy's policy alone lets only geoclue at the compass: locd (root here) is
+    // refused GetAll, shows why, and claims nothing.
+    let rig = try Rig(policies: SensorProxyStandIn.policies.filter { !$0.hasSuffix("SensorProxy.locd.conf") })
+    let locd = rig.locd
+    defer { locd.stop() }
+    let a = try rig.client()
+    try Self.ask(a, .startHeading(filter: 0))
+    let status = try locd.waitForStatus { $0.counters()["readErrors"] ?? 0 >= 1 }
+    #expect(
+      status.sources[0].lastError?.contains("net.hadess.SensorProxy.locd.conf") == true, "\(status.sources)")
+    #expect(status.sources[0].lastError?.contains("AccessDenied") == true, "\(status.sources)")
+    #expect(status.counters()["claimed"] == 0 && status.counters()["compass"] == 0)
+    #expect(try rig.proxy.calls() == [])
   }
 
   @Test(

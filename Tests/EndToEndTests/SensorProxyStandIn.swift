@@ -36,8 +36,9 @@ final class SensorProxyStandIn {
   }()
   /// The bus policies: iio-sensor-proxy's own when its package is installed, locd's, and
   /// the stand-in's mock interface for the test.
+  static let ownPolicy = "/etc/dbus-1/system.d/net.hadess.SensorProxy.conf"
   static var policies: [String] {
-    let own = "/etc/dbus-1/system.d/net.hadess.SensorProxy.conf"
+    let own = ownPolicy
     let root = Binaries.packageRoot.path
     return (FileManager.default.fileExists(atPath: own) ? [own] : [])
       + [

@@ -64,14 +64,17 @@ extension Engine {
       case .heading(let id, let reading):
         effects.append(.push([id], .heading(reading), at: now))
       case .claim(let claimed):
+        // Info where a compass source is configured; without one (GeoClue clients ask for
+        // heading whatever the sources), a claim asks nothing of anyone: debug.
+        let compass = SourceURI.compass.description
+        let level: LogLevel = positions.sortedSources.contains { $0.uri == compass } ? .info : .debug
         let n = heading.report.eligible
         effects.append(
           .log(
-            .info,
+            level,
             claimed
               ? "heading wanted by \(n) session(s): the compass is claimed"
-              : "heading no longer wanted: the compass is released"
-          ))
+              : "heading no longer wanted: the compass is released"))
         effects.append(.compass(claimed: claimed))
       }
     }

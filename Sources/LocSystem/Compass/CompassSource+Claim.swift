@@ -15,9 +15,12 @@ extension CompassSource {
         guard let self, self.presence.epoch == epoch else { return }
         if let problem = reply.errorText {
           // Refused by the bus policy, or an iio-sensor-proxy without a compass interface.
-          self.counters.badMessages += 1
-          self.log(.warning, "cannot read the compass's properties: \(problem)")
-          self.phase = .noCompass
+          self.counters.readErrors += 1
+          let first: Bool
+          if case .unreadable = self.phase { first = false } else { first = true }
+          self.log(first ? .warning : .debug, "cannot read the compass's properties: \(problem)")
+          self.phase = .unreadable(problem)
+          self.armClaimRetry(at: self.loop.monotonicMicroseconds + Self.claimRetryMicroseconds)
           self.report()
           return
         }
@@ -35,7 +38,14 @@ extension CompassSource {
 
   /// PropertiesChanged of the compass, from iio-sensor-proxy's present owner only.
   func propertiesChanged(_ m: BusMessage) {
-    guard let owner = presence.owner, m.isFrom(owner), phase == .ready || phase == .noCompass else { return }
+    // While the properties could not be read too: a signal from the object says it is there
+    // now (the stand-in of the tests exports it just after taking the name).
+    let following: Bool
+    switch phase {
+    case .ready, .noCompass, .unreadable: following = true
+    default: following = false
+    }
+    guard let owner = presence.owner, m.isFrom(owner), following else { return }
     do {
       guard try m.readText() == Self.interface else { return }
       took(try m.readProperties(), initially: false)
@@ -83,6 +93,11 @@ extension CompassSource {
   /// not wanted; a failed claim is tried again after `claimRetryMicroseconds`.
   func reconcile() {
     guard bus != nil, !claim.pending else { return }
+    if case .unreadable = phase {
+      // Read again when the retry is due (armed by the failure).
+      if claimRetryDue { readProperties() }
+      return
+    }
     if claim.wanted, !claim.held, phase == .ready {
       if let failure = claim.failure, failure.retryAt > loop.monotonicMicroseconds {
         armClaimRetry(at: failure.retryAt)
@@ -148,7 +163,12 @@ extension CompassSource {
     }
   }
 
-  private func armClaimRetry(at usec: UInt64) {
+  /// Whether the retry timer fired since it was last armed.
+  private var claimRetryDue: Bool { retryAt.map { $0 <= loop.monotonicMicroseconds } ?? false }
+  private var retryAt: UInt64? { claim.retryAt }
+
+  func armClaimRetry(at usec: UInt64) {
+    claim.retryAt = usec
     if claimRetry == nil {
       claimRetry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
         guard let self else { return }
@@ -174,6 +194,10 @@ extension CompassSource {
     case .noCompass:
       state = .starting
       problem = "iio-sensor-proxy has no compass (HasCompass is false); waiting for one"
+    case .unreadable(let why):
+      state = .starting
+      problem =
+        "cannot read the compass's properties (is net.hadess.SensorProxy.locd.conf installed?): \(why)"
     case .ready:
       // Idle while nobody wants heading: the sensor sleeps.
       state = claim.held ? .connected : (claim.wanted ? .starting : .idle)
@@ -187,7 +211,8 @@ extension CompassSource {
         Counter("wanted", claim.wanted ? 1 : 0), Counter("claimed", claim.held ? 1 : 0),
         Counter("claims", c.claims), Counter("releases", c.releases), Counter("claimErrors", c.claimErrors),
         Counter("headings", c.headings), Counter("unknownHeadings", c.unknownHeadings),
-        Counter("unclaimedHeadings", c.unclaimedHeadings), Counter("badMessages", c.badMessages),
+        Counter("unclaimedHeadings", c.unclaimedHeadings), Counter("readErrors", c.readErrors),
+        Counter("badMessages", c.badMessages),
         Counter("proxyAppeared", c.proxyAppeared), Counter("proxyVanished", c.proxyVanished),
         Counter("busConnections", c.busConnections),
       ], lastError: problem, givesFixes: false)

@@ -38,6 +38,9 @@ public final class CompassSource: FixSource {
     case reading
     /// iio-sensor-proxy says there is no compass (HasCompass false); waiting for one.
     case noCompass
+    /// The compass's properties could not be read (the bus policy refused locd, most
+    /// likely); read again every `claimRetryMicroseconds`.
+    case unreadable(String)
     /// There is a compass.
     case ready
   }
@@ -210,6 +213,8 @@ struct CompassClaim {
   var pending = false
   /// Why the last ClaimCompass failed, and when it is tried again (monotonic µs).
   var failure: (reason: String, retryAt: UInt64)?
+  /// When the retry timer is armed for (a claim or a read of the properties).
+  var retryAt: UInt64?
 
   /// The owner left, or the connection closed: nothing is held or on its way.
   mutating func lost() {
@@ -225,6 +230,8 @@ struct CompassCounters {
   var claims = 0
   var releases = 0
   var claimErrors = 0
+  /// GetAll calls refused (the bus policy, most likely).
+  var readErrors = 0
   /// CompassHeading values taken, those that were no heading (-1: unknown), and those that
   /// came while the compass was not claimed.
   var headings = 0
