@@ -65,6 +65,13 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
       return effects
     }
+    if case .headingMeasured(let degrees, let source) = event {
+      // A compass reading changes no position, zone, timer or acquisition: as for a question,
+      // the end-of-event bookkeeping is left to the armed timers. (A compass signals several
+      // readings a second while it turns.) Who may have heading is worked out here.
+      headingMeasured(degrees, from: source, at: now, into: &effects)
+      return effects
+    }
     switch event {
     case .started(let state, let problem):
       start(state, problem: problem, at: now, into: &effects)
@@ -94,8 +101,7 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
-    case .headingMeasured(let degrees, let source):
-      headingMeasured(degrees, from: source, at: now, into: &effects)
+    case .headingMeasured: break  // answered above
     case .beaconHeard(let sighting, _):
       deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
