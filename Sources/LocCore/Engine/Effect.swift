@@ -93,13 +93,17 @@ extension Effect {
 
   /// Whether the effect tells a client something a state file could hold: every reply and
   /// every event but the position stream (`location`), which reports a fix, not a change
-  /// locd stores, and is the hot path (it does not wait for the disk).
+  /// locd stores, and is the hot path (it does not wait for the disk), and the compass's
+  /// (`heading`).
   public var acknowledges: Bool {
     switch self {
     case .reply: return true
     case .push(_, let notice, _):
-      if case .location = notice { return false }
-      return true
+      switch notice {
+      // The compass's readings are a stream too, of no stored state.
+      case .location, .heading: return false
+      default: return true
+      }
     default: return false
     }
   }
