@@ -182,6 +182,7 @@ install-files:
 	install -m 0644 systemd/locd.sysusers $(DESTDIR)$(SYSUSERSDIR)/locd.conf
 	install -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DATADIR)/geoclue
 	install -m 0644 dbus/org.freedesktop.GeoClue2.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
+	install -m 0644 dbus/net.hadess.SensorProxy.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
 	install -m 0644 dbus/org.freedesktop.GeoClue2.service systemd/locd-geoclue.conf $(DESTDIR)$(DATADIR)/geoclue/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
@@ -208,6 +209,7 @@ uninstall:
 	rm -f $(DESTDIR)$(MANDIR)/man1/locctl.1 $(DESTDIR)$(MANDIR)/man5/locd.conf.5 \
 	  $(DESTDIR)$(MANDIR)/man8/locd.8
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.freedesktop.GeoClue2.locd.conf
+	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.locd.conf
 	rm -f $(DESTDIR)$(DATADIR)/geoclue/org.freedesktop.GeoClue2.service $(DESTDIR)$(DATADIR)/geoclue/locd-geoclue.conf
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
 	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null

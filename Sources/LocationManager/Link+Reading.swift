@@ -77,6 +77,8 @@ extension Link {
       events.yield(.region(r, at: event.time) ?? .other(name: event.data.name, payload: event.data.json))
     case .visit(let v):
       events.yield(.visit(v) ?? .other(name: event.data.name, payload: event.data.json))
+    case .heading(let h):
+      events.yield(.heading(Heading(h)))
     default:
       events.yield(.other(name: event.data.name, payload: event.data.json))
     }

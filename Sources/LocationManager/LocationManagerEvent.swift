@@ -33,6 +33,9 @@ public enum LocationManagerEvent: Sendable {
   case region(RegionNotice)
   /// An arrival (`departure` nil) or a departure (`startMonitoringVisits()`).
   case visit(Visit)
+  /// The compass's heading (`startUpdatingHeading(filter:)`): Core Location's
+  /// `didUpdateHeading`.
+  case heading(Heading)
   /// An event of a kind this library does not model yet, or a `location` event without a
   /// position (degraded mode): its wire name and `data` object (docs/PROTOCOL.md, "Events").
   case other(name: String, payload: JSON)

@@ -38,6 +38,7 @@ let allBenchmarks: [any Benchmark.Type] = [
   RegionsBenchmark.self,
   AppsBenchmark.self,
   RegionsEngineBenchmark.self,
+  HeadingBenchmark.self,
 ]
 
 let arguments = Array(CommandLine.arguments.dropFirst())

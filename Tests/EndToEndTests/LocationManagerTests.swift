@@ -14,13 +14,13 @@ final class DaemonThread: @unchecked Sendable {
   let daemon: LocdProcess
   private let released = DispatchSemaphore(value: 0)
 
-  init(arguments: [String] = [], config: String? = nil) throws {
+  init(arguments: [String] = [], environment: [String: String] = [:], config: String? = nil) throws {
     let started = DispatchSemaphore(value: 0)
     final class Box: @unchecked Sendable { var made: Result<LocdProcess, Error>? }
     let box = Box()
     let released = self.released
     Thread {
-      box.made = Result { try LocdProcess(arguments: arguments, config: config) }
+      box.made = Result { try LocdProcess(arguments: arguments, environment: environment, config: config) }
       started.signal()
       released.wait()
     }.start()

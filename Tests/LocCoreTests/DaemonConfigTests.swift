@@ -63,7 +63,7 @@ import Testing
         "/etc/locd/locd.conf:3: Socket= must be an absolute path, not 'relative'",
         "/etc/locd/locd.conf:4: unknown key 'NoSuchKey' in [Daemon]",
         "/etc/locd/locd.conf:6: unknown section [Nope]",
-        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, nmea+unix-listen, serial, bluez, modem)",
+        "/etc/locd/locd.conf:8: invalid source 'ftp://x': unknown scheme 'ftp' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, nmea+unix-listen, serial, bluez, modem, compass)",
         "/etc/locd/locd.conf:9: expected Key=Value, got 'broken line'",
       ])
     #expect(c.socketPath == DaemonConfig().socketPath)
@@ -102,7 +102,7 @@ import Testing
     ("replay:rel.log", "replay:rel.log?speed=1&loop=0"),
     ("bluez:", "bluez:"), ("bluez:hci1", "bluez:hci1"),
     ("modem:", "modem:"), ("modem:867698041234567", "modem:867698041234567"),
-    ("modem:a1B2.c_d-e", "modem:a1B2.c_d-e"),
+    ("modem:a1B2.c_d-e", "modem:a1B2.c_d-e"), ("compass:", "compass:"),
   ])
   func sourceURIsRoundTrip(_ input: String, _ normalised: String) throws {
     #expect(try SourceURI(parsing: input).description == normalised)
@@ -115,7 +115,7 @@ import Testing
     "replay:/x?foo=1", "gpsd://h?nmea", "http://x", "nmea+tcp://:10110", "gpsd://:2947",
     "bluez:hci", "bluez:usb0", "bluez:hci0/dev", "bluez:hci123456", "bluez:?x=1",
     "modem:/org/freedesktop/ModemManager1/Modem/0", "modem:a b", "modem:?x=1", "modem:ü",
-    "modem:" + String(repeating: "1", count: 65),
+    "modem:" + String(repeating: "1", count: 65), "compass:x", "compass:?x=1", "compass://",
   ])
   func sourceURIsRejected(_ input: String) {
     #expect(throws: SourceURI.ParseError.self) { try SourceURI(parsing: input) }

@@ -32,12 +32,13 @@ import Testing
     "PositionMachine", "AcquisitionMachine", "ZoneMachine", "RegenerationMachine", "TimerMachine",
     "WaitMachine", "SessionMachine", "AppAuthorizationMachine", "AppPromptMachine", "AppDeliveryMachine",
     "StatusLineMachine", "BeaconSessionMachine", "RegionsMachine", "ArmedTimers", "NetworkLookupMachine",
+    "HeadingMachine",
   ]
 
   /// The machines with one entry shaped like the engine's, `mutating func handle(_ input:
   /// Input, at now: Instant) -> [Output]`, for what happens to them; the others answer each
   /// call with its own type (decision 0042).
-  static let handleEntries: Set<String> = ["RegionsMachine", "BeaconSessionMachine"]
+  static let handleEntries: Set<String> = ["RegionsMachine", "BeaconSessionMachine", "HeadingMachine"]
 
   /// The Swift files of `folder`, by name.
   static func sources(_ folder: String) throws -> [(name: String, text: String)] {

@@ -93,6 +93,7 @@ import Testing
     case .registerRegion, .regionState: return try Call.regionState().result(json).json
     case .unregisterRegion, .monitorVisits, .setLaunchUnit:
       return try Call.monitorVisits(true).result(json).json
+    case .startHeading, .stopHeading: return try Call.stopHeading.result(json).json
     }
   }
 

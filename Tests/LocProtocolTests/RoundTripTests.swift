@@ -215,6 +215,8 @@ import Testing
             state: .finished, time: S.t, pauses: 2, pausedFor: .milliseconds(1500), exitAtEnd: false)),
         .region(RegionNotice(id: try RegionID("home"), event: .exit, state: .outside, at: S.t, since: S.t)),
         .visit(.arrived(Visit(coordinate: S.oslo, accuracy: 8, arrival: S.t))),
+        .heading(HeadingReading(magneticHeading: 359.96, time: S.t, source: "compass:")),
+        .heading(HeadingReading(magneticHeading: 0, trueHeading: 3.25, time: S.t, source: "compass:")),
       ] + AppSamples.notices
     #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {

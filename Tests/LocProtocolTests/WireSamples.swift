@@ -196,7 +196,8 @@ enum WireSamples {
         .request(.regionState(nil)), .request(.regionState(try RegionID("h\u{f6}me"))),
         .request(.monitorVisits(true)),
         .request(.monitorVisits(false)), .request(.setLaunchUnit("app-org.example.Fences.service")),
-        .request(.setLaunchUnit(nil)),
+        .request(.setLaunchUnit(nil)), .request(.startHeading(filter: 0)),
+        .request(.startHeading(filter: 12.5)), .request(.stopHeading),
       ] + AppSamples.requests
   }
 }

@@ -282,6 +282,43 @@ import Testing
     #expect(rig.face.counters.locationsSignalled == 2)
   }
 
+  /// Heading (decision 0054): the compass's while the course is unknown or the device
+  /// still, updating the current Location in place; a moving device keeps its course.
+  @Test func headingComesFromTheCompassWhileTheCourseIsUnknownOrTheDeviceStill() throws {
+    var rig = Rig()
+    let number = try rig.client()
+    // Thresholds, so that what stays in place is an update of the current object (without
+    // them every change is a new Location).
+    _ = rig.run(
+      .setProperty(rig.nextCall(), number, sender: ":1.1", name: "DistanceThreshold", .uint32(1000)))
+    _ = rig.run(.setProperty(rig.nextCall(), number, sender: ":1.1", name: "TimeThreshold", .uint32(60)))
+    Self.active(&rig, number)
+    func shown(_ actions: [GeoClueFace.Action]) -> (how: String, heading: Double)? {
+      for action in actions {
+        if case .publishLocation(_, let v, _) = action { return ("new", v.heading) }
+        if case .refreshLocation(_, let v) = action { return ("in place", v.heading) }
+      }
+      return nil
+    }
+    // No course (a fix without one): unknown until the compass says, then the compass's.
+    let first = try Self.values(north: 0, after: 0)
+    #expect(shown(rig.run(.location(first, [number])))! == ("new", GeoClueLocationValues.unknown))
+    #expect(shown(rig.run(.heading(271.5, [number])))! == ("in place", 271.5))
+    #expect(shown(rig.run(.heading(280, [number])))! == ("in place", 280))
+    // Still (0.2 m/s, a course of 90 from noise): the compass's heading.
+    var still = try Self.values(north: 0, after: 5)
+    still.speed = 0.2
+    still.heading = 90
+    #expect(shown(rig.run(.location(still, [number])))! == ("in place", 280))
+    // Moving (3 m/s on a course of 90): the course over ground.
+    var moving = still
+    moving.speed = 3
+    #expect(shown(rig.run(.location(moving, [number])))! == ("in place", 90))
+    #expect(shown(rig.run(.heading(10, [number]))) == nil, "moving: the compass changes nothing shown")
+    // Another client's compass reading is not this one's.
+    #expect(rig.run(.heading(45, [number + 1])).isEmpty)
+  }
+
   // MARK: Limits and peers
 
   @Test func clientsAreLimitedPerUserAndAVanishedPeerFreesThem() throws {

@@ -7,7 +7,7 @@ Usage: geoclue-probe.py MODE [ARGS]   (on $DBUS_SYSTEM_BUS_ADDRESS)
         GetClient, set DesktopId (and DistanceThreshold, TimeThreshold, RequestedAccuracyLevel),
         Start, and for SECONDS print every message from the service in arrival order:
           {"signal": "LocationUpdated", "old": P, "new": P, "newReadable": bool, "oldReadable": bool,
-           "latitude": x, "longitude": y}   (new/old read with Get inside the signal handler)
+           "latitude": x, "longitude": y, "heading": h}   (new/old read with Get inside the signal handler)
           {"signal": "PropertiesChanged", "path": P, "interface": I, "changed": {...}}
         then {"end": true, "alive": [paths of the Location objects seen that still answer]}
   hold DESKTOPID [LEVEL]
@@ -83,7 +83,7 @@ if mode == "watch":
             lat = readable(new)
             out(signal=member, old=old, new=new, newReadable=lat is not None,
                 oldReadable=(readable(old) is not None) if old != "/" else None, latitude=lat,
-                longitude=readable(new, "Longitude"))
+                longitude=readable(new, "Longitude"), heading=readable(new, "Heading"))
         elif member == "PropertiesChanged":
             changed = {str(k): (float(v) if isinstance(v, dbus.Double) else str(v) if not isinstance(v, dbus.Boolean) else bool(v))
                        for k, v in values[1].items() if not isinstance(v, dbus.Struct)}

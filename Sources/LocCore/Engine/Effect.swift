@@ -36,6 +36,9 @@ public enum Effect: Sendable, Hashable {
   /// Scan for beacons (true: some session monitors or ranges) or stop (false): BlueZ
   /// discovery follows need (docs/BEACONS.md).
   case beaconScanning(active: Bool)
+  /// Claim the compass (true: a session that may have heading wants it) or release it
+  /// (false): iio-sensor-proxy's ClaimCompass and ReleaseCompass (docs/SOURCES.md).
+  case compass(claimed: Bool)
   /// Send this lookup to the geolocation service at `url` (POST, JSON), giving up after
   /// `timeout`; answer with `geolocateAnswered`. An IP-only query is not sent while a VPN
   /// carries the default route (the shell answers `skipped`).
@@ -90,13 +93,17 @@ extension Effect {
 
   /// Whether the effect tells a client something a state file could hold: every reply and
   /// every event but the position stream (`location`), which reports a fix, not a change
-  /// locd stores, and is the hot path (it does not wait for the disk).
+  /// locd stores, and is the hot path (it does not wait for the disk), and the compass's
+  /// (`heading`).
   public var acknowledges: Bool {
     switch self {
     case .reply: return true
     case .push(_, let notice, _):
-      if case .location = notice { return false }
-      return true
+      switch notice {
+      // The compass's readings are a stream too, of no stored state.
+      case .location, .heading: return false
+      default: return true
+      }
     default: return false
     }
   }

@@ -21,6 +21,7 @@ extension Engine {
     answerDueWaits(at: now, into: &effects)
     arm(.timers, at: earliestDeadline, into: &effects)
     syncAcquisition(at: now, into: &effects)
+    syncHeading(at: now, into: &effects)
     syncRegions(at: now, into: &effects)
     arm(.apps, at: appsDeadline, into: &effects)
     if let store = appAuthorization.takeStore() { effects.append(.persistApps(withRegions(store))) }

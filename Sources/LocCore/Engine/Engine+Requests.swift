@@ -67,6 +67,8 @@ extension Engine {
       startWait(target, ref: ref, at: now, into: &effects)
     case .registerRegion, .unregisterRegion, .regionState, .monitorVisits, .setLaunchUnit:
       handleRegionRequest(request, ref: ref, at: now, into: &effects)
+    case .startHeading, .stopHeading:
+      handleHeadingRequest(request, ref: ref, at: now, into: &effects)
     }
   }
 

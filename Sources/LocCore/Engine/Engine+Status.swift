@@ -57,6 +57,7 @@ extension Engine {
     report.now = now
     report.manual = positions.manualLocation
     report.network = network.report
+    report.heading = heading.report
     report.staticFile = reportedStaticFile
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)

@@ -39,6 +39,8 @@ public struct Engine {
   var armed = ArmedTimers()
   /// The geolocation service: lookups, their cache, interval and backoff.
   var network: NetworkLookupMachine
+  /// Who wants the compass's heading, who may have it, and whether the compass is claimed.
+  var heading = HeadingMachine()
 
   /// An engine with a configuration and its data.
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
@@ -61,6 +63,13 @@ public struct Engine {
       // ends with (due timers, acquisition, the STATUS= line) depends on time alone, and the
       // armed timers bring it when it is due. A client polling status does not run it.
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
+      return effects
+    }
+    if case .headingMeasured(let degrees, let source) = event {
+      // A compass reading changes no position, zone, timer or acquisition: as for a question,
+      // the end-of-event bookkeeping is left to the armed timers. (A compass signals several
+      // readings a second while it turns.) Who may have heading is worked out here.
+      headingMeasured(degrees, from: source, at: now, into: &effects)
       return effects
     }
     switch event {
@@ -94,11 +103,13 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
+    case .headingMeasured: break  // answered above
     case .beaconHeard(let sighting, _):
       deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
       close(id, at: now, into: &effects)
       deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
+      headingClosed(id, at: now, into: &effects)
       waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)

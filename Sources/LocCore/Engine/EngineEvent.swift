@@ -20,6 +20,8 @@ public enum EngineEvent: Sendable {
   /// A source changed state or counters. `restarted` marks a new stream (reconnect,
   /// replay loop): fix times may start over.
   case sourceUpdated(SourceSnapshot, restarted: Bool)
+  /// A compass source measured a heading: degrees clockwise from magnetic north.
+  case headingMeasured(Double, source: SourceID)
   /// A source heard a beacon advertisement (`now` is when: the capture's time in a replay).
   case beaconHeard(BeaconSighting, source: SourceID)
   /// A client said hello: it becomes a session (a plain one, or an app's) and `reply`, if

@@ -69,12 +69,14 @@ public enum Notice: Sendable, Hashable {
   case region(RegionNotice)
   /// A visit began or ended (sent to the apps that monitor visits).
   case visit(VisitEvent)
+  /// The compass's heading (sent to the session that started heading updates).
+  case heading(HeadingReading)
 
   /// The kind a subscriber asks for to get this; nil for notices that go to the session
   /// that asked for them (beacons), not to subscribers.
   public var kind: EventKind? {
     switch self {
-    case .beaconRegion, .beaconsRanged: return nil
+    case .beaconRegion, .beaconsRanged, .heading: return nil
     case .location: return .location
     case .significantChange: return .significantChange
     case .sourceStatus: return .sourceStatus

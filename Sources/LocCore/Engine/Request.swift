@@ -63,6 +63,11 @@ public enum Request: Sendable, Hashable {
   case monitorVisits(Bool)
   /// `set-launch-unit`: the service started for an always app's waiting events (nil: none).
   case setLaunchUnit(String?)
+  /// `start-heading`: the compass's heading to this session, each time it turned at least
+  /// `filter` degrees (0: every reading) from the heading the session was last given.
+  case startHeading(filter: Double)
+  /// `stop-heading`.
+  case stopHeading
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.

@@ -194,7 +194,7 @@ struct PositionMachine: EngineMachine {
   /// Why nothing can deliver a fix ("replay:x: finished; ..."), or nil when some source may.
   var undeliverable: String? {
     let all = sortedSources.filter(\.givesFixes)
-    if all.isEmpty && !sources.isEmpty { return "no fix source (beacon sources only)" }
+    if all.isEmpty && !sources.isEmpty { return "no fix source (beacon or compass sources only)" }
     guard !all.isEmpty, all.allSatisfy({ $0.state == .failed || $0.state == .finished }) else { return nil }
     return all.map { s in "\(s.uri): \(s.state.name)" + (s.lastError.map { " (\($0))" } ?? "") }
       .joined(separator: "; ")
@@ -211,7 +211,9 @@ struct PositionMachine: EngineMachine {
   /// Why fixes are not coming, from the sources' states, or why those that come are dropped.
   private func sourceProblem(receiversIdle: Bool) -> String? {
     let snapshots = sortedSources.filter(\.givesFixes)
-    if snapshots.isEmpty && !sources.isEmpty { return "no fix source is configured (beacon sources only)" }
+    if snapshots.isEmpty && !sources.isEmpty {
+      return "no fix source is configured (beacon or compass sources only)"
+    }
     if snapshots.contains(where: { $0.state == .connected || $0.state == .idle }) {
       if receiversIdle { return "receivers idle between refreshes" }
       let dropping = snapshots.compactMap { s in reports[s.id]?.dropping.map { (s.uri, $0) } }

@@ -149,6 +149,9 @@ struct SessionMachine: EngineMachine {
     case .registerAgent, .answerPrompt, .listApps, .changeApp: return .plain(.none)
     case .rangeBeacons, .stopRangingBeacons, .monitorBeacons, .stopMonitoringBeacons:
       return .appOrPlain(beaconAccess)
+    // Which way the device points is no position, but it is the device's own state: what
+    // reading the position needs (an app's delivery is gated by the engine, decision 0054).
+    case .startHeading, .stopHeading: return .appOrPlain(.read)
     }
   }
 

@@ -41,6 +41,10 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   /// is): the GNSS of a modem as ModemManager gives it on the system bus, its NMEA traces
   /// decoded like any receiver's (docs/SOURCES.md, "The modem: source").
   case modem(equipment: String?)
+  /// `compass:`: the heading of the device's compass as iio-sensor-proxy gives it on the
+  /// system bus (net.hadess.SensorProxy.Compass), claimed only while a session wants heading
+  /// (docs/SOURCES.md, "The compass: source"). No fixes.
+  case compass
 
   /// The address listening sources bind when the URI gives none (`nmea+udp://:10110`):
   /// loopback, so nothing is exposed to the network unless asked for.
@@ -94,10 +98,14 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       else { throw parts.fail("expected bluez: or bluez:hciN") }
       self = .bluez(adapter: parts.rest)
     case "modem": self = try SourceURI.modem(&parts)
+    case "compass":
+      try parts.checkQuery([])
+      guard parts.rest.isEmpty else { throw parts.fail("expected compass: (iio-sensor-proxy's compass)") }
+      self = .compass
     default:
       throw parts.fail(
         "unknown scheme '\(parts.scheme)' (replay, gpsd, nmea+tcp, nmea+tcp-listen, nmea+udp, "
-          + "nmea+unix-listen, serial, bluez, modem)")
+          + "nmea+unix-listen, serial, bluez, modem, compass)")
     }
   }
 
@@ -205,6 +213,7 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
       }
     case .bluez(let adapter): return "bluez:\(adapter ?? "")"
     case .modem(let equipment): return "modem:\(equipment ?? "")"
+    case .compass: return "compass:"
     }
   }
 }
@@ -236,7 +245,8 @@ extension SourceURI {
     // BlueZ is root's daemon on the system bus; what it reports comes from radios in range,
     // but a beacon source gives no fixes, so its trust ranks nothing.
     // ModemManager too; the modem is a device of the machine, as a serial receiver is.
-    case .replay, .beaconReplay, .serial, .nmeaUnixListen, .bluez, .modem: return .system
+    // iio-sensor-proxy too; a compass gives no fixes.
+    case .replay, .beaconReplay, .serial, .nmeaUnixListen, .bluez, .modem, .compass: return .system
     case .gpsd(let host, _, _), .nmeaTCP(let host, _):
       return SourceURI.isLoopback(host) ? .system : .network
     case .nmeaTCPListen(let address, _), .nmeaUDP(let address, _):

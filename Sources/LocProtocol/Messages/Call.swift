@@ -65,6 +65,13 @@ extension Call where Result == EmptyResult {
   public static var reload: Call { Call(.request(.reload)) }
   /// `remove-timer` (admin).
   public static func removeTimer(_ name: String) -> Call { Call(.request(.removeTimer(name))) }
+  /// `start-heading`: `heading` events each time the compass turned at least `filter`
+  /// degrees (0: every reading; 0 to 180).
+  public static func startHeading(filter: Double = WireRequest.defaultHeadingFilter) -> Call {
+    Call(.request(.startHeading(filter: filter)))
+  }
+  /// `stop-heading`; error `not-found` when the session did not start heading updates.
+  public static var stopHeading: Call { Call(.request(.stopHeading)) }
 }
 
 extension Call where Result == SkyResult {

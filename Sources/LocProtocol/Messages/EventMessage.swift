@@ -62,6 +62,9 @@ public enum EventData: Hashable, Sendable {
   case beaconsRanged(BeaconsRangedEvent)
   /// `beacon-region`: sent to the session that monitors, not by subscription.
   case beaconRegion(BeaconRegionChangeEvent)
+  /// `heading` (1.x): the compass's heading, sent to the session that started heading
+  /// updates, not by subscription.
+  case heading(HeadingEvent)
   /// `simulation-finished`: the simulation object.
   case simulationFinished(SimulationView)
   /// `region`: one of the app's regions changed.
@@ -96,6 +99,7 @@ public enum EventData: Hashable, Sendable {
     case .simulationFinished(let r): self = .simulationFinished(SimulationView(r))
     case .region(let n): self = .region(RegionEventView(n))
     case .visit(let e): self = .visit(VisitEventView(e))
+    case .heading(let r): self = .heading(HeadingEvent(r))
     }
   }
 
@@ -103,6 +107,8 @@ public enum EventData: Hashable, Sendable {
   public static let beaconsRangedName = "beacons-ranged"
   /// See `beaconsRangedName`.
   public static let beaconRegionName = "beacon-region"
+  /// See `beaconsRangedName`.
+  public static let headingName = "heading"
 
   /// Decodes the data of an event named `name`.
   public init(name: String, json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -112,6 +118,10 @@ public enum EventData: Hashable, Sendable {
     }
     if name == Self.beaconRegionName {
       self = .beaconRegion(try BeaconRegionChangeEvent(json: json, path: path))
+      return
+    }
+    if name == Self.headingName {
+      self = .heading(try HeadingEvent(json: json, path: path))
       return
     }
     switch EventKind(rawValue: name) {
@@ -151,7 +161,7 @@ public enum EventData: Hashable, Sendable {
     case .simulationFinished: return .simulationFinished
     case .region: return .region
     case .visit: return .visit
-    case .beaconsRanged, .beaconRegion, .other: return nil
+    case .beaconsRanged, .beaconRegion, .heading, .other: return nil
     }
   }
 
@@ -161,6 +171,7 @@ public enum EventData: Hashable, Sendable {
     case .other(let name, _): return name
     case .beaconsRanged: return Self.beaconsRangedName
     case .beaconRegion: return Self.beaconRegionName
+    case .heading: return Self.headingName
     default: return kind?.rawValue ?? ""
     }
   }
@@ -181,6 +192,7 @@ public enum EventData: Hashable, Sendable {
     case .accessChanged(let e): return e.json
     case .beaconsRanged(let e): return e.json
     case .beaconRegion(let e): return e.json
+    case .heading(let e): return e.json
     case .simulationFinished(let e): return e.json
     case .region(let e): return e.json
     case .visit(let e): return e.json

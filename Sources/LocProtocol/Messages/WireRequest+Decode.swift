@@ -82,6 +82,9 @@ extension WireRequest {
     default:
       if let app = decodeApp(method: method, params: params) { return app.map(WireRequest.request) }
       if let region = decodeRegion(method: method, params: params) { return region.map(WireRequest.request) }
+      if let heading = decodeHeading(method: method, params: params) {
+        return heading.map(WireRequest.request)
+      }
       return .failure(
         RequestError(
           .unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))"))

@@ -17,7 +17,7 @@ public enum WireRequest: Sendable, Hashable {
     "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
     "range-beacons", "stop-ranging-beacons",
     "monitor-beacons", "stop-monitoring-beacons", "wait", "register-region", "unregister-region",
-    "region-state", "monitor-visits", "set-launch-unit", "sky",
+    "region-state", "monitor-visits", "set-launch-unit", "sky", "start-heading", "stop-heading",
   ]
 
   /// The method's name.
@@ -55,6 +55,8 @@ public enum WireRequest: Sendable, Hashable {
     case .regionState: return "region-state"
     case .monitorVisits: return "monitor-visits"
     case .setLaunchUnit: return "set-launch-unit"
+    case .startHeading: return "start-heading"
+    case .stopHeading: return "stop-heading"
     }
   }
 
@@ -77,8 +79,10 @@ public enum WireRequest: Sendable, Hashable {
 
   static func params(_ r: Request) -> JSONObject {
     switch r {
-    case .status, .clearLocation, .reload, .listTimers, .refresh, .stopUpdates, .registerAgent, .sky:
+    case .status, .clearLocation, .reload, .listTimers, .refresh, .stopUpdates, .registerAgent, .sky,
+      .stopHeading:
       return [:]
+    case .startHeading(let filter): return ["filter": .number(filter)]
     case .requestAuthorization, .setActivity, .startUpdates, .answerPrompt, .listApps, .changeApp:
       return appParams(r)
     case .subscribe(let kinds), .unsubscribe(let kinds):

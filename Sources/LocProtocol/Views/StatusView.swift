@@ -33,6 +33,8 @@ public struct StatusView: WireCodable {
   public var beacons: BeaconStatusView?
   /// Regions and visits (absent before protocol 1.3, and while none are monitored).
   public var regions: RegionsStatusView?
+  /// Heading: who wants it, whether the compass is claimed (absent before protocol 1.9).
+  public var heading: HeadingStatusView?
   /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
   /// before protocol 1.2).
   public var simulation: SimulationView?
@@ -74,6 +76,7 @@ public struct StatusView: WireCodable {
     apps = r.apps.map(AppsStatusView.init)
     beacons = r.beacons.map(BeaconStatusView.init)
     regions = r.regions.map(RegionsStatusView.init)
+    heading = r.heading.map(HeadingStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     chrony = r.chrony.map(ChronyStatusView.init)
@@ -103,6 +106,7 @@ public struct StatusView: WireCodable {
     apps = try o.optionalDecode("apps")
     beacons = try o.optionalDecode("beacons")
     regions = try o.optionalDecode("regions")
+    heading = try o.optionalDecode("heading")
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
     chrony = try o.optionalDecode("chrony")
@@ -140,6 +144,7 @@ extension StatusView: JSONWritable {
     s.member("simulation", simulation?.json ?? .null)
     if let beacons { s.member("beacons", beacons) }
     if let regions { s.member("regions", regions.json) }
+    if let heading { s.member("heading", heading.json) }
     if let geoclue { s.member("geoclue", geoclue.json) }
     if let chrony { s.member("chrony", chrony.json) }
     if let gpsd { s.member("gpsd", gpsd.json) }

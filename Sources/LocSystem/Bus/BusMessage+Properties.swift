@@ -18,6 +18,8 @@ extension BusMessage {
     case uint16(UInt16)
     /// `i` (NetworkManager's AccessPoint LastSeen).
     case int32(Int32)
+    /// `d` (iio-sensor-proxy's CompassHeading).
+    case double(Double)
     /// `ay` of at most `byteStringLimit` bytes (an SSID, 32 at most); longer ones are `other`.
     case bytes([UInt8])
     /// `a{qv}` whose values are `ay` (org.bluez.Device1.ManufacturerData); `skipped` counts
@@ -53,7 +55,7 @@ extension BusMessage {
     let contents = try variantContents()
     let value: PropertyValue
     switch contents {
-    case "s", "o", "b", "n", "y", "u", "i", "q", "ay":
+    case "s", "o", "b", "n", "y", "u", "i", "q", "d", "ay":
       try enter(Code.variant, contents)
       switch contents {
       case "s": value = .string(try readText())
@@ -63,6 +65,7 @@ extension BusMessage {
       case "u": value = .uint32(try readUInt32())
       case "q": value = .uint16(try readUInt16())
       case "i": value = .int32(try readInt32())
+      case "d": value = .double(try readDouble())
       case "ay":
         value = try readByteArray { raw in
           raw.count <= Self.byteStringLimit ? .bytes(Array(raw)) : .other("ay")

@@ -102,6 +102,9 @@ final class BusMessage {
   /// Reads a `b`.
   func readBool() throws(Errno) -> Bool { try readBasic(Code.bool, Int32(0)) != 0 }
 
+  /// Reads a `d`.
+  func readDouble() throws(Errno) -> Double { try readBasic(Code.double, Double(0)) }
+
   /// Reads a `u`.
   func readUInt32() throws(Errno) -> UInt32 { try readBasic(Code.uint32, UInt32(0)) }
 

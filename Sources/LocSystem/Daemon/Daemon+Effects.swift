@@ -100,6 +100,8 @@ extension Daemon {
       sources.setReceivers(active: active)
     case .beaconScanning(let active):
       sources.setScanning(active)
+    case .compass(let claimed):
+      sources.setCompass(claimed: claimed)
     case .setSystemTimeZone(let zone):
       actions.bus.setTimezone(zone) { [unowned self] problem in
         if let problem {

@@ -30,6 +30,7 @@ extension Daemon {
         self.faces.nmeaTCP?.skyDecoded()
       },
       sentence: { [unowned self] line, id in self.relay(line, from: id) },
+      heading: { [unowned self] degrees, id in self.feed(.headingMeasured(degrees, source: id)) },
       admission: admission)
     sink.cells = { [unowned self] cells, id in self.feed(.cellsSeen(cells, source: id)) }
     sink.networkOn = { [unowned self] in self.config.network.enabled }

@@ -12,6 +12,8 @@ final class SourceSet {
   private(set) var receiversActive = true
   /// Whether the engine wants beacon scanning (its last `beaconScanning(active:)`).
   private(set) var beaconScanning = false
+  /// Whether the engine wants the compass claimed (its last `compass(claimed:)`).
+  private(set) var compassClaimed = false
   /// The static location file, watched (`[Position] StaticFile=`).
   var staticFile: StaticFileWatch?
 
@@ -25,6 +27,7 @@ final class SourceSet {
     all.append(source)
     if !receiversActive { source.setActive(false) }
     source.setScanning(beaconScanning)
+    if compassClaimed { source.setHeadingWanted(true) }
   }
 
   /// Every source stopped and let go.
@@ -56,6 +59,15 @@ final class SourceSet {
     loop.soon { [weak self] in
       guard let self, self.beaconScanning == active else { return }
       for source in self.all { source.setScanning(active) }
+    }
+  }
+
+  /// The compass claimed or released, on the next iteration for the same reason.
+  func setCompass(claimed: Bool) {
+    compassClaimed = claimed
+    loop.soon { [weak self] in
+      guard let self, self.compassClaimed == claimed else { return }
+      for source in self.all { source.setHeadingWanted(claimed) }
     }
   }
 }

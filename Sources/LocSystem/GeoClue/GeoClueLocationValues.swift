@@ -42,6 +42,22 @@ public struct GeoClueLocationValues: Sendable, Hashable {
     description = position.name ?? resolved.provenance?.rawValue ?? ""
   }
 
+  /// Below this speed (m/s) the device is still: its course over ground is noise.
+  public static let stillSpeed = 0.5
+
+  /// These values with Heading from the compass (`degrees` from magnetic north; nil: none)
+  /// where the course says nothing: unknown, or the device still (speed known and below
+  /// `stillSpeed`), as geoclue does with iio-sensor-proxy's compass. A moving device keeps
+  /// its course over ground.
+  public func withCompass(_ degrees: Double?) -> GeoClueLocationValues {
+    guard let degrees else { return self }
+    let still = speed != Self.unknown && speed < Self.stillSpeed
+    guard heading == Self.unknown || still else { return self }
+    var v = self
+    v.heading = degrees
+    return v
+  }
+
   /// Timestamp's two halves: whole seconds and the microseconds past them (GeoClue itself
   /// sends 0 microseconds; locd sends what it knows).
   public var timestamp: (seconds: UInt64, microseconds: UInt64) {

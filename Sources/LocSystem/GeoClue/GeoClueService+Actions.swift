@@ -8,6 +8,8 @@ extension GeoClueService {
   static let helloRequest = RequestID.number(0)
   static let updatesRequest = RequestID.number(1)
   static let otherRequest = RequestID.number(2)
+  /// The compass's turn, in degrees, that updates a client's Location in place.
+  static let headingFilter = 1.0
 
   func perform(_ action: GeoClueFace.Action) {
     switch action {
@@ -82,6 +84,10 @@ extension GeoClueService {
     handlers.request(session, GeoClueService.otherRequest, .subscribe([.authorization]))
     handlers.request(
       session, GeoClueService.updatesRequest, .startUpdates(AppSession.Updates(accuracy: accuracy)))
+    // The compass while the client is started (a `compass:` source claims it only then),
+    // for Heading while the course is unknown or the device still (decision 0054).
+    handlers.request(
+      session, GeoClueService.otherRequest, .startHeading(filter: GeoClueService.headingFilter))
   }
 
   private func arm(_ timer: GeoClueFace.Timer, after: Duration) {

@@ -248,6 +248,8 @@ public final class GeoClueService {
       feed(.location(values, numbers))
     case .authorization(let report) where !report.authorization.allowsInUse:
       feed(.appLost(numbers, report.authorization.status))
+    case .heading(let reading):
+      feed(.heading(reading.magneticHeading, numbers))
     default: break
     }
   }

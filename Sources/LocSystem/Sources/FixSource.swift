@@ -20,11 +20,15 @@ public protocol FixSource: AnyObject {
   /// Scans for beacons (true) or stops (false) as monitors and ranging requests need; the
   /// default does nothing (fix sources, and a capture, which plays whatever is asked).
   func setScanning(_ scanning: Bool)
+  /// Claims the compass (true: a session wants heading) or releases it (false); the default
+  /// does nothing (every source but `compass:`).
+  func setHeadingWanted(_ wanted: Bool)
 }
 
 extension FixSource {
   public func setActive(_ active: Bool) {}
   public func setScanning(_ scanning: Bool) {}
+  public func setHeadingWanted(_ wanted: Bool) {}
 }
 
 /// Where sources report.
@@ -45,6 +49,8 @@ public struct SourceSink {
   /// A line of the receiver's, as it came (the gpsd face and the NMEA output pass on the
   /// checked ones, `RelayedSentence`; never logged above debug).
   public var sentence: (UnsafeRawBufferPointer, SourceID) -> Void
+  /// A compass heading, degrees clockwise from magnetic north (`compass:` only).
+  public var heading: (Double, SourceID) -> Void
   /// Whom the listening sources admit (`AllowUsers=`, `AllowGroups=` resolved).
   public var admission: PeerAdmission
   /// A modem source's serving cells now (none: unregistered or gone); never logged above debug.
@@ -63,11 +69,13 @@ public struct SourceSink {
     sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },
     sky: @escaping (Sky, SourceID) -> Void = { _, _ in },
     sentence: @escaping (UnsafeRawBufferPointer, SourceID) -> Void = { _, _ in },
+    heading: @escaping (Double, SourceID) -> Void = { _, _ in },
     admission: PeerAdmission = PeerAdmission(daemonUID: CurrentProcess.userID)
   ) {
     self.fix = fix
     self.sky = sky
     self.sentence = sentence
+    self.heading = heading
     self.update = update
     self.log = log
     self.beacon = beacon

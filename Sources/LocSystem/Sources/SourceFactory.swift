@@ -27,6 +27,8 @@ public enum SourceFactory {
       return BlueZSource(id: id, adapter: adapter, loop: loop, sink: sink)
     case .modem(let equipment):
       return ModemSource(id: id, equipment: equipment, loop: loop, sink: sink)
+    case .compass:
+      return CompassSource(id: id, loop: loop, sink: sink)
     }
   }
 }

@@ -71,6 +71,20 @@ struct SystemBusLink {
     return (delay, loop.now.adding(seconds: Double(delay) / 1_000_000))
   }
 
+  /// The matches a follower of a `service` without an ObjectManager needs on `bus`
+  /// (iio-sensor-proxy): NameOwnerChanged of its name and PropertiesChanged of `path`.
+  mutating func follow(
+    _ service: String, on bus: BusConnection, path: String, ownerChanged: @escaping (String) -> Void,
+    changed: @escaping (BusMessage) -> Void
+  ) throws(Errno) {
+    matches = [
+      try bus.watchOwner(of: service, changed: ownerChanged),
+      try bus.match(
+        "type='signal',path='\(path)',interface='org.freedesktop.DBus.Properties',member='PropertiesChanged'",
+        handler: changed),
+    ]
+  }
+
   /// What NameOwnerChanged to `new` means for a follower whose daemon is `owner`: whether
   /// the old owner left, and the new owner that arrived (an empty `new`: nobody owns it).
   static func ownerChange(from owner: String?, to new: String) -> (left: Bool, arrived: String?) {

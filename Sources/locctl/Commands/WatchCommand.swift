@@ -191,6 +191,8 @@ enum WatchCommand {
       text = BeaconsLiveCommands.render(r)
     case .beaconRegion(let r):
       text = BeaconsLiveCommands.render(r)
+    case .heading(let h):
+      text = HeadingCommand.render(h)
     case .region(let r):
       text = "\"\(r.id)\" \(r.event.word), now \(r.state.word) (since \(zone.clock(r.since, seconds: true)))"
     case .visit(let v):

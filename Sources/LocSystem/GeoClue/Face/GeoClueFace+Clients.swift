@@ -142,6 +142,22 @@ extension GeoClueFace {
     out.append(.clientChanged(number, [Property(name: "Active", value: .bool(value))]))
   }
 
+  /// A location from the engine: its Heading from the compass while the course is unknown or
+  /// the device still (`GeoClueLocationValues.withCompass`).
+  mutating func located(_ number: ClientNumber, _ values: GeoClueLocationValues, _ out: inout Output) {
+    guard let client = clients[number] else { return }
+    clients[number]?.served.located = values
+    update(number, values.withCompass(client.served.compass), &out)
+  }
+
+  /// A compass heading: the current Location (if any) again with it, which inside the
+  /// thresholds updates the object in place.
+  mutating func headed(_ number: ClientNumber, _ degrees: Double, _ out: inout Output) {
+    guard let client = clients[number] else { return }
+    clients[number]?.served.compass = degrees
+    if let located = client.served.located { update(number, located.withCompass(degrees), &out) }
+  }
+
   /// A new location from the engine. Past the thresholds it becomes a new Location object;
   /// inside them the current object is updated in place. After `mustSignal` was set, the next
   /// location other than the last signalled one is signalled whatever the thresholds, and

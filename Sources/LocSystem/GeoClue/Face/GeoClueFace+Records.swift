@@ -54,6 +54,10 @@ extension GeoClueFace {
     var lastSignalled: GeoClueLocationValues?
     /// The values of its current Location object (updated in place inside the thresholds).
     var shown: GeoClueLocationValues?
+    /// The engine's values last given, before the compass: what a new heading applies to.
+    var located: GeoClueLocationValues?
+    /// The compass's latest heading, while the client is started.
+    var compass: Double?
   }
 
   /// The agent of one user, registered with AddAgent.

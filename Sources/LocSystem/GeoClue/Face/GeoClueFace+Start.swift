@@ -209,6 +209,8 @@ extension GeoClueFace {
     guard let client = clients[number] else { return }
     if client.served.inSession {
       clients[number]?.served.inSession = false
+      // Its heading updates end with the session: no stale compass on a later Start.
+      clients[number]?.served.compass = nil
       out.append(.closeSession(number))
     }
     setActive(number, false, &out)

@@ -46,6 +46,8 @@ public struct GeoClueFace {
     case location(GeoClueLocationValues, [ClientNumber])
     /// These clients' app may no longer use the location (its status now).
     case appLost([ClientNumber], AuthorizationStatus)
+    /// The compass's heading (degrees from magnetic north) for these clients' sessions.
+    case heading(Double, [ClientNumber])
     /// The face stops or lost its connection: everything tied to it goes.
     case stopped(String)
   }
@@ -203,7 +205,9 @@ public struct GeoClueFace {
     case .peerVanished(let name): peerVanished(name, &out)
     case .engineAnswered(let number, let result): startAnswered(number, result, &out)
     case .location(let values, let numbers):
-      for number in numbers { update(number, values, &out) }
+      for number in numbers { located(number, values, &out) }
+    case .heading(let degrees, let numbers):
+      for number in numbers { headed(number, degrees, &out) }
     case .appLost(let numbers, let status):
       for number in numbers { appLost(number, status, &out) }
     case .stopped(let why): stopped(why, &out)
