@@ -153,6 +153,9 @@ DOCDIR := $(PREFIX)/share/doc/locd
 # The GeoClue2 face's bus policy (docs/GEOCLUE.md); dbus-daemon reads /usr/share/dbus-1/system.d
 # and /etc/dbus-1/system.d only.
 DBUSPOLICYDIR := $(PREFIX)/share/dbus-1/system.d
+# The polkit rule that lets locd's user set up a modem's location (docs/SOURCES.md,
+# "ModemManager"); polkitd reads /usr/share/polkit-1/rules.d and /etc/polkit-1/rules.d.
+POLKITRULESDIR := $(PREFIX)/share/polkit-1/rules.d
 # Shell completions, where bash-completion, zsh and fish look under PREFIX; written by the
 # installed locctl's `completion` command from its command table.
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
@@ -183,6 +186,8 @@ install-files:
 	install -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DATADIR)/geoclue
 	install -m 0644 dbus/org.freedesktop.GeoClue2.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
 	install -m 0644 dbus/net.hadess.SensorProxy.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
+	install -d $(DESTDIR)$(POLKITRULESDIR)
+	install -m 0644 polkit/50-locd.rules $(DESTDIR)$(POLKITRULESDIR)/50-locd.rules
 	install -m 0644 dbus/org.freedesktop.GeoClue2.service systemd/locd-geoclue.conf $(DESTDIR)$(DATADIR)/geoclue/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
@@ -210,6 +215,7 @@ uninstall:
 	  $(DESTDIR)$(MANDIR)/man8/locd.8
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.freedesktop.GeoClue2.locd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.locd.conf
+	rm -f $(DESTDIR)$(POLKITRULESDIR)/50-locd.rules
 	rm -f $(DESTDIR)$(DATADIR)/geoclue/org.freedesktop.GeoClue2.service $(DESTDIR)$(DATADIR)/geoclue/locd-geoclue.conf
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
 	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null

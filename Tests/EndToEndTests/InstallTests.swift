@@ -60,6 +60,8 @@ import Testing
       "\(p)/share/dbus-1/system.d/org.freedesktop.GeoClue2.locd.conf",
       // The compass: iio-sensor-proxy's Compass object opened to locd (docs/SOURCES.md).
       "\(p)/share/dbus-1/system.d/net.hadess.SensorProxy.locd.conf",
+      // The modem: polkit lets locd's user set up the modem's location (docs/SOURCES.md).
+      "\(p)/share/polkit-1/rules.d/50-locd.rules",
       "\(p)/share/locd/geoclue/org.freedesktop.GeoClue2.service", "\(p)/share/locd/geoclue/locd-geoclue.conf",
       "\(p)/share/man/man1/locctl.1", "\(p)/share/man/man5/locd.conf.5", "\(p)/share/man/man8/locd.8",
       "\(p)/share/doc/locd/LICENSE", "\(p)/share/doc/locd/NOTICE", "\(p)/share/doc/locd/NEWS",
