@@ -83,6 +83,9 @@ import Testing
     try CompassSourceTests.ask(app, .startHeading(filter: 5))
     #expect(try CompassSourceTests.wait { try proxy.calls() == ["ClaimCompass"] })
     _ = try locd.waitForStatus { $0.heading?.claimed == true }
+    let shown = try locd.locctl(["status"]).stdout
+    #expect(
+      shown.contains("Heading:") && shown.contains("compass claimed, 1 session wants heading"), "\(shown)")
     try proxy.heading(271.5)
     #expect(CompassSourceTests.headings(app, count: 1) == [271.5])
     #expect(mm.setups.count == setupsAsleep, "heading alone does not wake the GNSS")

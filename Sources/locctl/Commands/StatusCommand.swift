@@ -118,6 +118,11 @@ enum StatusCommand {
           + "\(b.tracked) transmitters in range")
     }
     if let r = s.regions { row("Regions:", describe(regions: r, zone: zone, verbose: verbose)) }
+    if let h = s.heading, h.sessions > 0 || s.sources.contains(where: { $0.uri.hasPrefix("compass:") }) {
+      let wanting = h.sessions == 1 ? "1 session wants heading" : "\(h.sessions) sessions want heading"
+      row(
+        "Heading:", "compass \(h.claimed ? "claimed" : "not claimed"), \(wanting), \(h.eligible) may have it")
+    }
     if verbose {
       row("Rejected:", counters(s.rejectedFixes))
       let server = s.server.counters.all.filter { $0.value > 0 }
