@@ -40,7 +40,7 @@ extension RegionMonitor {
     -> RegionRule.Verdict
   {
     let slot = store.slots[Int(s)]
-    let c = p.chordSquared(store.hot[Int(s)].point).squareRoot()
+    let c = p.chordSquared(store.entry(s).point).squareRoot()
     if c - RegionGrid.slack >= slot.radius + margin { return .outside }
     let r = Coordinate.meanEarthRadius.value
     if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= slot.radius - margin {
@@ -83,12 +83,12 @@ extension RegionMonitor {
       }
       wanted = (wanted & ~RegionGrid.maskedLevels) | near
     }
-    // The cells' chains are walked side by side, one entry of each in turn: a chain's next
-    // entry is known only once its current one is loaded, but the chains are independent,
-    // so their loads overlap instead of waiting one behind another (a fix in a new place
-    // finds none of them in the cache: bench/70-regions.sh, scattered fixes).
-    var chains: [Int32] = []
-    chains.reserveCapacity(64)
+    // The runs of the cells near the fix are looked up first, all of them, then read: the
+    // lookups do not depend on one another, nor the reads, so their cache misses overlap
+    // (a fix in a new place finds none of them in the cache: bench/70-regions.sh,
+    // scattered fixes), and each cell's regions lie side by side (`PackedCells`).
+    var runs: [(start: Int32, count: Int)] = []
+    runs.reserveCapacity(64)
     for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
       let r = reach(level)
       // A cell of the box around the fix that lies farther than the reach holds no region
@@ -98,38 +98,26 @@ extension RegionMonitor {
       RegionGrid.forEachCell(level: level, around: p, reach: r) { key in
         guard RegionGrid.chordDistance(from: p, toCell: key) <= far else { return }
         probed += 1
-        let head = store.cells.head(key)
-        if head >= 0 { chains.append(head) }
+        let run = store.cells.run(key)
+        if run.count > 0 { runs.append(run) }
       }
     }
-    // Found entries with the chain they came from, put back in the order of a walk of one
-    // chain after another (cells in probe order), so what a fix reports keeps its order.
-    var found: [(chain: Int, slot: Int32)] = []
+    // Found in the order of the runs (cells in probe order), each run in its order.
+    var found: [Int32] = []
     var offered = 0
-    store.hot.withUnsafeBufferPointer { hot in
-      var live = chains.count
-      while live > 0 {
-        live = 0
-        for i in chains.indices where chains[i] >= 0 {
-          let s = chains[i]
-          let entry = hot[Int(s)]
-          offered += 1
+    store.cells.entries.withUnsafeBufferPointer { entries in
+      for (start, count) in runs {
+        offered += count
+        for k in Int(start)..<Int(start) + count {
+          let entry = entries[k]
           let inner = Double(entry.radius) - margin + RegionGrid.slack
-          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append((i, s)) }
-          chains[i] = entry.next
-          if entry.next >= 0 { live += 1 }
+          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append(entry.slot) }
         }
       }
     }
-    if found.count > 1 {
-      // Within a chain, entries were found in chain order; a stable sort by chain restores
-      // the order of walking the chains one after another.
-      let order = found.indices.sorted { (found[$0].chain, $0) < (found[$1].chain, $1) }
-      found = order.map { found[$0] }
-    }
     counters.cellsProbed += probed
     counters.candidates += offered
-    for (_, s) in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
+    for s in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
       step(s, .inside, at: now, into: &out)
     }
   }
