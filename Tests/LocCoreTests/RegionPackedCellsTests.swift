@@ -119,9 +119,11 @@ import Testing
       }
     }
     func unregister(_ n: Int) {
-      for _ in 0..<n {
+      var left = n
+      while left > 0 {
         let i = Int.random(in: 0..<keys.count, using: &rng)
         guard reference.state(i) != nil else { continue }
+        left -= 1
         #expect(monitor.handle(.unregister(keys[i].0, keys[i].1), at: now) == [.unregistered(keys[i].0, keys[i].1)])
         reference.remove(i)
       }
@@ -148,11 +150,11 @@ import Testing
         }
       }
     }
-    register(5_000)
+    register(8_000)
     fixes(200)
     let before = monitor.store.cells.compactions
     for _ in 0..<8 {
-      unregister(500)
+      unregister(800)
       fixes(50)
     }
     #expect(monitor.store.cells.compactions > before)
