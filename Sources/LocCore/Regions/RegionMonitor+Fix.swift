@@ -34,19 +34,30 @@ extension RegionMonitor {
   /// The rule's verdict for one region, exactly as `RegionRule.verdict` on
   /// `Coordinate.distance`, with the exact distance skipped when the chord already decides:
   /// the great-circle distance d and the chord c satisfy c <= d <= c + c³ / (23 R²) for
-  /// chords under 1,000 km (the arcsine's series), and the stored centre is within
-  /// `RegionGrid.slack` of the true one.
+  /// chords under 1,000 km (the arcsine's series), the stored centre is within
+  /// `RegionGrid.slack` of the true one, and the stored radius (the true one rounded up to
+  /// a `Float`) is above the true one by at most 2^-21 of itself.
   private mutating func verdict(_ s: Int32, _ fix: Coordinate, _ p: EarthPoint, margin: Double)
     -> RegionRule.Verdict
   {
-    let slot = store.slots[Int(s)]
-    let c = p.chordSquared(store.entry(s).point).squareRoot()
-    if c - RegionGrid.slack >= slot.radius + margin { return .outside }
+    verdict(s, store.entry(s), fix, p, margin: margin)
+  }
+
+  /// The verdict for slot `s` whose packed entry is `entry`: the slot's cold part is read
+  /// only when the chord does not decide.
+  private mutating func verdict(
+    _ s: Int32, _ entry: PackedCells.Entry, _ fix: Coordinate, _ p: EarthPoint, margin: Double
+  ) -> RegionRule.Verdict {
+    let c = p.chordSquared(entry.point).squareRoot()
+    let upper = Double(entry.radius)
+    if c - RegionGrid.slack >= upper + margin { return .outside }
+    let lower = upper * (1 - 0x1p-21)
     let r = Coordinate.meanEarthRadius.value
-    if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= slot.radius - margin {
+    if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= lower - margin {
       return .inside
     }
     counters.distances += 1
+    let slot = store.slots[Int(s)]
     let d = fix.distance(to: slot.centre).value
     return RegionRule.verdict(distance: d, radius: slot.radius, margin: margin)
   }
@@ -103,7 +114,7 @@ extension RegionMonitor {
       }
     }
     // Found in the order of the runs (cells in probe order), each run in its order.
-    var found: [Int32] = []
+    var found: [PackedCells.Entry] = []
     var offered = 0
     store.cells.entries.withUnsafeBufferPointer { entries in
       for (start, count) in runs {
@@ -111,7 +122,7 @@ extension RegionMonitor {
         for k in Int(start)..<Int(start) + count {
           let entry = entries[k]
           let inner = Double(entry.radius) - margin + RegionGrid.slack
-          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append(entry.slot) }
+          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append(entry) }
         }
       }
     }
@@ -120,9 +131,9 @@ extension RegionMonitor {
     // The slots of what was found are read in one tight pass first, so that their cache
     // misses overlap instead of waiting one behind another between the steps below (a step
     // changes the list of no slot but its own).
-    let fresh = store.slots.withUnsafeBufferPointer { slots in found.filter { slots[Int($0)].list < 0 } }
-    for s in fresh where verdict(s, fix, p, margin: margin) == .inside {
-      step(s, .inside, at: now, into: &out)
+    let fresh = store.slots.withUnsafeBufferPointer { slots in found.filter { slots[Int($0.slot)].list < 0 } }
+    for entry in fresh where verdict(entry.slot, entry, fix, p, margin: margin) == .inside {
+      step(entry.slot, .inside, at: now, into: &out)
     }
   }
 
@@ -203,10 +214,10 @@ extension RegionMonitor {
   /// not reported in this stay, and `dwell` after the stay began.
   private mutating func checkDwell(_ i: Int, at now: Instant, into out: inout [RegionOutput]) {
     let entry = active[i]
+    // The active entry first: the slot's dwell is in the part of it a fix does not read.
+    guard !entry.dwellDone, entry.pendingSince == nil, let since = entry.insideSince else { return }
     let slot = store.slots[Int(entry.slot)]
-    guard slot.dwellMicros > 0, !entry.dwellDone, entry.pendingSince == nil, let since = entry.insideSince,
-      now >= since.adding(microseconds: slot.dwellMicros)
-    else { return }
+    guard slot.dwellMicros > 0, now >= since.adding(microseconds: slot.dwellMicros) else { return }
     active[i].dwellDone = true
     counters.dwells += 1
     out.append(.dwelled(RegionOwner(slot.owner), store.id(entry.slot), since: since))
