@@ -33,7 +33,8 @@ import Testing
         // Each entry is a live region of this very cell, and its slot points back at it.
         let slot = store.slots[Int(s)]
         let level = RegionGrid.level(radius: slot.radius)
-        if !live.contains(s) || Int(slot.position) != k || RegionGrid.key(level, EarthPoint(slot.centre)) != key {
+        let cell = RegionGrid.key(level, EarthPoint(slot.centre))
+        if !live.contains(s) || Int(slot.position) != k || cell != key {
           bad += 1
         }
       }
@@ -124,7 +125,8 @@ import Testing
         let i = Int.random(in: 0..<keys.count, using: &rng)
         guard reference.state(i) != nil else { continue }
         left -= 1
-        #expect(monitor.handle(.unregister(keys[i].0, keys[i].1), at: now) == [.unregistered(keys[i].0, keys[i].1)])
+        let (owner, id) = keys[i]
+        #expect(monitor.handle(.unregister(owner, id), at: now) == [.unregistered(owner, id)])
         reference.remove(i)
       }
     }
@@ -138,10 +140,12 @@ import Testing
         if Double.random(in: 0..<1, using: &rng) < 0.05 {
           position = Self.region(0, &rng).centre
         } else {
-          position = position.destination(distance: 15, bearing: Degrees(Double.random(in: 0..<360, using: &rng)))
+          let bearing = Degrees(Double.random(in: 0..<360, using: &rng))
+          position = position.destination(distance: 15, bearing: bearing)
         }
         let accuracy = Double.random(in: 1..<20, using: &rng)
-        let got = monitor.handle(.fix(position, accuracy: Meters(accuracy)), at: now).sorted(by: RegionOutput.inOrder)
+        let got = monitor.handle(.fix(position, accuracy: Meters(accuracy)), at: now)
+          .sorted(by: RegionOutput.inOrder)
         let want = reference.fix(position, accuracy: accuracy, at: now)
         outputs += want.count
         if got != want {

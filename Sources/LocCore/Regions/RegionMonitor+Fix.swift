@@ -98,8 +98,11 @@ extension RegionMonitor {
     // lookups do not depend on one another, nor the reads, so their cache misses overlap
     // (a fix in a new place finds none of them in the cache: bench/70-regions.sh,
     // scattered fixes), and each cell's regions lie side by side (`PackedCells`).
-    var runs: [(start: Int32, count: Int)] = []
-    runs.reserveCapacity(64)
+    var runs = scratch.runs
+    var found = scratch.found
+    scratch = SearchScratch()
+    runs.removeAll(keepingCapacity: true)
+    found.removeAll(keepingCapacity: true)
     for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
       let r = reach(level)
       // A cell of the box around the fix that lies farther than the reach holds no region
@@ -114,7 +117,6 @@ extension RegionMonitor {
       }
     }
     // Found in the order of the runs (cells in probe order), each run in its order.
-    var found: [PackedCells.Entry] = []
     var offered = 0
     store.cells.entries.withUnsafeBufferPointer { entries in
       for (start, count) in runs {
@@ -131,10 +133,17 @@ extension RegionMonitor {
     // The slots of what was found are read in one tight pass first, so that their cache
     // misses overlap instead of waiting one behind another between the steps below (a step
     // changes the list of no slot but its own).
-    let fresh = store.slots.withUnsafeBufferPointer { slots in found.filter { slots[Int($0.slot)].list < 0 } }
-    for entry in fresh where verdict(entry.slot, entry, fix, p, margin: margin) == .inside {
+    var kept = 0
+    store.slots.withUnsafeBufferPointer { slots in
+      for k in found.indices where slots[Int(found[k].slot)].list < 0 {
+        found[kept] = found[k]
+        kept += 1
+      }
+    }
+    for entry in found[..<kept] where verdict(entry.slot, entry, fix, p, margin: margin) == .inside {
       step(entry.slot, .inside, at: now, into: &out)
     }
+    scratch = SearchScratch(runs: runs, found: found)
   }
 
   /// One region's state machine, for one verdict. See `RegionRule`.
@@ -229,4 +238,10 @@ extension RegionMonitor {
       checkDwell(i, at: now, into: &out)
     }
   }
+}
+
+/// The buffers of a fix's search: the runs of the cells near it, the entries found in them.
+struct SearchScratch: Sendable {
+  var runs: [(start: Int32, count: Int)] = []
+  var found: [PackedCells.Entry] = []
 }
