@@ -34,19 +34,30 @@ extension RegionMonitor {
   /// The rule's verdict for one region, exactly as `RegionRule.verdict` on
   /// `Coordinate.distance`, with the exact distance skipped when the chord already decides:
   /// the great-circle distance d and the chord c satisfy c <= d <= c + c³ / (23 R²) for
-  /// chords under 1,000 km (the arcsine's series), and the stored centre is within
-  /// `RegionGrid.slack` of the true one.
+  /// chords under 1,000 km (the arcsine's series), the stored centre is within
+  /// `RegionGrid.slack` of the true one, and the stored radius (the true one rounded up to
+  /// a `Float`) is above the true one by at most 2^-21 of itself.
   private mutating func verdict(_ s: Int32, _ fix: Coordinate, _ p: EarthPoint, margin: Double)
     -> RegionRule.Verdict
   {
-    let slot = store.slots[Int(s)]
-    let c = p.chordSquared(store.hot[Int(s)].point).squareRoot()
-    if c - RegionGrid.slack >= slot.radius + margin { return .outside }
+    verdict(s, store.entry(s), fix, p, margin: margin)
+  }
+
+  /// The verdict for slot `s` whose packed entry is `entry`: the slot's cold part is read
+  /// only when the chord does not decide.
+  private mutating func verdict(
+    _ s: Int32, _ entry: PackedCells.Entry, _ fix: Coordinate, _ p: EarthPoint, margin: Double
+  ) -> RegionRule.Verdict {
+    let c = p.chordSquared(entry.point).squareRoot()
+    let upper = Double(entry.radius)
+    if c - RegionGrid.slack >= upper + margin { return .outside }
+    let lower = upper * (1 - 0x1p-21)
     let r = Coordinate.meanEarthRadius.value
-    if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= slot.radius - margin {
+    if c < 1_000_000, c + c * c * c / (23 * r * r) + RegionGrid.slack <= lower - margin {
       return .inside
     }
     counters.distances += 1
+    let slot = store.slots[Int(s)]
     let d = fix.distance(to: slot.centre).value
     return RegionRule.verdict(distance: d, radius: slot.radius, margin: margin)
   }
@@ -83,12 +94,15 @@ extension RegionMonitor {
       }
       wanted = (wanted & ~RegionGrid.maskedLevels) | near
     }
-    // The cells' chains are walked side by side, one entry of each in turn: a chain's next
-    // entry is known only once its current one is loaded, but the chains are independent,
-    // so their loads overlap instead of waiting one behind another (a fix in a new place
-    // finds none of them in the cache: bench/70-regions.sh, scattered fixes).
-    var chains: [Int32] = []
-    chains.reserveCapacity(64)
+    // The runs of the cells near the fix are looked up first, all of them, then read: the
+    // lookups do not depend on one another, nor the reads, so their cache misses overlap
+    // (a fix in a new place finds none of them in the cache: bench/70-regions.sh,
+    // scattered fixes), and each cell's regions lie side by side (`PackedCells`).
+    var runs = scratch.runs
+    var found = scratch.found
+    scratch = SearchScratch()
+    runs.removeAll(keepingCapacity: true)
+    found.removeAll(keepingCapacity: true)
     for level in 0..<RegionGrid.levels where wanted & (1 << UInt16(level)) != 0 {
       let r = reach(level)
       // A cell of the box around the fix that lies farther than the reach holds no region
@@ -98,40 +112,38 @@ extension RegionMonitor {
       RegionGrid.forEachCell(level: level, around: p, reach: r) { key in
         guard RegionGrid.chordDistance(from: p, toCell: key) <= far else { return }
         probed += 1
-        let head = store.cells.head(key)
-        if head >= 0 { chains.append(head) }
+        let run = store.cells.run(key)
+        if run.count > 0 { runs.append(run) }
       }
     }
-    // Found entries with the chain they came from, put back in the order of a walk of one
-    // chain after another (cells in probe order), so what a fix reports keeps its order.
-    var found: [(chain: Int, slot: Int32)] = []
+    // Found in the order of the runs (cells in probe order), each run in its order.
     var offered = 0
-    store.hot.withUnsafeBufferPointer { hot in
-      var live = chains.count
-      while live > 0 {
-        live = 0
-        for i in chains.indices where chains[i] >= 0 {
-          let s = chains[i]
-          let entry = hot[Int(s)]
-          offered += 1
+    store.cells.entries.withUnsafeBufferPointer { entries in
+      for (start, count) in runs {
+        offered += count
+        for k in Int(start)..<Int(start) + count {
+          let entry = entries[k]
           let inner = Double(entry.radius) - margin + RegionGrid.slack
-          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append((i, s)) }
-          chains[i] = entry.next
-          if entry.next >= 0 { live += 1 }
+          if inner > 0, p.chordSquared(entry.point) <= inner * inner { found.append(entry) }
         }
       }
     }
-    if found.count > 1 {
-      // Within a chain, entries were found in chain order; a stable sort by chain restores
-      // the order of walking the chains one after another.
-      let order = found.indices.sorted { (found[$0].chain, $0) < (found[$1].chain, $1) }
-      found = order.map { found[$0] }
-    }
     counters.cellsProbed += probed
     counters.candidates += offered
-    for (_, s) in found where store.slots[Int(s)].list < 0 && verdict(s, fix, p, margin: margin) == .inside {
-      step(s, .inside, at: now, into: &out)
+    // The slots of what was found are read in one tight pass first, so that their cache
+    // misses overlap instead of waiting one behind another between the steps below (a step
+    // changes the list of no slot but its own).
+    var kept = 0
+    store.slots.withUnsafeBufferPointer { slots in
+      for k in found.indices where slots[Int(found[k].slot)].list < 0 {
+        found[kept] = found[k]
+        kept += 1
+      }
     }
+    for entry in found[..<kept] where verdict(entry.slot, entry, fix, p, margin: margin) == .inside {
+      step(entry.slot, .inside, at: now, into: &out)
+    }
+    scratch = SearchScratch(runs: runs, found: found)
   }
 
   /// One region's state machine, for one verdict. See `RegionRule`.
@@ -211,10 +223,10 @@ extension RegionMonitor {
   /// not reported in this stay, and `dwell` after the stay began.
   private mutating func checkDwell(_ i: Int, at now: Instant, into out: inout [RegionOutput]) {
     let entry = active[i]
+    // The active entry first: the slot's dwell is in the part of it a fix does not read.
+    guard !entry.dwellDone, entry.pendingSince == nil, let since = entry.insideSince else { return }
     let slot = store.slots[Int(entry.slot)]
-    guard slot.dwellMicros > 0, !entry.dwellDone, entry.pendingSince == nil, let since = entry.insideSince,
-      now >= since.adding(microseconds: slot.dwellMicros)
-    else { return }
+    guard slot.dwellMicros > 0, now >= since.adding(microseconds: slot.dwellMicros) else { return }
     active[i].dwellDone = true
     counters.dwells += 1
     out.append(.dwelled(RegionOwner(slot.owner), store.id(entry.slot), since: since))
@@ -226,4 +238,10 @@ extension RegionMonitor {
       checkDwell(i, at: now, into: &out)
     }
   }
+}
+
+/// The buffers of a fix's search: the runs of the cells near it, the entries found in them.
+struct SearchScratch: Sendable {
+  var runs: [(start: Int32, count: Int)] = []
+  var found: [PackedCells.Entry] = []
 }

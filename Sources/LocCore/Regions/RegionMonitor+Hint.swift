@@ -112,7 +112,7 @@ extension RegionMonitor {
         s = slot.coarseNext
         guard slot.list < 0 else { continue }
         // The chord is at most the great-circle distance: a cheap lower bound first.
-        let chord = point.chordSquared(store.hot[Int(current)].point).squareRoot()
+        let chord = point.chordSquared(store.entry(current).point).squareRoot()
         if chord - slot.radius - RegionGrid.slack >= bar { continue }
         let gap = p.distance(to: slot.centre).value - slot.radius
         if gap < bar { best = (current, gap) }

@@ -97,6 +97,8 @@ public struct RegionMonitor: Sendable {
   /// fresh registrations cost 4 bytes each here until the first fix decides them.
   var unknown: [Int32] = []
   var lastInstant: Instant?
+  /// The buffers a fix's search fills, kept between fixes so that a fix allocates nothing.
+  var scratch = SearchScratch()
 
   /// A monitor with no regions.
   public init(configuration: Configuration = Configuration()) { self.configuration = configuration }

@@ -1,34 +1,39 @@
 /// The registered regions and their spatial index, without any notion of state over time.
 ///
 /// Memory is the point of this type's shape (the budget: 256 bytes a region at
-/// 100,000): a 64-byte cold slot, a 20-byte hot entry (the centre and radius in `Float` and
-/// the next slot in the cell, all a fix's search touches), ids packed in one byte arena,
-/// two cell tables, an id table, and arrays that grow by a quarter, not double.
+/// 100,000): a 64-byte cold slot, a 20-byte packed entry (the centre and radius in `Float`
+/// and the slot, all a fix's search touches) in its level cell's run (`PackedCells`), ids
+/// packed in one byte arena, two cell tables, an id table, and arrays that grow by a
+/// quarter, not double.
 ///
-/// Each region is on two doubly linked lists: its cell at its own level (fixes) and its
-/// coarse cell (the acquisition hint, and the level mask that lets a fix skip empty levels).
+/// Each region is in its level cell's run (fixes) and on a doubly linked list of its coarse
+/// cell (the acquisition hint, and the level mask that lets a fix skip empty levels).
 struct RegionStore: Sendable {
   /// One region's cold data; `flags == 0` when the slot is free.
   struct Slot: Sendable {
-    var latitude: Double
-    var longitude: Double
-    var radius: Double
-    /// The dwell time in microseconds; 0 when no dwell event was asked for.
-    var dwellMicros: Int64
-    var idOffset: UInt32
-    /// The id table's hash of (owner, id), kept so the table grows without rehashing.
-    var idHash: UInt32
-    var owner: UInt32
-    var prev: Int32
-    var coarsePrev: Int32
-    var coarseNext: Int32
+    // What a fix reads of a region it evaluates comes first: 16 bytes at offset 0, which
+    // lie in one cache line (the heap aligns to 16), so a slot that misses the cache costs
+    // one miss (the centre and radius of the search are in the packed entry).
     /// The index in the monitor's list for the region's state (unknown, or active), or -1.
     var list: Int32
+    /// The index of the region's entry in `PackedCells.entries`.
+    var position: Int32
     var idLength: UInt8
     /// `entryBit`, `exitBit`, `liveBit`.
     var flags: UInt8
     /// 0 unknown, 1 inside, 2 outside.
     var state: UInt8
+    var idOffset: UInt32
+    var latitude: Double
+    var longitude: Double
+    var radius: Double
+    /// The dwell time in microseconds; 0 when no dwell event was asked for.
+    var dwellMicros: Int64
+    /// The id table's hash of (owner, id), kept so the table grows without rehashing.
+    var idHash: UInt32
+    var owner: UInt32
+    var coarsePrev: Int32
+    var coarseNext: Int32
 
     static let entryBit: UInt8 = 1
     static let exitBit: UInt8 = 2
@@ -38,28 +43,14 @@ struct RegionStore: Sendable {
     var centre: Coordinate { Coordinate(lat: latitude, lon: longitude)! }
   }
 
-  /// What a fix's search reads for each candidate.
-  struct Hot: Sendable {
-    /// The centre as an `EarthPoint` (the search adds `RegionGrid.slack`).
-    var x: Float
-    var y: Float
-    var z: Float
-    /// The radius, rounded up.
-    var radius: Float
-    /// The next slot in the same level cell, or -1.
-    var next: Int32
-
-    var point: EarthPoint { EarthPoint(x: Double(x), y: Double(y), z: Double(z)) }
-  }
-
   private(set) var slots: [Slot] = []
-  private(set) var hot: [Hot] = []
   private var free: [Int32] = []
   private var idBytes: [UInt8] = []
   private var idGarbage = 0
   private var ids = RegionIDTable()
-  /// Level cells (levels 0...13), and coarse cells tagged with the levels of their regions.
-  private(set) var cells = CellTable(tagged: false)
+  /// Level cells (levels 0...13) with their packed entries, and coarse cells tagged with
+  /// the levels of their regions.
+  private(set) var cells = PackedCells()
   private(set) var coarse = CellTable(tagged: true)
   /// Regions per level, and the largest radius at each while it has any.
   private(set) var levelCount = [Int](repeating: 0, count: RegionGrid.levels)
@@ -126,25 +117,21 @@ struct RegionStore: Sendable {
     let offset = UInt32(idBytes.count)
     idBytes.append(contentsOf: key.id.value.utf8)
     let slot = Slot(
+      list: -1, position: -1, idLength: UInt8(length), flags: flags, state: 0, idOffset: offset,
       latitude: region.centre.latitude.value, longitude: region.centre.longitude.value,
-      radius: region.radius.value, dwellMicros: region.dwell.map { Self.micros($0) } ?? 0, idOffset: offset,
-      idHash: key.hash, owner: owner.raw, prev: -1, coarsePrev: -1, coarseNext: -1, list: -1,
-      idLength: UInt8(length),
-      flags: flags, state: 0)
-    let entry = Hot(
-      x: Float(p.x), y: Float(p.y), z: Float(p.z), radius: Float(region.radius.value).nextUp, next: -1)
+      radius: region.radius.value, dwellMicros: region.dwell.map { Self.micros($0) } ?? 0,
+      idHash: key.hash, owner: owner.raw, coarsePrev: -1, coarseNext: -1)
     let s: Int32
     if let reused = free.popLast() {
       s = reused
       slots[Int(s)] = slot
-      hot[Int(s)] = entry
     } else {
       s = Int32(slots.count)
       Self.grow(&slots, by: 1)
-      Self.grow(&hot, by: 1)
       slots.append(slot)
-      hot.append(entry)
     }
+    let entry = PackedCells.Entry(
+      x: Float(p.x), y: Float(p.y), z: Float(p.z), radius: Float(region.radius.value).nextUp, slot: s)
     count += 1
     perOwner[owner, default: 0] += 1
     ids.insert(s, hash: key.hash, count: count, hashOf: hashOf)
@@ -152,7 +139,7 @@ struct RegionStore: Sendable {
     levelCount[level] += 1
     levelMaxRadius[level] = max(levelMaxRadius[level], region.radius.value)
     maxRadius = max(maxRadius, region.radius.value)
-    linkLevel(s, key: RegionGrid.key(level, p))
+    cells.insert(entry, key: RegionGrid.key(level, p), slots: &slots)
     linkCoarse(s, key: RegionGrid.key(RegionGrid.coarseLevel, p), level: level)
     return s
   }
@@ -163,7 +150,7 @@ struct RegionStore: Sendable {
     let owner = RegionOwner(slot.owner)
     let p = EarthPoint(slot.centre)
     let level = RegionGrid.level(radius: slot.radius)
-    unlinkLevel(s, key: RegionGrid.key(level, p))
+    cells.remove(at: slot.position, key: RegionGrid.key(level, p), slots: &slots)
     unlinkCoarse(s, key: RegionGrid.key(RegionGrid.coarseLevel, p))
     count -= 1
     ids.remove(s, hash: slot.idHash, count: count, hashOf: hashOf)
@@ -181,6 +168,9 @@ struct RegionStore: Sendable {
       compactIDs()
     }
   }
+
+  /// The packed entry of a live slot (its centre as an `EarthPoint`, its radius).
+  @inline(__always) func entry(_ s: Int32) -> PackedCells.Entry { cells.entries[Int(slots[Int(s)].position)] }
 
   /// Sets a slot's index in the monitor's lists (-1: on none).
   mutating func setList(_ s: Int32, _ index: Int32) { slots[Int(s)].list = index }
@@ -206,7 +196,7 @@ struct RegionStore: Sendable {
 
   /// Bytes the store holds on the heap, by the capacity of its arrays.
   var bytes: Int {
-    slots.capacity * MemoryLayout<Slot>.stride + hot.capacity * MemoryLayout<Hot>.stride + free.capacity * 4
+    slots.capacity * MemoryLayout<Slot>.stride + free.capacity * 4
       + idBytes.capacity + ids.bytes + cells.bytes + coarse.bytes + perOwner.capacity * 24
   }
 
@@ -249,19 +239,6 @@ struct RegionStore: Sendable {
     }
     idBytes = packed
     idGarbage = 0
-  }
-
-  private mutating func linkLevel(_ s: Int32, key: UInt64) {
-    let head = cells.head(key)
-    hot[Int(s)].next = head
-    if head >= 0 { slots[Int(head)].prev = s }
-    cells.setHead(key, s)
-  }
-
-  private mutating func unlinkLevel(_ s: Int32, key: UInt64) {
-    let (prev, next) = (slots[Int(s)].prev, hot[Int(s)].next)
-    if prev >= 0 { hot[Int(prev)].next = next } else { cells.setHead(key, next) }
-    if next >= 0 { slots[Int(next)].prev = prev }
   }
 
   private mutating func linkCoarse(_ s: Int32, key: UInt64, level: Int) {
