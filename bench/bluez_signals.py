@@ -18,21 +18,11 @@ import json, os, shutil, statistics, subprocess, sys, tempfile, time
 
 import dbus
 
-TICK = os.sysconf("SC_CLK_TCK")
+from private_bus import cpu_seconds as cpu, start, wait_for
+
 UUID = "494e5445-4c4c-495f-524f-434b535f4857"
 RATE, BATCH = 10_000, 1_000
 
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-<allow own="org.bluez"/><allow send_destination="org.bluez"/>
-</policy></busconfig>"""
 
 # Runs inside the stand-in (dbusmock's AddMethod): args[0] signals, round-robin over the
 # devices, RSSI moving over 30 dB; sent straight on the stand-in's connection.
@@ -53,20 +43,6 @@ self.bench_sent += args[0]
 """
 
 
-def cpu(pid):
-    stat = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(stat[11]) + int(stat[12])) / TICK
-
-
-def wait_for(predicate, timeout=20):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def frame(minor):
     """An iBeacon frame after the company id: 0x02 0x15, UUID, major 1, minor, power -59."""
     return bytes([0x02, 0x15]) + bytes.fromhex(UUID.replace("-", "")) + bytes([0, 1, minor >> 8, minor & 0xFF, 0xC5])
@@ -84,13 +60,10 @@ def measure(locd, locctl, signals, rounds, transmitters):
     work = tempfile.mkdtemp(prefix="locd-bench-bluez-")
     children = []
     try:
+        bus_process, env = start(work, ["org.bluez"])
+        children.append(bus_process)
+        bus_pid = bus_process.pid
         sock = work + "/bus"
-        open(work + "/bus.conf", "w").write(BUS_CONF % sock)
-        children.append(subprocess.Popen(["dbus-daemon", "--config-file=" + work + "/bus.conf", "--nofork"],
-                                         stderr=subprocess.DEVNULL))
-        bus_pid = children[-1].pid
-        assert wait_for(lambda: os.path.exists(sock)), "dbus-daemon did not start"
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + sock)
         children.append(subprocess.Popen([sys.executable, "-m", "dbusmock", "--system", "--template", "bluez5"],
                                          env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
         bus = dbus.bus.BusConnection("unix:path=" + sock)

@@ -19,20 +19,13 @@ import json, os, shutil, socket, subprocess, sys, tempfile, threading, time
 
 import dbus
 
+import private_bus
+from private_bus import cpu_seconds, wait_for
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OWN_POLICY = "/etc/dbus-1/system.d/net.hadess.SensorProxy.conf"
 POLICIES = [p for p in [OWN_POLICY] if os.path.exists(p)] + [
     ROOT + "/dbus/net.hadess.SensorProxy.locd.conf", ROOT + "/Tests/Peers/iio-sensor-proxy-stand-in.conf"]
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-</policy><includedir>%s</includedir></busconfig>"""
 NAME = "net.hadess.SensorProxy"
 PATH = "/net/hadess/SensorProxy/Compass"
 IFACE = "net.hadess.SensorProxy.Compass"
@@ -40,37 +33,15 @@ DRIVER = "org.locd.Tests.CompassDriver"
 UPDATE = """name, value = args
 setattr(self, {'HasCompass': 'has_compass', 'CompassHeading': 'compass_heading'}[name], value)
 self.UpdateProperties('net.hadess.SensorProxy.Compass', {name: value})"""
-TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid):
-    fields = open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def wait_for(predicate, timeout=30):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def run(locd, locctl, n, wanted):
     work = tempfile.mkdtemp(prefix="locd-bench-compass-")
     children = []
     try:
-        sock = work + "/bus"
-        os.mkdir(work + "/system.d")
-        for p in POLICIES:
-            shutil.copy(p, work + "/system.d/")
-        open(work + "/bus.conf", "w").write(BUS_CONF % (sock, work + "/system.d"))
-        children.append(subprocess.Popen(["dbus-daemon", "--config-file=" + work + "/bus.conf", "--nofork"],
-                                         stderr=subprocess.DEVNULL))
-        assert wait_for(lambda: os.path.exists(sock)), "dbus-daemon did not start"
-        address = "unix:path=" + sock
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS=address)
+        bus_process, env = private_bus.start(work, policies=POLICIES)
+        children.append(bus_process)
+        address = env["DBUS_SYSTEM_BUS_ADDRESS"]
         children.append(subprocess.Popen(["/usr/bin/python3", "-m", "dbusmock", "--system", "--template",
                                           "iio-sensors-proxy"], env=env, stdout=subprocess.DEVNULL,
                                          stderr=subprocess.DEVNULL))

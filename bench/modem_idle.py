@@ -17,49 +17,20 @@ bus message.
 """
 import json, os, shutil, subprocess, sys, tempfile, time
 
+from private_bus import start, switches, wait_for
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAND_IN = ROOT + "/Tests/Peers/modemmanager-stand-in.py"
 LOG = ROOT + "/Tests/Fixtures/nmea/quectel-l76k-nmea.log"
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-<allow own="org.freedesktop.ModemManager1"/><allow send_destination="org.freedesktop.ModemManager1"/>
-</policy></busconfig>"""
-
-
-def switches(pid):
-    n = 0
-    for line in open("/proc/%d/status" % pid):
-        if line.startswith(("voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:")):
-            n += int(line.split()[1])
-    return n
-
-
-def wait_for(predicate, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def run(locd, locctl, seconds, policy):
     work = tempfile.mkdtemp(prefix="locd-bench-modem-")
     children = []
     try:
+        bus, env = start(work, ["org.freedesktop.ModemManager1"])
+        children.append(bus)
         sock = work + "/bus"
-        open(work + "/bus.conf", "w").write(BUS_CONF % sock)
-        children.append(subprocess.Popen(["dbus-daemon", "--config-file=" + work + "/bus.conf", "--nofork"],
-                                         stderr=subprocess.DEVNULL))
-        assert wait_for(lambda: os.path.exists(sock)), "dbus-daemon did not start"
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + sock)
         calls = work + "/calls"
         children.append(subprocess.Popen(["/usr/bin/python3", STAND_IN, LOG, calls], env=env,
                                          stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True))

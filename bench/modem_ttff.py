@@ -17,21 +17,12 @@ delays, not a receiver's real TTFF. Usage: modem_ttff.py LOCD LOCCTL RUNS COLD_M
 """
 import http.server, json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
+import private_bus
+from private_bus import wait_for
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 STAND_IN = ROOT + "/Tests/Peers/modemmanager-stand-in.py"
 LOG = ROOT + "/Tests/Fixtures/nmea/quectel-l76k-nmea.log"
-# The bus configuration of bench/modem_idle.py: like the system bus, the stand-in's name ownable.
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-<allow own="org.freedesktop.ModemManager1"/><allow send_destination="org.freedesktop.ModemManager1"/>
-</policy></busconfig>"""
 FILE = bytes((i * 7919) % 251 for i in range(48_000))
 
 
@@ -46,25 +37,13 @@ class Files(http.server.BaseHTTPRequestHandler):
         self.wfile.write(FILE)
 
 
-def wait_for(predicate, timeout=60):
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.05)
-    return False
-
-
 def once(locd, locctl, assisted, cold, warm, url):
     work = tempfile.mkdtemp(prefix="locd-bench-ttff-")
     children = []
     try:
+        bus, env = private_bus.start(work, ["org.freedesktop.ModemManager1"])
+        children.append(bus)
         sock = work + "/bus"
-        open(work + "/bus.conf", "w").write(BUS_CONF % sock)
-        children.append(subprocess.Popen(["dbus-daemon", "--config-file=" + work + "/bus.conf", "--nofork"],
-                                         stderr=subprocess.DEVNULL))
-        assert wait_for(lambda: os.path.exists(sock)), "dbus-daemon did not start"
-        env = dict(os.environ, DBUS_SYSTEM_BUS_ADDRESS="unix:path=" + sock)
         calls = work + "/calls"
 
         def logged():
