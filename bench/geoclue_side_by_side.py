@@ -22,6 +22,8 @@ Usage: geoclue_side_by_side.py LOCD_BINARY [RUNS ACTIVE IDLE]
 """
 import json, os, shutil, socket, statistics, subprocess, sys, tempfile, threading, time
 
+import private_bus
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PEERS = os.path.join(ROOT, "Tests", "Peers")
 LAT, LON = 59.9139, 10.7522
@@ -80,16 +82,9 @@ class Feeder:
                         self.conns.remove(c)
 
 
-BUS_CONF = """<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
- "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig><type>system</type><listen>unix:path=%s</listen><auth>EXTERNAL</auth>
-<policy context="default"><allow user="*"/><deny own="*"/><deny send_type="method_call"/>
-<allow send_type="signal"/><allow send_requested_reply="true" send_type="method_return"/>
-<allow send_requested_reply="true" send_type="error"/>
-<allow receive_type="method_call"/><allow receive_type="method_return"/>
-<allow receive_type="error"/><allow receive_type="signal"/>
-<allow send_destination="org.freedesktop.DBus" send_interface="org.freedesktop.DBus"/>
-</policy>%s</busconfig>"""
+# The system-bus-like configuration of bench/private_bus.py, its policy directory the second
+# %s (the socket the first).
+BUS_CONF = private_bus.CONFIG % ("%s", "", "%s")
 
 GEOCLUE_CONF = """[agent]
 whitelist=locd-test-agent

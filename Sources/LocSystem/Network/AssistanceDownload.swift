@@ -25,16 +25,7 @@ final class AssistanceDownload {
     var result = loccurl_result()
     loccurl_get(url, userAgent, timeoutMilliseconds, 256, 10, maxBytes, &result)
     defer { loccurl_free(&result) }
-    guard result.failure == 0 else {
-      let words = withUnsafeBytes(of: result.error) { raw in Array(raw.prefix { $0 != 0 }) }
-      return [UInt8(clamping: result.failure)] + words
-    }
-    let status = UInt32(clamping: result.status)
-    var bytes = [
-      0, UInt8(status >> 24), UInt8((status >> 16) & 255), UInt8((status >> 8) & 255), UInt8(status & 255),
-    ]
-    if let body = result.body { bytes += UnsafeBufferPointer(start: body, count: result.size) }
-    return bytes
+    return Geolocator.outcome(result)
   }
 
   /// Fetches `url` (http or https only); `done` is called later on the loop, once, with the

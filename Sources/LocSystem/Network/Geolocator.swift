@@ -13,6 +13,12 @@ final class Geolocator {
     var result = loccurl_result()
     loccurl_post(url, userAgent, body, timeoutMilliseconds, 16, 5, GeolocateAnswer.maxBodyBytes, &result)
     defer { loccurl_free(&result) }
+    return outcome(result)
+  }
+
+  /// A finished exchange as the bytes `decode` reads: a failure's code and words, or 0, the
+  /// HTTP status in four bytes, then the body. Shared with `AssistanceDownload`'s GET.
+  static func outcome(_ result: loccurl_result) -> [UInt8] {
     guard result.failure == 0 else {
       let words = withUnsafeBytes(of: result.error) { raw in Array(raw.prefix { $0 != 0 }) }
       return [UInt8(clamping: result.failure)] + words
