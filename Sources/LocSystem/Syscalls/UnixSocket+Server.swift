@@ -23,14 +23,15 @@ extension UnixSocket {
     }
     let flags = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
     let socket = FileDescriptor(owning: try Syscall.retrying("socket") { Glibc.socket(AF_UNIX, flags, 0) })
-    // Bind with a restrictive umask so the socket never exists with looser permissions
-    // than configured, then set the exact mode and group.
-    let old = umask(0o177)
-    do {
-      defer { umask(old) }
-      _ = try withAddress(path) { address, length throws(Errno) in
-        try Syscall.retrying("bind \(path)") { bind(socket.rawValue, address, length) }
-      }
+    // The socket file must never exist with looser permissions than configured: its mode at
+    // bind is the socket's own (0600 here, set with fchmod before bind, which Linux honours)
+    // less the umask; then the exact mode and group. Not a restrictive umask around bind:
+    // the umask is the whole process's, and a thread starting a program meanwhile (a worker,
+    // or another test in a test process) would hand it on, so the program's files came out
+    // 0600 (a compiled test program that could not be run: GpsdFaceTests, 2026-12-04).
+    _ = try Syscall.retrying("fchmod socket") { fchmod(socket.rawValue, 0o600) }
+    _ = try withAddress(path) { address, length throws(Errno) in
+      try Syscall.retrying("bind \(path)") { bind(socket.rawValue, address, length) }
     }
     if let gid { _ = try Syscall.retrying("chown \(path)") { chown(path, UInt32.max, gid) } }
     _ = try Syscall.retrying("chmod \(path)") { chmod(path, mode_t(mode)) }
