@@ -48,7 +48,7 @@ public final class CompassSource: FixSource {
   var phase = Phase.off
   var link = SystemBusLink()
   /// Who owns the name, the generation of what it said, `stop()` called.
-  var presence = CompassPresence()
+  var presence = BusPeerPresence()
   /// The claim: wanted by the engine, held, on its way, or failed.
   var claim = CompassClaim()
   var counters = CompassCounters()
@@ -181,25 +181,6 @@ public final class CompassSource: FixSource {
     claimRetry?.cancel()
     claimRetry = nil
     link.close()
-  }
-}
-
-/// Who owns iio-sensor-proxy's name, and the generation of what it said: replies and
-/// signals from an earlier owner are dropped.
-struct CompassPresence {
-  private(set) var owner: String?
-  private(set) var epoch = 0
-  /// `stop()` was called: nothing is retried.
-  var stopped = false
-
-  mutating func arrived(_ name: String) {
-    owner = name
-    epoch += 1
-  }
-
-  mutating func gone() {
-    owner = nil
-    epoch += 1
   }
 }
 

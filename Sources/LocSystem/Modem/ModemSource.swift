@@ -51,7 +51,7 @@ public final class ModemSource: FixSource {
   var phase = Phase.off
   var link = SystemBusLink()
   /// Who owns ModemManager's name, the generation of what it said, and whether `stop` was called.
-  var presence = ModemPresence()
+  var presence = BusPeerPresence()
   /// The modems by object path (the one asked for, or all).
   var modems: [String: ModemGNSS] = [:]
   /// What happened, counted, with the decoding of modems that went away.
@@ -238,25 +238,6 @@ struct ModemHelpers {
   var pollTimer: Timer?
   /// Made at the first assistance download.
   var download: AssistanceDownload?
-}
-
-/// Who owns ModemManager's name on the bus, and the generation of what it said: replies and
-/// signals from an earlier owner are dropped.
-struct ModemPresence {
-  private(set) var owner: String?
-  private(set) var epoch = 0
-  /// `stop()` was called: nothing is retried.
-  var stopped = false
-
-  mutating func arrived(_ name: String) {
-    owner = name
-    epoch += 1
-  }
-
-  mutating func gone() {
-    owner = nil
-    epoch += 1
-  }
 }
 
 /// What a `modem:` source counted, and the decoding of its modems that went away.

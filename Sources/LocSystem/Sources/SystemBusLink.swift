@@ -93,3 +93,23 @@ struct SystemBusLink {
     return (owner != nil, new)
   }
 }
+
+/// Who owns a followed service's bus name, and the generation of what it said: replies and
+/// signals from an earlier owner are dropped. The `modem:` and `compass:` sources' (BlueZ's
+/// `BlueZPresence` also tracks the adapter).
+struct BusPeerPresence {
+  private(set) var owner: String?
+  private(set) var epoch = 0
+  /// `stop()` was called: nothing is retried.
+  var stopped = false
+
+  mutating func arrived(_ name: String) {
+    owner = name
+    epoch += 1
+  }
+
+  mutating func gone() {
+    owner = nil
+    epoch += 1
+  }
+}
