@@ -58,20 +58,6 @@ public struct Engine {
   /// Handles one event at `now` and returns what the shell must do, in order.
   public mutating func handle(_ event: EngineEvent, at now: Instant) -> [Effect] {
     var effects: [Effect] = []
-    if case .requestReceived(let session, let id, let request) = event, request.onlyReads {
-      // A question that changes nothing is answered and that is all: what every other event
-      // ends with (due timers, acquisition, the STATUS= line) depends on time alone, and the
-      // armed timers bring it when it is due. A client polling status does not run it.
-      handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
-      return effects
-    }
-    if case .headingMeasured(let degrees, let source) = event {
-      // A compass reading changes no position, zone, timer or acquisition: as for a question,
-      // the end-of-event bookkeeping is left to the armed timers. (A compass signals several
-      // readings a second while it turns.) Who may have heading is worked out here.
-      headingMeasured(degrees, from: source, at: now, into: &effects)
-      return effects
-    }
     switch event {
     case .started(let state, let problem):
       start(state, problem: problem, at: now, into: &effects)
@@ -103,7 +89,8 @@ public struct Engine {
       handleRequest(request, ref: RequestRef(session: session, id: id), at: now, into: &effects)
     case .accessChanged(let id, let level, let reason):
       accessChanged(id, to: level, reason: reason, at: now, into: &effects)
-    case .headingMeasured: break  // answered above
+    case .headingMeasured(let degrees, let source):
+      headingMeasured(degrees, from: source, at: now, into: &effects)
     case .beaconHeard(let sighting, _):
       deliver(beacons.handle(.heard(sighting), at: now), at: now, into: &effects)
     case .sessionClosed(let id):
@@ -165,6 +152,11 @@ public struct Engine {
         effects.append(.persistTimers(timers.store(at: now)))
       }
     }
+    // A status or sky question and a compass reading change no position, zone, timer or
+    // acquisition: what every other event ends with depends on time alone, and the armed
+    // timers bring it when it is due. A client polling status, or a compass turning several
+    // times a second, does not run it (and writes nothing to order below).
+    guard event.needsBookkeeping else { return effects }
     afterEvent(at: now, into: &effects)
     // What the list writes to disk goes ahead of whatever could acknowledge it (a reply, an
     // event other than the position stream), the rest in its order. A fix's location events

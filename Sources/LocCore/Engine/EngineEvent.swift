@@ -82,3 +82,16 @@ public struct ReloadFailure: Error, Sendable, Hashable {
   /// A failure.
   public init(problems: [String]) { self.problems = problems }
 }
+
+extension EngineEvent {
+  /// Whether the engine ends this event with its bookkeeping (due timers, acquisition, the
+  /// STATUS= line): not after a request that only reads (`Request.onlyReads`) nor after a
+  /// compass reading, which change nothing that bookkeeping looks at.
+  var needsBookkeeping: Bool {
+    switch self {
+    case .requestReceived(_, _, let request): return !request.onlyReads
+    case .headingMeasured: return false
+    default: return true
+    }
+  }
+}

@@ -82,7 +82,7 @@ public enum AppChange: Sendable, Hashable {
 
 extension Request {
   /// Whether answering changes nothing in the engine (`status`, `sky`): such a request is
-  /// answered without the end-of-event bookkeeping (`Engine.handle`).
+  /// answered without the end-of-event bookkeeping (`EngineEvent.needsBookkeeping`).
   var onlyReads: Bool {
     switch self {
     case .status, .sky: return true
