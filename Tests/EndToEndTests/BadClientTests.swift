@@ -105,7 +105,9 @@ import Testing
   }
 
   @Test func tooManyClientsAreTurnedAwayWithAReason() throws {
-    let daemon = try LocdProcess(config: "[Limits]\nMaxClients=3\n")
+    // The three never say hello: a long HandshakeTimeout keeps a loaded machine from
+    // dropping one of them (which would free its slot) before the fourth connects.
+    let daemon = try LocdProcess(config: "[Limits]\nMaxClients=3\nHandshakeTimeout=1h\n")
     var clients: [RawClient] = []
     for _ in 0..<3 {
       let c = try RawClient(path: daemon.socketPath)
