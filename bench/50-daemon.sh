@@ -3,8 +3,8 @@
 # IDLE_SECONDS (default 60) with no source traffic and with an on-demand gpsd source
 # (gpsfake) once it has a good fix (target: none until the refresh; Policy=continuous
 # alongside for comparison), status round trips, fix-to-subscriber latency with 100
-# subscribers, and that latency's floor (no daemon). No peer is named for these; targets are
-# printed next to the figures.
+# subscribers and with 1,000, and that latency's floor (no daemon) at both. No peer is named
+# for these; targets are printed next to the figures.
 set -eu
 cd "$(dirname "$0")/.."
 [ -x .build/release/locbench ] || { echo "daemon: build first: swift build -c release"; exit 1; }
@@ -12,3 +12,5 @@ cd "$(dirname "$0")/.."
 # The floor of the latency above: the same reader, 100 Unix sockets, no daemon (a bare
 # process writing each line in turn): what this machine's kernel and scheduler cost.
 .build/release/locbench daemon --delivery-floor
+.build/release/locbench daemon --latency-only --subscribers 1000
+.build/release/locbench daemon --delivery-floor --subscribers 1000

@@ -34,8 +34,16 @@ extension DaemonBenchmark {
     return received
   }
 
+  /// The issue's target for the p99 at this many subscribers (issue 27: 0.5 ms for 100,
+  /// 3 ms for 1,000).
+  static func target(subscribers count: Int) -> String {
+    count <= 100 ? "target p99 <= 0.5 ms" : count <= 1000 ? "target p99 <= 3 ms" : "no target above 1,000"
+  }
+
   /// Prints the deliveries' p50 and p99 (and, `perFix`, each fix's spread) under `what`.
-  static func report(_ received: [(arrival: Int64, line: [UInt8])], perFix: Bool, what: String) {
+  static func report(
+    _ received: [(arrival: Int64, line: [UInt8])], perFix: Bool, what: String, target: String
+  ) {
     var samples: [Double] = []
     // The slowest delivery of each fix, by the fix's time: 100 subscribers make one fix 1.3 %
     // of the samples, so the p99 is the slowest fix or two, and this says which.
@@ -56,7 +64,7 @@ extension DaemonBenchmark {
     }
     samples.sort()
     print(
-      "\(what), \(samples.count) deliveries: p50 \(fmt(samples[samples.count / 2] / 1000)) ms, p99 \(fmt(samples[samples.count * 99 / 100] / 1000)) ms (target p99 <= 1 ms)"
+      "\(what), \(samples.count) deliveries: p50 \(fmt(samples[samples.count / 2] / 1000)) ms, p99 \(fmt(samples[samples.count * 99 / 100] / 1000)) ms (\(target))"
     )
     let worst = worstOfFix.sorted { $0.key < $1.key }.map(\.value)
     if let first = worst.first {
@@ -84,7 +92,9 @@ extension DaemonBenchmark {
       try? FileIO.remove(path: path)
       try? FileIO.removeDirectory(path: directory)
     }
-    let writer = spawn(CommandLine.arguments[0], ["daemon", "--serve-floor", path], environment: [])
+    let writer = spawn(
+      CommandLine.arguments[0], ["daemon", "--serve-floor", path, "--subscribers", String(count)],
+      environment: [])
     defer {
       try? Signals.send(Signals.terminate, to: writer)
       _ = try? ChildProcess.wait(writer)
@@ -104,8 +114,9 @@ extension DaemonBenchmark {
     }
     let received = collect(sockets, seconds: 8)
     sockets.removeAll()
+    let floorNote = "a floor, no target: " + target(subscribers: count) + " is locd's"
     let what = "delivery floor (no daemon: one process writing each line to \(count) Unix sockets)"
-    report(received, perFix: perFix, what: what)
+    report(received, perFix: perFix, what: what, target: floorNote)
   }
 
   /// The floor's writer: accepts `count` connections, then every 105 ms (the replayed

@@ -7,24 +7,31 @@ import LocSystem
 /// with 100 subscribers. `--latency-only` measures only the last, `--round-trip-only` only
 /// the round trips (for alternating before/after rounds); `--per-fix` prints each
 /// fix's slowest and median delivery too, in the fix's order (which fix makes the p99);
-/// `--delivery-floor` measures the same delivery with no daemon (DaemonBenchmark+Delivery).
+/// `--delivery-floor` measures the same delivery with no daemon (DaemonBenchmark+Delivery);
+/// `--subscribers N` (default 100) sets how many subscribers both have.
 enum DaemonBenchmark: Benchmark {
   static let name = "daemon"
 
   static func run(_ arguments: [String]) -> Int32 {
     guard
       let options = try? CommandLineOptions(
-        arguments, valued: ["idle-seconds", "locd", "fixture", "serve-floor"],
+        arguments, valued: ["idle-seconds", "locd", "fixture", "serve-floor", "subscribers"],
         flagNames: ["latency-only", "round-trip-only", "per-fix", "delivery-floor"])
     else {
       print(
-        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only | --delivery-floor] [--per-fix]"
+        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only | --delivery-floor] [--per-fix] [--subscribers N]"
       )
       return 2
     }
-    if let path = options.value("serve-floor") { return serveFloor(path, subscribers: 100) }
+    guard let count = Int(options.value("subscribers") ?? "100"), (1...2000).contains(count) else {
+      print("daemon: --subscribers takes 1 to 2000")
+      return 2
+    }
+    // Each subscriber is a descriptor here (and, for the floor, one in the writer too).
+    CurrentProcess.raiseDescriptorLimit(toAtLeast: count + 64)
+    if let path = options.value("serve-floor") { return serveFloor(path, subscribers: count) }
     if options.flag("delivery-floor") {
-      deliveryFloor(subscribers: 100, perFix: options.flag("per-fix"))
+      deliveryFloor(subscribers: count, perFix: options.flag("per-fix"))
       return 0
     }
     let locd = options.value("locd") ?? ".build/release/locd"
@@ -44,7 +51,7 @@ enum DaemonBenchmark: Benchmark {
       idleOnDemand(locd, seconds: idleSeconds, fixture: "Tests/Fixtures/nmea/nmea-rtk.log")
       roundTrips(locd)
     }
-    latency(locd, fixture: fixture, perFix: options.flag("per-fix"))
+    latency(locd, fixture: fixture, subscribers: count, perFix: options.flag("per-fix"))
     return 0
   }
 
@@ -124,14 +131,14 @@ enum DaemonBenchmark: Benchmark {
     print("`locctl status --json` (exec, connect, hello, status): median \(fmt(median(execs))) ms")
   }
 
-  static func latency(_ locd: String, fixture: String, perFix: Bool = false) {
+  static func latency(_ locd: String, fixture: String, subscribers count: Int, perFix: Bool = false) {
     let run = DaemonRun(
       locd: locd, extraArguments: ["--source", "replay:\(fixture)?speed=1&loop=1"], watchdogUSec: nil)
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
     defer { run.stop() }
     var subscribers: [Subscriber] = []
-    for _ in 0..<100 {
+    for _ in 0..<count {
       guard let socket = try? UnixSocket.connect(path: run.socket) else { continue }
       let hello =
         #"{"id":0,"method":"hello","params":{"protocol":1}}"# + "\n"
@@ -142,7 +149,9 @@ enum DaemonBenchmark: Benchmark {
     }
     let received = collect(subscribers, seconds: 8)
     subscribers.removeAll()  // closes their sockets
-    report(received, perFix: perFix, what: "fix-to-subscriber latency, 100 subscribers")
+    report(
+      received, perFix: perFix, what: "fix-to-subscriber latency, \(subscribers.count) subscribers",
+      target: target(subscribers: count))
   }
 
   // MARK: Helpers
