@@ -309,6 +309,10 @@ def main():
         print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))
         for r in rows:
             print("%-*s  %18s  %18s" % (width, r, results["geoclue"][r], results["locd"][r]))
+        # Issue 27's targets for locd, beside the figures they judge.
+        print("%-*s  %18s  %18s" % (width, "target: locd's RSS", "", "<= 9.0 MB"))
+        print("%-*s  %18s  %18s" % (width, "target: locd's active wakeups", "",
+                                    "<= %s" % results["geoclue"].get("active: wakeups over %d s" % active, "geoclue's")))
         floor = floor_rss()
         if floor:
             print("%-*s  %18s  %18s" % (width, "for scale: Swift program that sleeps", "", floor))
