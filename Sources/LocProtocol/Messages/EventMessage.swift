@@ -28,6 +28,22 @@ public struct EventMessage: Hashable, Sendable {
     ]
   }
 
+  /// The message as one line with its newline, written once for all its recipients: a
+  /// location event (the one every fix sends) straight from its views, other kinds through
+  /// their data's tree. The bytes are those of `ServerMessage.event(self).lineBytes`' tree.
+  public var lineBytes: [UInt8] {
+    var out = JSONBytes(capacity: 768)
+    out.openObject()
+    out.member("type", .string("event"))
+    out.member("event", .string(data.name))
+    out.member("time", WireFormat.time(time, 6))
+    out.key("data")
+    if case .location(let location) = data { location.write(to: &out) } else { out.value(data.json) }
+    out.closeObject()
+    out.bytes.append(0x0A)
+    return out.bytes
+  }
+
   init(_ o: WireObject) throws(WireDecodingError) {
     time = try o.instant("time")
     data = try EventData(name: o.string("event"), json: o.value("data") ?? .null, path: o.path.member("data"))

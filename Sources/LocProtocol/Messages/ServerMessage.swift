@@ -41,6 +41,7 @@ public enum ServerMessage: Hashable, Sendable {
 
   /// The line as UTF-8 with its newline, written once; for an event sent to many sessions.
   public var lineBytes: [UInt8] {
+    if case .event(let e) = self { return e.lineBytes }
     var out: [UInt8] = []
     out.reserveCapacity(1024)
     json.write(to: &out)

@@ -20,7 +20,16 @@ public struct LocationEvent: WireCodable {
     fix = try o.optionalDecode("fix")
   }
 
-  public var json: JSON { .object(["position": position.json, "fix": fix?.json ?? .null]) }
+  public var json: JSON { writtenJSON }
+}
+
+extension LocationEvent: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("position", position)
+    s.member("fix", fix)
+    s.closeObject()
+  }
 }
 
 /// `significant-change` event data: from where to where, and how far (to 0.1 m).

@@ -58,16 +58,27 @@ public struct FixView: WireCodable {
     hdop = try o.optionalNumber("hdop")
   }
 
-  public var json: JSON {
-    .object([
-      "time": WireFormat.time(time, 3), "mode": .int(mode.rawValue),
-      "lat": .optional(coordinate?.latitude.value), "lon": .optional(coordinate?.longitude.value),
-      "altMSL": WireFormat.meters(altitudeMSL), "speed": .optional(speed?.value),
-      "track": .optional(track?.value),
-      "accuracy": WireFormat.meters(horizontalAccuracy), "quality": .optional(quality?.word),
-      "satellitesUsed": .optional(satellitesUsed), "satellitesInView": .optional(satellitesInView),
-      "hdop": .optional(hdop),
-    ])
+  public var json: JSON { writtenJSON }
+}
+
+// Written straight to the wire in every location event (one encoding a fix, shared by all
+// subscribers), without the tree in between.
+extension FixView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("time", WireFormat.time(time, 3))
+    s.member("mode", .int(mode.rawValue))
+    s.member("lat", .optional(coordinate?.latitude.value))
+    s.member("lon", .optional(coordinate?.longitude.value))
+    s.member("altMSL", WireFormat.meters(altitudeMSL))
+    s.member("speed", .optional(speed?.value))
+    s.member("track", .optional(track?.value))
+    s.member("accuracy", WireFormat.meters(horizontalAccuracy))
+    s.member("quality", .optional(quality?.word))
+    s.member("satellitesUsed", .optional(satellitesUsed))
+    s.member("satellitesInView", .optional(satellitesInView))
+    s.member("hdop", .optional(hdop))
+    s.closeObject()
   }
 }
 

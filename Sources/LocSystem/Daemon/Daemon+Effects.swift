@@ -145,7 +145,7 @@ extension Daemon {
     if let tcp = faces.nmeaTCP { sessions = route(notice, to: sessions, gpsd: tcp, on: .nmeaTCP) }
     if let out = faces.nmeaOut { sessions = route(notice, to: sessions, nmeaOut: out) }
     guard !sessions.isEmpty, let server = faces.server else { return }
-    let line = ServerMessage.event(EventMessage(notice, at: at)).lineBytes
+    let line = EventMessage(notice, at: at).lineBytes
     server.send(bytes: line, to: sessions)
   }
 
