@@ -96,4 +96,6 @@ mkdir -p link
 python3 scripts/order_names.py "$work/profile.txt" "$work"/callgrind/* --defined "$work/defined.txt" \
   --exclude "$work/unsplit.txt" >link/locd.order.new
 mv link/locd.order.new link/locd.order
-echo "order: link/locd.order, $(grep -vc '^#' link/locd.order) functions"
+# SwiftPM does not know the link reads the order: drop the binary so the next build links it.
+rm -f .build/release/locd
+echo "order: link/locd.order, $(grep -vc '^#' link/locd.order) functions; make release relinks locd"

@@ -148,9 +148,10 @@ enum DaemonBenchmark: Benchmark {
       subscribers.append(Subscriber(socket: socket))
     }
     let received = collect(subscribers, seconds: 8)
+    let connected = subscribers.count
     subscribers.removeAll()  // closes their sockets
     report(
-      received, perFix: perFix, what: "fix-to-subscriber latency, \(subscribers.count) subscribers",
+      received, perFix: perFix, what: "fix-to-subscriber latency, \(connected) subscribers",
       target: target(subscribers: count))
   }
 
