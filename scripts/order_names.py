@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""The function names for link/locd.order (scripts/order-file.sh): those an instrumented run
-counted (llvm-profdata show --all-functions --counts), most called first, then those
-callgrind saw run that the instrumentation does not count (the standard library's and the
-runtime's). Only names the release binary defines (--defined) are kept, and none that an
-unsplit object of the standard library defines (--exclude)."""
+"""The function names for link/locd.order (scripts/order-file.sh), in the order of the inputs:
+a callgrind profile gives the functions it saw run, an llvm-profdata listing (a .txt:
+show --all-functions --counts) those with a count, most called first. Each name comes once,
+where it first appears. Only names the release binary defines (--defined) are kept, and none
+that an unsplit object of the standard library defines (--exclude)."""
 import re
 import sys
 
