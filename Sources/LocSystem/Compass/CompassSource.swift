@@ -167,11 +167,12 @@ public final class CompassSource: FixSource {
   func lost(_ why: String) {
     guard !presence.stopped else { return }
     teardown()
-    let retry = link.retry(on: loop) { [weak self] in self?.start() }
     let first: Bool
     if case .disconnected = phase { first = false } else { first = true }
-    phase = .disconnected(why, retryAt: retry.at)
-    log(first ? .warning : .debug, "\(why); trying again in \(retry.delay / 1_000_000) s")
+    let at = link.retryAfterLoss(why, firstOfOutage: first, on: loop, log: log) { [weak self] in
+      self?.start()
+    }
+    phase = .disconnected(why, retryAt: at)
     report()
   }
 

@@ -62,13 +62,26 @@ struct SystemBusLink {
 
   /// The next attempt to connect after a failure, by the backoff, armed on `loop` to call
   /// `start`; returns the delay (microseconds) and when it is due.
-  mutating func retry(on loop: EventLoop, start: @escaping () -> Void) -> (delay: UInt64, at: Instant) {
+  private mutating func retry(on loop: EventLoop, start: @escaping () -> Void) -> (delay: UInt64, at: Instant)
+  {
     let delay = backoff.delayAfterFailure(at: loop.monotonicMicroseconds)
     if reconnectTimer == nil {
       reconnectTimer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000, start)
     }
     reconnectTimer?.arm(atMicroseconds: loop.monotonicMicroseconds + delay)
     return (delay, loop.now.adding(seconds: Double(delay) / 1_000_000))
+  }
+
+  /// After the connection was lost for `why`: the next attempt armed (`retry`) and the loss
+  /// logged, a warning the first time in an outage (`firstOfOutage`) and at debug level for
+  /// each retry after it; returns when the attempt is due.
+  mutating func retryAfterLoss(
+    _ why: String, firstOfOutage: Bool, on loop: EventLoop, log: (LogLevel, String) -> Void,
+    start: @escaping () -> Void
+  ) -> Instant {
+    let next = retry(on: loop, start: start)
+    log(firstOfOutage ? .warning : .debug, "\(why); trying again in \(next.delay / 1_000_000) s")
+    return next.at
   }
 
   /// The matches a follower of a `service` without an ObjectManager needs on `bus`
