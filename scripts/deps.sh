@@ -17,10 +17,11 @@ case "$what" in
   # whose screen that test reads. xdg-desktop-portal (1.16) is the real portal a Flatpak app's
   # location goes through to the GeoClue face (WifiAppsTests). modemmanager-dev ships
   # ModemManager's interface XML, which the ModemManager stand-in of the modem: source's
-  # tests serves and is checked against.
+  # tests serves and is checked against. iio-sensor-proxy ships the bus policy and the
+  # introspection XML the compass stand-in is checked against (its daemon is never started).
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db
     python3-dbus python3-gi geoclue-2.0 libgeoclue-2-dev geoclue-2-demo gammastep redshift python3-dbusmock
-    zsh fish librsvg2-bin chrony python3-gps libgps-dev gcc libc6-dev tmux xdg-desktop-portal modemmanager-dev" ;;
+    zsh fish librsvg2-bin chrony python3-gps libgps-dev gcc libc6-dev tmux xdg-desktop-portal modemmanager-dev iio-sensor-proxy" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the
