@@ -93,6 +93,12 @@ import Testing
     // Later (the fix no longer fresh after FreshFor=2s), the app asks where it is, to 50 m:
     // the GNSS wakes (Setup with the GPS again) and the answer is a fresh GNSS fix.
     usleep(2_500_000)
+    // Meanwhile the position is the last GNSS fix, cached: not the Wi-Fi and cell answer, which
+    // came before the fix and places the machine in another city (the stand-ins' Oslo
+    // against the receiver's Seattle).
+    let aged = try locd.status()
+    #expect(aged.position.tier == .cached && aged.position.provenance == .known(.cached), "\(aged.position)")
+    #expect(aged.position.position?.source == "modem:", "\(aged.position)")
     let answer = try CompassSourceTests.ask(app, .locate(timeout: .seconds(30), accuracy: Meters(50)), id: 2)
     #expect(answer.accuracyMet, "\(answer)")
     #expect(answer.position.position?.source == "modem:", "\(answer.position)")

@@ -81,6 +81,32 @@ import Testing
     #expect(Self.resolve(PositionCandidates(fix: lastFix, network: later)).provenance == .wifi)
   }
 
+  /// GNSS leaving far from the Wi-Fi answer: the last fix (±5 m, 20 s old, stale) lies 5.6 km
+  /// outside the circle of a Wi-Fi answer (±40 m) received 60 s ago, before it. The fix is the
+  /// later measurement: the machine moved since the answer, or the answer was wrong. The fix
+  /// answers as the cached position; the older answer is not served as a fresh position (it
+  /// once was: a phone's run jumped back to the Wi-Fi centre when its GNSS fix aged out).
+  @Test func anAnswerOlderThanTheLastFixIsNotFreshWhereverItLies() {
+    let lastFix = Self.p(Self.elsewhere, 5, .gnss, secondsAgo: 20)
+    for origin in [PositionProvenance.wifi, .cell, .ip] {
+      let answer = Self.p(Self.office, 40, origin, secondsAgo: 60)
+      let r = Self.resolve(PositionCandidates(fix: lastFix, network: answer))
+      #expect(r.tier == .cached && r.position == lastFix, "\(origin)")
+      #expect(r.reason == "no fresh fix; last known position", "\(origin)")
+      // The same when the last fix is known only from the state file.
+      let restored = Self.resolve(PositionCandidates(network: answer, lastKnown: lastFix))
+      #expect(restored.tier == .cached && restored.position == lastFix, "\(origin)")
+    }
+    // An answer received after the fix is the later word, outside its circle or not.
+    let later = Self.p(Self.office, 40, .wifi, secondsAgo: 5)
+    let r = Self.resolve(PositionCandidates(fix: lastFix, network: later))
+    #expect(r.tier == .fix && r.provenance == .wifi && r.position == later)
+    // A last known position that came from Wi-Fi itself overtakes nothing.
+    let cachedWifi = Self.p(Self.elsewhere, 40, .wifi, secondsAgo: 30)
+    let older = Self.p(Self.office, 40, .wifi, secondsAgo: 60)
+    #expect(Self.resolve(PositionCandidates(network: older, lastKnown: cachedWifi)).provenance == .wifi)
+  }
+
   @Test func ipNeverBeatsTheManualLocationNorAnyOtherKind() {
     let ip = Self.p(Self.elsewhere, 5000, .ip)
     let manual = Self.p(Self.office, nil, .manual, secondsAgo: 86_400)

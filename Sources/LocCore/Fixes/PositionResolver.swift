@@ -26,7 +26,8 @@ public struct PositionCandidates: Sendable, Hashable {
 
 /// The fusion of every candidate into one answer (decision 0050). By rank: a fresh GNSS fix ▸
 /// the static file ▸ a fresh Wi-Fi answer ▸ the last known position (cached) ▸ the manual
-/// location ▸ a fresh IP answer ▸ none. One exception keeps a worse position from replacing a
+/// location ▸ a fresh IP answer ▸ none; a network answer older than the latest GNSS fix is
+/// not fresh (`overtaken`). One exception keeps a worse position from replacing a
 /// better one: when a more accurate candidate (not IP; a cached one only if it is newer than
 /// the winner) lies inside the winner's accuracy circle, that candidate answers — the winner
 /// agrees with it and tells nothing it does not. Pure: the same candidates at the same instant give the
@@ -106,7 +107,7 @@ public enum PositionResolver {
     func add(_ p: Position?, _ tier: PositionTier, _ rank: Int) {
       if let p { out.append(Ranked(position: p, tier: tier, rank: rank)) }
     }
-    let network = fresh(c.network, freshness.network)
+    let network = fresh(c.network, freshness.network).flatMap { overtaken($0, in: c) ? nil : $0 }
     add(fresh(c.fix, freshness.fix), .fix, 0)
     add(c.staticFile, .manual, 1)
     // Wi-Fi and cells measure where the machine is (a cell more coarsely): ranked alike.
@@ -124,6 +125,17 @@ public enum PositionResolver {
       out.removeAll(where: { $0.tier == .cached })
     }
     return out.sorted(by: { $0.rank < $1.rank })
+  }
+
+  /// Whether a network answer was received before the latest GNSS fix (this run's, or the
+  /// last known one when that is a fix): the fix is the later measurement. Where it lies
+  /// inside the answer's circle it agrees and knows more; where it lies outside, the machine
+  /// has moved since the answer or the answer was wrong. Either way the answer is no fresher
+  /// word than the fix, so it does not rank as fresh, and the fix answers as the cached
+  /// position once it is no longer fresh itself.
+  static func overtaken(_ answer: Position, in c: PositionCandidates) -> Bool {
+    let fixes = [c.fix, c.lastKnown?.origin == .gnss ? c.lastKnown : nil].compactMap { $0 }
+    return fixes.contains { $0.receivedAt > answer.receivedAt }
   }
 
   /// Whether `holder`, ranked below `winner`, keeps its place: it is more accurate and lies
