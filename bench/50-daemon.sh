@@ -9,8 +9,10 @@ set -eu
 cd "$(dirname "$0")/.."
 [ -x .build/release/locbench ] || { echo "daemon: build first: swift build -c release"; exit 1; }
 .build/release/locbench daemon --idle-seconds "${IDLE_SECONDS:-60}"
-# The floor of the latency above: the same reader, 100 Unix sockets, no daemon (a bare
-# process writing each line in turn): what this machine's kernel and scheduler cost.
+# The floor of the latency above: the same feed and reader, 100 Unix sockets, no daemon (a
+# bare process relaying each NMEA cycle as one line to each socket in turn): what this
+# machine's kernel and scheduler cost. Both are timed from when the fix's bytes were written
+# (decision 0058).
 .build/release/locbench daemon --delivery-floor
 .build/release/locbench daemon --latency-only --subscribers 1000
 .build/release/locbench daemon --delivery-floor --subscribers 1000

@@ -15,11 +15,11 @@ enum DaemonBenchmark: Benchmark {
   static func run(_ arguments: [String]) -> Int32 {
     guard
       let options = try? CommandLineOptions(
-        arguments, valued: ["idle-seconds", "locd", "fixture", "serve-floor", "subscribers"],
+        arguments, valued: ["idle-seconds", "locd", "serve-floor", "feed-socket", "subscribers"],
         flagNames: ["latency-only", "round-trip-only", "per-fix", "delivery-floor"])
     else {
       print(
-        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--fixture NMEA-LOG] [--latency-only | --round-trip-only | --delivery-floor] [--per-fix] [--subscribers N]"
+        "usage: locbench daemon [--idle-seconds N] [--locd PATH] [--latency-only | --round-trip-only | --delivery-floor] [--per-fix] [--subscribers N]"
       )
       return 2
     }
@@ -29,14 +29,15 @@ enum DaemonBenchmark: Benchmark {
     }
     // Each subscriber is a descriptor here (and, for the floor, one in the writer too).
     CurrentProcess.raiseDescriptorLimit(toAtLeast: count + 64)
-    if let path = options.value("serve-floor") { return serveFloor(path, subscribers: count) }
+    if let path = options.value("serve-floor"), let feed = options.value("feed-socket") {
+      return serveFloor(path, feed: feed, subscribers: count)
+    }
     if options.flag("delivery-floor") {
       deliveryFloor(subscribers: count, perFix: options.flag("per-fix"))
       return 0
     }
     let locd = options.value("locd") ?? ".build/release/locd"
     let idleSeconds = Int(options.value("idle-seconds") ?? "60") ?? 60
-    let fixture = options.value("fixture") ?? "Tests/Fixtures/nmea/nmea-rtk.log"
     guard FileIO.isExecutable(path: locd) else {
       print("daemon: \(locd) not built (swift build -c release)")
       return 1
@@ -51,7 +52,7 @@ enum DaemonBenchmark: Benchmark {
       idleOnDemand(locd, seconds: idleSeconds, fixture: "Tests/Fixtures/nmea/nmea-rtk.log")
       roundTrips(locd)
     }
-    latency(locd, fixture: fixture, subscribers: count, perFix: options.flag("per-fix"))
+    latency(locd, subscribers: count, perFix: options.flag("per-fix"))
     return 0
   }
 
@@ -131,9 +132,18 @@ enum DaemonBenchmark: Benchmark {
     print("`locctl status --json` (exec, connect, hello, status): median \(fmt(median(execs))) ms")
   }
 
-  static func latency(_ locd: String, fixture: String, subscribers count: Int, perFix: Bool = false) {
+  /// Fix to subscriber: locd with `count` location subscribers and the feed as its receiver
+  /// (`nmea+unix-listen://`), each delivery timed from when its fix's bytes were written
+  /// (DaemonBenchmark+Delivery).
+  static func latency(_ locd: String, subscribers count: Int, perFix: Bool = false) {
+    guard let feedDirectory = try? FileIO.makeTemporaryDirectory(prefix: "/tmp/locbench-feed-") else {
+      print("daemon: no temporary directory")
+      return
+    }
+    let feedPath = feedDirectory + "/feed.sock"
+    defer { try? FileIO.removeDirectory(path: feedDirectory) }
     let run = DaemonRun(
-      locd: locd, extraArguments: ["--source", "replay:\(fixture)?speed=1&loop=1"], watchdogUSec: nil)
+      locd: locd, extraArguments: ["--source", "nmea+unix-listen://" + feedPath], watchdogUSec: nil)
     run.start()
     guard run.waitFor("READY=1", timeout: 5) else { return }
     defer { run.stop() }
@@ -147,12 +157,8 @@ enum DaemonBenchmark: Benchmark {
       try? socket.setNonBlocking()
       subscribers.append(Subscriber(socket: socket))
     }
-    let received = collect(subscribers, seconds: 8)
-    let connected = subscribers.count
-    subscribers.removeAll()  // closes their sockets
-    report(
-      received, perFix: perFix, what: "fix-to-subscriber latency, \(connected) subscribers",
-      target: target(subscribers: count))
+    let what = "fix-to-subscriber latency, \(subscribers.count) subscribers"
+    measure(subscribers, feeding: feedPath, perFix: perFix, what: what, target: target(subscribers: count))
   }
 
   // MARK: Helpers
