@@ -5,7 +5,7 @@ import LocProtocol
 /// queue of lines out, counted by the server (ControlServer+Queues); and one deadline at a
 /// time: the hello, the end of a session that can do nothing, or the last words of a
 /// dropped client.
-final class ClientConnection {
+final class ClientConnection: SessionKeyed {
   /// Where the connection is.
   enum Phase: Equatable {
     /// Greeted, waiting for the hello.
@@ -57,10 +57,15 @@ final class ClientConnection {
     self.id = id
     self.peer = peer
     access = server.handlers.access(peer)
-    watch = try server.loop.watch(socket, events: Epoll.input) { [weak self] revents in self?.ready(revents) }
+    // Unowned, not weak: the watch and the timer leave the loop in `release` (at the latest in
+    // deinit), so neither calls back once the connection is gone; and a weak reference would
+    // move the connection's reference count to a side table, making every retain and release
+    // of it (each event sent to it) take the runtime's slow path.
+    watch = try server.loop.watch(socket, events: Epoll.input) { [unowned self] revents in self.ready(revents)
+    }
     timer = ConnectionTimer(
-      try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [weak self] in
-        self?.deadlinePassed()
+      try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
+        self.deadlinePassed()
       })
     arm(.hello, after: server.limits.handshakeTimeout)
   }

@@ -153,7 +153,7 @@ extension ControlServer {
     do {
       let client = try ClientConnection(server: self, socket: socket, id: id, peer: peer)
       slots.take(uid: peer.uid)
-      clients[id] = client
+      clients.insert(client)
       client.send(ServerMessage.greeting(Greeting(serverVersion: listening.serverVersion)).line)
     } catch {
       handlers.log(.warning, "client setup: \(error), dropping it")

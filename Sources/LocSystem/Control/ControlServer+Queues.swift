@@ -31,7 +31,7 @@ extension ControlServer: FlowControlHost {
   /// All queues together are over their limit: the biggest go first, until the total is
   /// under it again.
   private func shedBiggestQueues() {
-    let biggest = clients.values.filter { $0.queuedBytes > 0 }.sorted {
+    let biggest = clients.ordered.filter { $0.queuedBytes > 0 }.sorted {
       ($0.queuedBytes, $1.id) > ($1.queuedBytes, $0.id)
     }
     let total = limits.maxQueuedBytesTotal
@@ -48,7 +48,7 @@ extension ControlServer: FlowControlHost {
 
   var maxQueuedBytes: Int { limits.maxQueuedBytes }
 
-  var sessionsWithQueuedBytes: [SessionID] { clients.values.filter { $0.queuedBytes > 0 }.map(\.id) }
+  var sessionsWithQueuedBytes: [SessionID] { clients.ordered.filter { $0.queuedBytes > 0 }.map(\.id) }
 
   func isConnected(_ id: SessionID) -> Bool { clients[id] != nil }
 

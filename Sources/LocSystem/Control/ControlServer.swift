@@ -98,7 +98,7 @@ public final class ControlServer {
   /// One read buffer for every client (they are read one at a time).
   let reader = ReadBuffer(chunkSize: 16384, maxBytesPerWakeup: ControlServer.bytesPerTurn)
   /// Clients served, with or without hello.
-  var clients: [SessionID: ClientConnection] = [:]
+  var clients = ConnectionTable<ClientConnection>()
   /// Dropped clients whose last words are being written; they keep their slot until closed.
   var lingering: [SessionID: ClientConnection] = [:]
   var slots: ClientSlots
@@ -137,7 +137,7 @@ public final class ControlServer {
 
   /// The sessions after hello: who they are and the access they have now.
   public var openSessions: [(id: SessionID, peer: Peer, access: AccessLevel)] {
-    clients.values.filter { $0.phase == .open }.sorted { $0.id < $1.id }.map { ($0.id, $0.peer, $0.access) }
+    clients.ordered.filter { $0.phase == .open }.map { ($0.id, $0.peer, $0.access) }
   }
 
   /// Changes an open session's access (a reload changed the groups, or an authorization
@@ -187,7 +187,9 @@ public final class ControlServer {
   /// pass, not one sort of every client per queued copy.
   public func send(bytes: [UInt8], to ids: [SessionID]) {
     queues.sendingToMany = true
-    for id in ids { clients[id]?.send(bytes: bytes) }
+    // A copy (two references): a send may drop its client, which changes `clients`.
+    let table = clients
+    table.forEach(among: ids) { $0.send(bytes: bytes) }
     queues.sendingToMany = false
     checkQueuedTotal()
   }
@@ -200,7 +202,7 @@ public final class ControlServer {
     _ client: ClientConnection, reason: String, level: LogLevel = .info, lastWords: RequestError? = nil
   ) {
     guard clients[client.id] != nil else { return }
-    clients[client.id] = nil
+    clients.remove(client.id)
     let line = "client \(client.id.raw) (pid \(client.peer.pid), uid \(client.peer.uid)) dropped: \(reason)"
     if level == .debug { handlers.log(level, line) } else { logThrottled(level, line) }
     let wasOpen = client.phase == .open
@@ -247,9 +249,9 @@ public final class ControlServer {
   public func stop(notice: RequestError? = nil) {
     if let notice {
       let line = Array((ServerMessage.failure(nil, notice).line + "\n").utf8)
-      for client in Array(clients.values) { client.sayGoodbye(line) }
+      for client in clients.ordered { client.sayGoodbye(line) }
     }
-    for client in Array(clients.values) + Array(lingering.values) { client.shutdown() }
+    for client in clients.ordered + Array(lingering.values) { client.shutdown() }
     clients.removeAll()
     lingering.removeAll()
     listening.watch?.cancel()
