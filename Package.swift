@@ -26,6 +26,9 @@ let orderedLink = LinkerSetting.unsafeFlags(
   [
     "-use-ld=lld", "-Xlinker", "--symbol-ordering-file=\(Context.packageDirectory)/link/locd.order",
     "-Xlinker", "--no-warn-symbol-ordering", "-Xlinker", "-z", "-Xlinker", "pack-relative-relocs",
+    // The functions LLVM leaves without a symbol, which no order can name, in one run before
+    // the hot code (link/locd-sections.ld).
+    "-Xlinker", "-T", "-Xlinker", "\(Context.packageDirectory)/link/locd-sections.ld",
   ], .when(configuration: .release))
 
 let package = Package(
