@@ -30,7 +30,11 @@ import Testing
       "Europe/Oslo", "Europe/Broken", "Mars/Base", "../x",
     ])
     let oslo = try [UInt8](Data(contentsOf: URL(fileURLWithPath: "/usr/share/zoneinfo/Europe/Oslo")))
-    #expect(catalog.entries["Europe/Oslo"] == .tzif(oslo))
+    // Held without the version-1 block readers skip (ZoneSlimTests holds it to the whole
+    // file's rules): Debian's file has both blocks, so the catalog's is smaller.
+    let held = try #require(catalog.entries["Europe/Oslo"])
+    #expect(held == .tzif(ZoneRules.withoutVersion1Data(oslo)))
+    if case .tzif(let bytes) = held { #expect(bytes.count < oslo.count) }
     // Reading is the shell's part; whether the bytes are TZif is the engine's to find out.
     #expect(catalog.entries["Europe/Broken"] == .tzif(Array("not a zone".utf8)))
     #expect(catalog.entries["Mars/Base"] == .unreadable("unknown time zone 'Mars/Base'"))

@@ -280,6 +280,24 @@ public struct ZoneRules: Sendable {
   }
 
   /// A bounds-checked big-endian cursor over TZif bytes.
+  /// `bytes` with an empty version-1 data block, when the file also has the version 2+
+  /// block that readers use (as `zic -b slim` writes it: the first header's counts all zero,
+  /// then the 64-bit header, data and footer unchanged); otherwise `bytes` as they are. A
+  /// fat file's 32-bit block is a third of it, and the daemon keeps every zone its boundary
+  /// data names (476 KB of Debian's tzdata, 317 KB slimmed).
+  public static func withoutVersion1Data(_ bytes: [UInt8]) -> [UInt8] {
+    var reader = Reader(bytes: bytes)
+    guard let first = try? reader.header(), first.version >= 2 else { return bytes }
+    let length = first.dataLength(timeSize: 4)
+    guard length > 0, bytes.count - 44 >= length else { return bytes }
+    var slim = [UInt8]()
+    slim.reserveCapacity(bytes.count - length)
+    slim += bytes[0..<20]
+    slim += repeatElement(0, count: 24)
+    slim += bytes[(44 + length)...]
+    return slim
+  }
+
   private struct Reader {
     var bytes: [UInt8]
     var index = 0

@@ -69,13 +69,15 @@ public final class ZoneDatabase {
   /// `EngineEvent.timeZoneDataChanged`).
   public func flush() { cache.removeAll() }
 
-  /// The engine's zone data for `names`: each zone's TZif bytes, or why they could not be
-  /// read, in the error's words. The engine parses them when it needs them.
+  /// The engine's zone data for `names`: each zone's TZif bytes, without the version-1 block
+  /// readers skip (`ZoneRules.withoutVersion1Data`: the daemon holds them all, so a third
+  /// less heap), or why they could not be read, in the error's words. The engine parses
+  /// them when it needs them.
   public func catalog(names: some Sequence<String>) -> ZoneCatalog {
     var entries: [String: ZoneCatalog.Entry] = [:]
     for name in names where entries[name] == nil {
       do {
-        entries[name] = .tzif(try tzif(named: name))
+        entries[name] = .tzif(ZoneRules.withoutVersion1Data(try tzif(named: name)))
       } catch {
         entries[name] = .unreadable(error.description)
       }
