@@ -61,7 +61,8 @@ final class ClientConnection: SessionKeyed {
     // deinit), so neither calls back once the connection is gone; and a weak reference would
     // move the connection's reference count to a side table, making every retain and release
     // of it (each event sent to it) take the runtime's slow path.
-    watch = try server.loop.watch(socket, events: Epoll.input) { [unowned self] revents in self.ready(revents)
+    watch = try server.loop.watch(socket, events: Epoll.input) { [unowned self] revents in
+      self.ready(revents)
     }
     timer = ConnectionTimer(
       try server.loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
