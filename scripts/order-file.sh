@@ -8,13 +8,15 @@
 # What runs is read two ways over the same four workloads (the GeoClue face with a client
 # active, bench/80-geoclue.sh's run; the demo drive with `locctl watch` and status calls;
 # a gpsd source fed by gpsfake; a gpsd source with no gpsd, retried):
-# - callgrind over the release build, collecting only inside the event loop's dispatch
-#   (sd_event_dispatch), that is after start-up: what runs while locd serves, the standard
-#   library's and the runtime's functions included. These come first.
+# - callgrind over the release build, its profile cut in two where the event loop starts
+#   (--dump-before=sd_event_loop): what runs from then on, which is after locd paged its
+#   code out (MADV_PAGEOUT), the standard library's and the runtime's functions and the
+#   first turns of the loop included, comes first; what ran before, start-up, next. The
+#   names are the release build's own, generic specializations and outlined helpers too.
 # - an instrumented build (-profile-generate) running at full speed: every function of
-#   locd's own modules that ran, start-up included, most called first; those callgrind did
-#   not see come next. Start-up code thus lies after the serving code: once ready, locd pages
-#   its code out (MADV_PAGEOUT), and only the serving part comes back.
+#   locd's own modules that ran, most called first; those callgrind did not see come last
+#   (the instrumented build inlines and specializes differently, so some of its names are
+#   not the release build's).
 # Needs root, geoclue-2.0, gpsd, gpsd-clients and valgrind; takes about 10 minutes.
 set -eu
 cd "$(dirname "$0")/.."
@@ -90,7 +92,7 @@ workloads() {
 
 mkdir -p "$work/profiles" "$work/callgrind"
 printf '#!/bin/sh\nLLVM_PROFILE_FILE=%s/profiles/%%p.profraw exec %s "$@"\n' "$work" "$pgo" >"$work/run-pgo"
-printf '#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --collect-atstart=no --toggle-collect=sd_event_dispatch --callgrind-out-file=%s/callgrind/%%p %s "$@"\n' \
+printf '#!/bin/sh\nexec valgrind --tool=callgrind --demangle=no --dump-before=sd_event_loop --callgrind-out-file=%s/callgrind/%%p %s "$@"\n' \
   "$work" "$work/locd" >"$work/run-callgrind"
 chmod +x "$work/run-pgo" "$work/run-callgrind"
 echo "order: the workloads, instrumented"
@@ -114,7 +116,11 @@ if nm "$work/locd" | grep -q '17_StringProcessing'; then
 fi
 nm --defined-only "$work/locd" | awk 'NF == 3 && ($2 == "t" || $2 == "T" || $2 == "W") {print $3}' | sort -u >"$work/defined.txt"
 mkdir -p link
-python3 scripts/order_names.py "$work"/callgrind/* "$work/profile.txt" --defined "$work/defined.txt" \
+# callgrind's parts: PID.1 is start-up (dumped where the loop begins), PID what came after.
+serving=$(ls "$work"/callgrind | grep -v '\.' | sed "s|^|$work/callgrind/|")
+startup=$(ls "$work"/callgrind | grep '\.1$' | sed "s|^|$work/callgrind/|")
+# shellcheck disable=SC2086 # word splitting wanted: one path a profile
+python3 scripts/order_names.py $serving $startup "$work/profile.txt" --defined "$work/defined.txt" \
   --exclude "$work/unsplit.txt" >link/locd.order.new
 mv link/locd.order.new link/locd.order
 # SwiftPM does not know the link reads the order: drop the binary so the next build links it.
