@@ -9,22 +9,29 @@ extension Engine {
 
   /// The engine's part of the full status at `now`; the shell completes the rest
   /// (`StatusReport.completed(server:sources:)`).
-  public func status(at now: Instant) -> StatusReport { status(at: now, sunMemo: nil).report }
+  public func status(at now: Instant) -> StatusReport { status(at: now, sunMemo: nil, border: nil).report }
 
   /// The status a `status` request answers: today's sun is kept from the last answer while
-  /// the position, the zone and the local date are the same (it is most of the work of an
-  /// answer otherwise, and a client polling status asks the same question each time).
+  /// the position, the zone and the local date are the same, and the distance to the nearest
+  /// border while the position is (they are most of the work of an answer otherwise, and a
+  /// client polling status asks the same question each time).
   mutating func answerStatus(at now: Instant) -> StatusReport {
-    let (report, memo) = status(at: now, sunMemo: regeneration.keptSun)
+    let (report, memo, border) = status(at: now, sunMemo: regeneration.keptSun, border: zones.keptBorder)
     regeneration.keep(memo)
+    zones.keep(border)
     return report
   }
 
-  private func status(at now: Instant, sunMemo: SunMemo?) -> (report: StatusReport, sunMemo: SunMemo?) {
+  private func status(
+    at now: Instant, sunMemo: SunMemo?, border: BorderMemo?
+  ) -> (report: StatusReport, sunMemo: SunMemo?, border: BorderMemo?) {
     let resolved = resolve(at: now)
     var zone = zones.peekReport(for: resolved, configured: config.timeZone, at: now)
+    var border = border
     if zone.origin == .position, let c = resolved.position?.coordinate {
-      zone.borderDistance = zones.nearBorder(c)
+      let probed = zones.nearBorder(c, kept: border)
+      zone.borderDistance = probed.distance
+      border = probed
     }
     var memo = sunMemo
     let sun = resolved.position.flatMap { p in
@@ -62,7 +69,7 @@ extension Engine {
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
-    return (report, memo)
+    return (report, memo, border)
   }
 }
 

@@ -22,6 +22,8 @@ struct ZoneMachine: EngineMachine {
   private var systemZoneSet: String?
   /// The zone in effect at the last regeneration (id, offset, abbreviation).
   private var inEffect: ZoneReport?
+  /// The border distance the last `status` answer probed (`nearBorder`).
+  private var borderMemo: BorderMemo?
 
   /// A machine over the environment's data.
   init(environment: EngineEnvironment, settings: ZoneHysteresis.Settings) {
@@ -117,11 +119,23 @@ struct ZoneMachine: EngineMachine {
     return adoption
   }
 
-  /// The boundary data's estimate of the distance to the nearest border, when under 10 km.
-  func nearBorder(_ coordinate: Coordinate) -> Meters? {
-    guard let d = borderLookup?(coordinate), d.value < 10_000 else { return nil }
-    return d
+  /// The boundary data's estimate of the distance to the nearest border, when under 10 km,
+  /// answered from `kept` when that was probed at the same place. A probe is hundreds of
+  /// zone lookups (BorderProbe), and the boundaries never change while the engine runs (new
+  /// tzdata replaces only the rules), so a client polling `status` at one place pays once.
+  func nearBorder(_ coordinate: Coordinate, kept: BorderMemo? = nil) -> BorderMemo {
+    if let kept, kept.coordinate == coordinate { return kept }
+    guard let d = borderLookup?(coordinate), d.value < 10_000 else {
+      return BorderMemo(coordinate: coordinate, distance: nil)
+    }
+    return BorderMemo(coordinate: coordinate, distance: d)
   }
+
+  /// The last place a `status` answer probed, and its answer.
+  var keptBorder: BorderMemo? { borderMemo }
+
+  /// Keeps what a `status` answer probed.
+  mutating func keep(_ border: BorderMemo?) { borderMemo = border }
 
   /// Which zone, from where, and why, before its rules are consulted.
   private func choose(for resolved: ResolvedPosition, configured: String?) -> ZoneReport {
@@ -158,4 +172,10 @@ struct ZoneMachine: EngineMachine {
       report.reason = [report.reason, "\(problem); planning in UTC"].compactMap { $0 }.joined(separator: "; ")
     }
   }
+}
+
+/// The distance to the nearest zone border as probed at one place (nil: none within 10 km).
+struct BorderMemo {
+  var coordinate: Coordinate
+  var distance: Meters?
 }
