@@ -130,7 +130,7 @@ public final class ControlClient {
   ) throws(Failure) -> ServerMessage {
     let deadline = timeout.map { ContinuousClock.now.advanced(by: $0) }
     while true {
-      if let newline = buffer.firstIndex(of: 0x0A) {
+      if let newline = firstIndex(of: 0x0A, in: buffer) {
         defer { buffer.removeSubrange(...newline) }
         do { return try ServerMessage.decode(buffer[..<newline]) } catch {
           throw .protocolError("bad line from the daemon: \(error)")

@@ -26,6 +26,32 @@ import Testing
     #expect(throws: JSONParseError.self) { try JSON.parse(text) }
   }
 
+  /// The parser reads contiguous bytes where they lie (an array, a slice in the middle of
+  /// one) and copies anything else first: the value and an error's offset are the same
+  /// whichever the caller hands it.
+  @Test func parsesAnyCollectionOfBytesAlike() throws {
+    let text = #"{"a":[1,2.5,"x\ty"],"b":{"c":null}}"#
+    let bytes = Array(text.utf8)
+    let expected = try JSON.parse(bytes)
+    let framed = Array("junk\n".utf8) + bytes + Array("\nmore".utf8)
+    let slice = framed[5..<(5 + bytes.count)]
+    #expect(try JSON.parse(slice) == expected)
+    #expect(try JSON.parse(bytes.lazy.map { $0 }) == expected)  // not contiguous: copied
+    #expect(try JSON.parse(text) == expected)
+    let broken = Array(#"{"a":1,"a":2}"#.utf8)
+    for input in [
+      AnyCollection(broken), AnyCollection(broken.lazy.map { $0 }),
+      AnyCollection(("xx" + #"{"a":1,"a":2}"#).utf8.dropFirst(2)),
+    ] {
+      do {
+        _ = try JSON.parse(input)
+        Issue.record("a duplicate key was accepted")
+      } catch {
+        #expect(error.offset == 7, "\(error)")
+      }
+    }
+  }
+
   @Test func limitsDepth() throws {
     let deep = String(repeating: "[", count: 100) + String(repeating: "]", count: 100)
     #expect(throws: JSONParseError.self) { try JSON.parse(deep, maxDepth: 32) }
@@ -176,5 +202,18 @@ import Testing
   @Test func minusZeroKeepsItsSign() throws {
     #expect(try read("-0")?.sign == .minus)
     #expect(try read("-0.0")?.sign == .minus)
+  }
+
+  /// firstIndex(of:in:) (memchr(3)) agrees with Array.firstIndex(of:), at every position.
+  @Test func firstIndexOfAByteIsArraysAnswer() {
+    #expect(firstIndex(of: 0x0A, in: []) == nil)
+    for length in [1, 7, 8, 9, 31, 64, 300] {
+      var bytes = [UInt8](repeating: 0x41, count: length)
+      #expect(firstIndex(of: 0x0A, in: bytes) == nil)
+      for at in [0, length / 2, length - 1] {
+        bytes[at] = 0x0A
+        #expect(firstIndex(of: 0x0A, in: bytes) == bytes.firstIndex(of: 0x0A))
+      }
+    }
   }
 }

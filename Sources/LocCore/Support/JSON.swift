@@ -191,9 +191,22 @@ extension JSON {
   }
 
   private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to out: inout [UInt8]) {
-    // Copy runs that need no escaping in one go.
+    // Most strings (every key) need no escape: find the first byte that does with a plain
+    // loop, and copy a clean string in one go. Then copy runs that need no escaping.
+    var clean = 0
+    while clean < bytes.count {
+      let b = bytes[clean]
+      if b < 0x20 || b == 0x22 || b == 0x5C { break }
+      clean += 1
+    }
+    if clean == bytes.count {
+      out.append(contentsOf: bytes)
+      return
+    }
     var start = 0
-    for (i, b) in bytes.enumerated() where b < 0x20 || b == 0x22 || b == 0x5C {
+    for i in clean..<bytes.count {
+      let b = bytes[i]
+      guard b < 0x20 || b == 0x22 || b == 0x5C else { continue }
       out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
       switch b {
       case 0x22: out.append(contentsOf: [0x5C, 0x22])

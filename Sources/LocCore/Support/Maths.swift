@@ -38,3 +38,14 @@ public enum Maths {
   guard let found = memchr(start, Int32(byte), count) else { return nil }
   return UnsafePointer(found.assumingMemoryBound(to: UInt8.self))
 }
+
+/// The index of the first `byte` in `bytes` (memchr(3)), or nil: a client looking for the end
+/// of a 3 KB reply line spent more on the search, a byte at a time, than on reading it.
+public func firstIndex(of byte: UInt8, in bytes: [UInt8]) -> Int? {
+  bytes.withUnsafeBufferPointer { buffer in
+    guard let base = buffer.baseAddress, let found = firstByte(byte, from: base, count: buffer.count) else {
+      return nil
+    }
+    return found - base
+  }
+}
