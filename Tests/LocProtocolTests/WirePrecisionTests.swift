@@ -23,6 +23,33 @@ import Testing
     #expect(manual["lat"] == .number(-33.8688) && manual["name"] == .string("Sydney \"office\""))
   }
 
+  /// A request's numbers go on the wire with at most 15 significant digits: one with more
+  /// (a latitude of 16) comes back rounded, within 1e-13 degrees, and its line is a fixed
+  /// point (make fuzz's wire target found this one, whose re-encoding it had required to be
+  /// exact).
+  @Test func aRequestPastFifteenDigitsIsWrittenAsAFixedPoint() throws {
+    let line = Array(
+      #"{"id":"b","method":"set-location","params":{"lat":59.91444444444444,"lon":10.7522}}"#.utf8)
+    guard case .success((let id, let request)) = WireRequest.decode(line) else {
+      Issue.record("the request was refused")
+      return
+    }
+    let written = request.line(id: id)
+    #expect(written.contains(#""lat":59.9144444444444,"#))
+    guard case .success((let id2, let again)) = WireRequest.decode(Array(written.utf8)) else {
+      Issue.record("the written request was refused")
+      return
+    }
+    #expect(id2 == id)
+    #expect(again.line(id: id2) == written)
+    guard case .request(.setLocation(let a, _, _)) = request, case .request(.setLocation(let b, _, _)) = again
+    else {
+      Issue.record("not set-location: \(request), \(again)")
+      return
+    }
+    #expect(abs(a.latitude.value - b.latitude.value) < 1e-13)
+  }
+
   @Test func degradedPositionHasNullCoordinatesAndNoTime() throws {
     let o = try #require(ResolvedPositionView(S.degraded, rounded: true).json.object)
     #expect(o.keys == ["lat", "lon", "accuracy", "tier", "provenance", "age", "reason", "remedy"])
