@@ -199,18 +199,13 @@ extension DaemonBenchmark {
     return 0
   }
 
-  /// An RMC's time and date as ISO-8601 with milliseconds (`$GPRMC,hhmmss.ss,A,…,ddmmyy,…`),
+  /// An RMC's time and date as ISO-8601 with milliseconds (decoded by locd's NMEA parser),
   /// or nil for any other sentence.
   static func rmcTime(_ sentence: [UInt8]) -> String? {
-    let fields = sentence.split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false).map {
-      String(decoding: $0, as: UTF8.self)
-    }
-    guard fields.count > 9, fields[0] == "$GPRMC" else { return nil }
-    let t = Array(fields[1].utf8)
-    let d = Array(fields[9].utf8)
-    guard t.count == 9, d.count == 6 else { return nil }
-    func text(_ bytes: ArraySlice<UInt8>) -> String { String(decoding: bytes, as: UTF8.self) }
-    return "20" + text(d[4..<6]) + "-" + text(d[2..<4]) + "-" + text(d[0..<2]) + "T" + text(t[0..<2]) + ":"
-      + text(t[2..<4]) + ":" + text(t[4..<9]) + "0Z"
+    let line = sentence.last == 0x0D ? sentence.dropLast() : sentence[...]
+    guard case .sentence(let decoded) = line.withUnsafeBytes({ NMEASentence.parse($0, satellites: false) }),
+      case .rmc(let rmc) = decoded.content, let time = rmc.time, let date = rmc.date
+    else { return nil }
+    return time.instant(on: date).iso8601(fractionDigits: 3)
   }
 }

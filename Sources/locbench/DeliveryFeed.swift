@@ -70,33 +70,15 @@ final class DeliveryFeed: Sendable {
     return nil
   }
 
-  /// One receiver cycle dated `time`: GGA (3D-capable GPS fix, 10 satellites, HDOP 0.8) then
-  /// RMC (valid, 10.3 knots towards 090°), `step` cycles of 0.53 m east of 59°54.834'N
-  /// 10°45.132'E (0.00001° of longitude there).
+  /// One receiver cycle dated `time`, written by locd's own NMEAWriter (the gpsd face's and
+  /// the NMEA pty's): GGA (GPS fix, 10 satellites, HDOP 0.8) then RMC (valid, 10.3 knots
+  /// towards 090°), `step` cycles of 0.00001° of longitude (0.56 m) east of 59.9139°N
+  /// 10.7522°E, back after 10,000 steps (17 min, longer than any run).
   static func cycle(at time: Instant, step: Int64) -> [UInt8] {
-    // "2026-12-07T02:10:05.12Z": the NMEA fields are cut from the ISO form.
-    let iso = Array(time.iso8601(fractionDigits: 2).utf8)
-    let hhmmss = String(decoding: iso[11..<13] + iso[14..<16] + iso[17..<22], as: UTF8.self)
-    let ddmmyy = String(decoding: iso[8..<10] + iso[5..<7] + iso[2..<4], as: UTF8.self)
-    // Longitude in NMEA's dddmm.mmmm: 10°45.1320' plus 0.0006' a step (0.00001°), back after
-    // 10,000 steps (17 min, longer than any run).
-    let minutes10k = 451_320 + Int(step % 10_000) * 6
-    let lon = "010" + String(minutes10k / 10_000) + "." + pad(minutes10k % 10_000, 4)
-    let gga = "GPGGA,\(hhmmss),5954.8340,N,\(lon),E,1,10,0.8,25.0,M,40.0,M,,"
-    let rmc = "GPRMC,\(hhmmss),A,5954.8340,N,\(lon),E,10.3,90.0,\(ddmmyy),,,A"
-    return Array((sentence(gga) + sentence(rmc)).utf8)
-  }
-
-  /// `$body*CS\r\n` with NMEA's checksum (the XOR of the bytes between `$` and `*`).
-  static func sentence(_ body: String) -> String {
-    let sum = body.utf8.reduce(UInt8(0)) { $0 ^ $1 }
-    let hex = Array("0123456789ABCDEF".utf8)
-    return "$" + body + "*" + String(decoding: [hex[Int(sum >> 4)], hex[Int(sum & 15)]], as: UTF8.self)
-      + "\r\n"
-  }
-
-  static func pad(_ value: Int, _ width: Int) -> String {
-    let digits = String(value)
-    return String(repeating: "0", count: max(0, width - digits.count)) + digits
+    let fix = Fix(
+      time: time, coordinate: Coordinate(lat: 59.9139, lon: 10.7522 + Double(step % 10_000) * 0.000_01),
+      mode: .threeD, quality: .gps, altitudeMSL: Meters(25), geoidSeparation: Meters(40),
+      speed: MetersPerSecond(10.3 * NMEAWriter.knot), course: Degrees(90), satellitesUsed: 10, hdop: 0.8)
+    return Array((NMEAWriter.gga(fix) + NMEAWriter.rmc(fix)).utf8)
   }
 }

@@ -12,11 +12,11 @@ package enum Syscall {
   /// Runs `body`, one libc call that returns -1 and sets errno on failure, again for as
   /// long as it fails with EINTR (a signal arrived; SA_RESTART is not set for every signal
   /// and does not cover every call, signal(7)); any other failure is thrown as `call`'s.
-  /// Written for `Int` (the calls that return `ssize_t`: read, write, send, recv), with
-  /// overloads for `Int32` and any other integer that convert around it: a generic body was
-  /// left outlined and unspecialized where another module called it, so each send went
-  /// through FixedWidthInteger's witness table (about 250 instructions a call, callgrind
-  /// under the delivery benchmark).
+  /// Written for `Int` (the calls that return `ssize_t`: read, write, send, recv), with an
+  /// overload for `Int32` that converts around it; no generic version: one over
+  /// FixedWidthInteger was left outlined and unspecialized where another module called it,
+  /// so each send went through the protocol's witness table (about 250 instructions a call,
+  /// callgrind under the delivery benchmark).
   @inlinable @inline(__always)
   package static func retrying(_ call: @autoclosure () -> String, _ body: () -> Int) throws(Errno) -> Int {
     while true {
@@ -34,18 +34,10 @@ package enum Syscall {
     Int32(truncatingIfNeeded: try retrying(call(), { Int(body()) }))
   }
 
-  /// `retrying` for a call that returns another integer type.
-  @inlinable @inline(__always)
-  package static func retrying<R: FixedWidthInteger>(_ call: @autoclosure () -> String, _ body: () -> R)
-    throws(Errno) -> R
-  {
-    R(truncatingIfNeeded: try retrying(call(), { Int(truncatingIfNeeded: body()) }))
-  }
-
   /// Runs `body` once, for calls where EINTR must not be retried: close(2) (the descriptor
   /// is released even then, and retrying could close one another thread just got) and
   /// connect(2) (EINTR means the connection goes on in the background). Written for `Int`
-  /// with converting overloads, as `retrying` is.
+  /// with an `Int32` overload, as `retrying` is.
   @inlinable @inline(__always)
   package static func once(_ call: @autoclosure () -> String, _ body: () -> Int) throws(Errno) -> Int {
     let result = body()
@@ -58,13 +50,5 @@ package enum Syscall {
   @inlinable @inline(__always)
   package static func once(_ call: @autoclosure () -> String, _ body: () -> Int32) throws(Errno) -> Int32 {
     Int32(truncatingIfNeeded: try once(call(), { Int(body()) }))
-  }
-
-  /// `once` for a call that returns another integer type.
-  @inlinable @inline(__always)
-  package static func once<R: FixedWidthInteger>(_ call: @autoclosure () -> String, _ body: () -> R)
-    throws(Errno) -> R
-  {
-    R(truncatingIfNeeded: try once(call(), { Int(truncatingIfNeeded: body()) }))
   }
 }

@@ -52,7 +52,7 @@ extension JSON {
   public static func parse(
     _ text: String, maxDepth: Int = 32, maxMembers: Int = JSON.defaultMaxMembers
   ) throws(JSONParseError) -> JSON {
-    try parse(Array(text.utf8), maxDepth: maxDepth, maxMembers: maxMembers)
+    try parse(text.utf8, maxDepth: maxDepth, maxMembers: maxMembers)
   }
 }
 

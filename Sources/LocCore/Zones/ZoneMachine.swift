@@ -123,7 +123,7 @@ struct ZoneMachine: EngineMachine {
   /// answered from `kept` when that was probed at the same place. A probe is hundreds of
   /// zone lookups (BorderProbe), and the boundaries never change while the engine runs (new
   /// tzdata replaces only the rules), so a client polling `status` at one place pays once.
-  func nearBorder(_ coordinate: Coordinate, kept: BorderMemo? = nil) -> BorderMemo {
+  func nearBorder(_ coordinate: Coordinate, kept: BorderMemo?) -> BorderMemo {
     if let kept, kept.coordinate == coordinate { return kept }
     guard let d = borderLookup?(coordinate), d.value < 10_000 else {
       return BorderMemo(coordinate: coordinate, distance: nil)

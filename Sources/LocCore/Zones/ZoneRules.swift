@@ -279,7 +279,6 @@ public struct ZoneRules: Sendable {
     return us >= 0 ? us / 1_000_000 : -((-us + 999_999) / 1_000_000)
   }
 
-  /// A bounds-checked big-endian cursor over TZif bytes.
   /// `bytes` with an empty version-1 data block, when the file also has the version 2+
   /// block that readers use (as `zic -b slim` writes it: the first header's counts all zero,
   /// then the 64-bit header, data and footer unchanged); otherwise `bytes` as they are. A
@@ -298,6 +297,7 @@ public struct ZoneRules: Sendable {
     return slim
   }
 
+  /// A bounds-checked big-endian cursor over TZif bytes.
   private struct Reader {
     var bytes: [UInt8]
     var index = 0
