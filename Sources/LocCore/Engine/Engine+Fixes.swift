@@ -2,6 +2,11 @@
 /// waiting `locate` requests, acquisition, the zone hysteresis, and a significant change.
 extension Engine {
   mutating func handleFix(_ fix: Fix, from source: SourceID, at now: Instant, into effects: inout [Effect]) {
+    var fix = fix
+    if !fix.outOfBounds.isEmpty {
+      noteOutOfBounds(fix.outOfBounds, from: positions.uri(of: source), .gnss, at: now, into: &effects)
+      fix.outOfBounds = []
+    }
     let position: Position
     switch positions.fix(fix, from: source, at: now, liveFor: config.freshFor) {
     case .rejected(let why, let consistent):

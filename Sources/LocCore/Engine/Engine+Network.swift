@@ -29,12 +29,19 @@ extension Engine {
 
   /// The lookup ended: a position, or why not (status and the log say; a counter counts).
   mutating func handleGeolocate(_ outcome: GeolocateOutcome, at now: Instant, into effects: inout [Effect]) {
-    switch network.answered(outcome, at: now) {
-    case nil: break
+    guard let (origin, result) = network.answered(outcome, at: now) else { return }
+    switch result {
     // An answer to a lookup sent before a reload turned network positioning off is dropped.
-    case .success? where !config.network.enabled: break
-    case .success(let (located, origin))?: acceptNetwork(located, origin: origin, at: now, into: &effects)
-    case .failure(let problem)?:
+    case .success where !config.network.enabled: break
+    case .success(let located):
+      if let raised = located.outOfBounds {
+        noteOutOfBounds([raised], from: config.network.url, origin, at: now, into: &effects)
+      }
+      acceptNetwork(located, origin: origin, at: now, into: &effects)
+    case .failure(let problem):
+      if let refused = problem.outOfBounds {
+        noteOutOfBounds([refused], from: config.network.url, origin, at: now, into: &effects)
+      }
       effects.append(.log(.notice, "no position from \(config.network.url): \(problem.detail)"))
       if let at = network.report.retryAt { arm(.networkLookup, at: at, into: &effects) }
     }

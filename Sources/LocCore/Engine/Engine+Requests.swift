@@ -38,6 +38,18 @@ extension Engine {
     case .unsubscribe(let kinds):
       reply(.subscriptions(sessions.unsubscribe(ref.session, from: kinds)))
     case .setLocation(let coordinate, let name, let accuracy):
+      if let accuracy, let off = PositionBounds.accuracy(accuracy.value, of: .manual).outOfBounds {
+        // A statement below what any place can be known to (0, 1e-300): refused, as the static
+        // file's, and shown in status; the wire already holds it to 0…20,000 km.
+        noteOutOfBounds([off], from: "manual (uid \(peer.uid))", .manual, at: now, into: &effects)
+        let error = RequestError(
+          .invalidParams,
+          "\"accuracy\" must be at least \(OutOfBounds.number(PositionBounds.statedAccuracyFloor.value)) m "
+            + "(no machine's place is known to less than a centimetre), not \(OutOfBounds.number(accuracy.value))"
+        )
+        effects.append(.reply(ref.session, ref.id, .failure(error)))
+        return
+      }
       let manual = Position(
         coordinate: coordinate, accuracy: accuracy, time: now, receivedAt: now, source: "manual", name: name,
         origin: .manual)

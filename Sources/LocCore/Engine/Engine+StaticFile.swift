@@ -10,6 +10,10 @@ extension Engine {
     let moved = positions.setStatic(read)
     if let why = read.problem, why != before.problem {
       effects.append(.log(.warning, "static location file \(path) ignored: \(why)"))
+      // Once per new problem, as the warning: the same file read again is not another value.
+      if let off = read.outOfBounds {
+        _ = positions.noteOutOfBounds(off, from: "static:\(path)", .staticFile, at: now)
+      }
     }
     guard moved else { return }
     let what =

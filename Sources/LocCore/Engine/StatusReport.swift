@@ -157,6 +157,8 @@ public struct StatusReport: Sendable, Hashable {
   public var staticFile: StaticFileState? = nil
   /// Network positioning: on or off, the service, when it asked and how often.
   public var network: NetworkReport? = nil
+  /// Values from outside that lay out of bounds since start (nil: none yet).
+  public var outOfBounds: OutOfBoundsReport? = nil
 
   /// The report with the parts only the shell knows: the socket server's counters (all but
   /// `permissionDenied`, which the engine counts) and each running source as it is now (the

@@ -64,6 +64,10 @@ public struct Fix: Hashable, Sendable {
   public var vdop: Double?
   /// The date came from a receiver suspected of the GPS week-rollover bug.
   public var dateSuspect: Bool
+  /// The values the decoder found beyond what a receiver can give (`FixPlausibility`):
+  /// dropped from this fix or raised to a floor. Empty for nearly every fix; the engine
+  /// records them for `status` and keeps the fix without them.
+  public var outOfBounds: [OutOfBounds] = []
 
   /// A fix with only the required fields; the rest default to missing.
   public init(

@@ -1,7 +1,10 @@
-/// The values a fix may claim, applied where fixes are decoded (NMEA epochs, gpsd TPVs): a
-/// field outside its bound is nonsense or an attack, never a measurement, and is dropped
-/// (made missing) and counted, so that one absurd number cannot switch off a check that
-/// reads it. docs/NMEA.md, "Plausibility", lists the bounds and why.
+/// The values a fix may claim, applied where fixes are decoded (NMEA epochs, gpsd TPVs, a
+/// modem's NMEA traces): a field outside its bound is nonsense or an attack, never a
+/// measurement, and is dropped (made missing) and counted, so that one absurd number cannot
+/// switch off a check that reads it; an accuracy below what any receiver achieves is raised to
+/// that floor (the position may be right, the claim is not). Each one is kept on the fix
+/// (`Fix.outOfBounds`) for the engine to show in `status`. docs/NMEA.md, "Plausibility",
+/// lists the bounds and why.
 public enum FixPlausibility {
   /// Fastest speed over ground a fix may report: 1,000 knots (514.4 m/s). The export limit
   /// civil GNSS receivers enforce (the "COCOM limits", 1,000 knots and 18,000 m): above it
@@ -25,33 +28,52 @@ public enum FixPlausibility {
   /// drops it before it gets here.
   public static let maxAccuracy = Meters(10_000)
 
+  /// Smallest horizontal accuracy (68 % radius) a fix may claim: 1 cm. A real-time kinematic
+  /// solution with its integers fixed, the best a receiver gives, is specified at about 1 cm
+  /// horizontally (u-blox ZED-F9P: 0.01 m + 1 ppm CEP), and the antenna's phase centre alone
+  /// wanders by millimetres to centimetres. A smaller figure (GST σ of 1e-300, an `eph` of
+  /// 1e-9) claims more than the physics give, so it is raised to 1 cm: `locate --accuracy`
+  /// and the acceptance's comparisons never see less.
+  public static let minAccuracy = Meters(0.01)
+
   /// Largest geoid separation kept: the geoid lies within about −107 m and +86 m of the
   /// WGS84 ellipsoid (EGM2008), so ±200 m leaves room and nothing more.
   public static let maxGeoidSeparation = Meters(200)
 
-  /// Drops every field of `fix` outside its bound; returns how many were dropped.
+  /// Drops every field of `fix` outside its bound and raises an accuracy below
+  /// `minAccuracy` to it; each is added to `fix.outOfBounds`. Returns how many fields were
+  /// dropped (a raised accuracy is not dropped).
   @discardableResult public static func bound(_ fix: inout Fix) -> Int {
-    var dropped = 0
+    var found: [OutOfBounds] = []
     if let s = fix.speed, !(s.value >= 0 && s.value <= maxSpeed.value) {
       fix.speed = nil
-      dropped += 1
+      found.append(OutOfBounds(.speed, s.value, bound: s.value < 0 ? 0 : maxSpeed.value, .refused))
     }
     if let a = fix.altitudeMSL, !(a.value >= minAltitude.value && a.value <= maxAltitude.value) {
       fix.altitudeMSL = nil
-      dropped += 1
+      found.append(
+        OutOfBounds(.altitude, a.value, bound: a.value < 0 ? minAltitude.value : maxAltitude.value, .refused))
     }
     if let g = fix.geoidSeparation, !(abs(g.value) <= maxGeoidSeparation.value) {
       fix.geoidSeparation = nil
-      dropped += 1
+      found.append(
+        OutOfBounds(
+          .geoidSeparation, g.value,
+          bound: g.value < 0 ? -maxGeoidSeparation.value : maxGeoidSeparation.value,
+          .refused))
     }
     if let h = fix.horizontalAccuracy, !(h.value > 0 && h.value <= maxAccuracy.value) {
       fix.horizontalAccuracy = nil
-      dropped += 1
+      found.append(OutOfBounds(.accuracy, h.value, bound: h.value > 0 ? maxAccuracy.value : 0, .refused))
+    } else if let h = fix.horizontalAccuracy, h.value < minAccuracy.value {
+      fix.horizontalAccuracy = minAccuracy
+      found.append(OutOfBounds(.accuracy, h.value, bound: minAccuracy.value, .raised))
     }
     if let c = fix.course, !(c.value >= 0 && c.value <= 360) {
       fix.course = nil
-      dropped += 1
+      found.append(OutOfBounds(.course, c.value, bound: c.value < 0 ? 0 : 360, .refused))
     }
-    return dropped
+    fix.outOfBounds += found
+    return found.filter { $0.action == .refused }.count
   }
 }

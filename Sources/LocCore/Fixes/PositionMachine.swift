@@ -48,6 +48,20 @@ struct PositionMachine: EngineMachine {
   private var tier: PositionTier = .none
   /// Each source's latest sky (memory only) and what was last sent of it.
   private var skyBoard = SkyBoard()
+  /// Values from outside that lay out of bounds since start.
+  private var outOfBounds = OutOfBoundsReport()
+
+  /// Notes `value` from `source` at `now`; returns whether it is the first of its kind (source,
+  /// field, action) among those kept.
+  mutating func noteOutOfBounds(
+    _ value: OutOfBounds, from source: String, _ provenance: PositionProvenance, at now: Instant
+  ) -> Bool {
+    outOfBounds.note(value, from: source, provenance, at: now)
+    return outOfBounds.recent.last?.count == 1
+  }
+
+  /// The values out of bounds since start (nil while there were none).
+  var outOfBoundsReport: OutOfBoundsReport? { outOfBounds.isEmpty ? nil : outOfBounds }
 
   /// Keeps `sky` as the latest of `source`; returns it when a `sky` event is due
   /// (`SkyBoard`).

@@ -6,12 +6,17 @@ public struct StaticFileState: Sendable, Hashable {
   public var position: Position?
   /// Why it gives none although it exists (`line 2: the longitude is not a number`).
   public var problem: String?
+  /// The value out of bounds, when that is the problem (an accuracy of 1e-300 m).
+  public var outOfBounds: OutOfBounds?
 
   /// A state.
-  public init(path: String? = nil, position: Position? = nil, problem: String? = nil) {
+  public init(
+    path: String? = nil, position: Position? = nil, problem: String? = nil, outOfBounds: OutOfBounds? = nil
+  ) {
     self.path = path
     self.position = position
     self.problem = problem
+    self.outOfBounds = outOfBounds
   }
 
   /// The state after reading `path`: `text` its contents (nil: no such file, or `unreadable`
@@ -28,7 +33,7 @@ public struct StaticFileState: Sendable, Hashable {
         source: "static:\(path)", origin: .staticFile)
       return StaticFileState(path: path, position: p)
     } catch {
-      return StaticFileState(path: path, problem: error.description)
+      return StaticFileState(path: path, problem: error.description, outOfBounds: error.outOfBounds)
     }
   }
 }

@@ -284,9 +284,15 @@ extension GpsdMessage.TPV {
     var fix = Fix(
       time: time, coordinate: nil, mode: .noFix, satellitesUsed: sky?.satellitesUsed,
       satellitesInView: sky?.satellitesInView, pdop: sky?.pdop, hdop: sky?.hdop, vdop: sky?.vdop)
-    guard let mode, mode != .noFix, let latitude, let longitude,
-      let coordinate = Coordinate(latitude: latitude, longitude: longitude)
-    else { return fix }
+    guard let mode, mode != .noFix, let latitude, let longitude else { return fix }
+    let coordinate: Coordinate
+    switch PositionBounds.coordinate(lat: latitude.value, lon: longitude.value) {
+    case .success(let c): coordinate = c
+    case .failure(let off):
+      // Off the globe: a fix without a position (acceptance drops it as no-fix), and why.
+      fix.outOfBounds.append(off)
+      return fix
+    }
     fix.mode = mode
     fix.coordinate = coordinate
     switch status {

@@ -34,18 +34,32 @@ public enum GeolocateAnswer {
   public static let maxBodyBytes = 65536
   /// The farthest accuracy accepted (half the Earth's circumference): beyond it the answer
   /// says nothing about where.
-  public static let maxAccuracy = Meters(20_037_508)
+  public static let maxAccuracy = PositionBounds.maxAccuracy
 
   /// A usable answer: where, and the accuracy as locd means it (decision 0011). The API
   /// says only that `accuracy` is the radius of a circle around the location, in metres,
   /// with no confidence level; ichnaea derives it from the area the matched networks cover,
   /// so it is taken unchanged as locd's 68 % radius: never more precise than the service
-  /// said (docs/NETWORK.md, "Accuracy").
+  /// said, nor than the lookup's kind can be (`floored(for:)`; docs/NETWORK.md, "Accuracy").
   public struct Located: Sendable, Hashable {
     /// Where.
     public var coordinate: Coordinate
     /// The radius.
     public var accuracy: Meters
+    /// The service's accuracy when it claimed less than the lookup's kind can give, raised to
+    /// that floor (`floored(for:)`); nil when it was taken as it came.
+    public var outOfBounds: OutOfBounds? = nil
+
+    /// The answer with its accuracy no better than a position of `origin` can be
+    /// (`PositionBounds.accuracyFloor`): a Wi-Fi answer of 1e-300 m becomes 10 m.
+    public func floored(for origin: PositionProvenance) -> Located {
+      let judged = PositionBounds.accuracy(accuracy.value, of: origin)
+      guard let off = judged.outOfBounds, let value = judged.value else { return self }
+      var raised = self
+      raised.accuracy = Meters(value)
+      raised.outOfBounds = off
+      return raised
+    }
   }
 
   /// Judges `status` and `body`.
@@ -62,14 +76,22 @@ public enum GeolocateAnswer {
     guard let lat = json["location"]?["lat"]?.number, let lon = json["location"]?["lng"]?.number else {
       return .failure(Problem(.malformed, "no location.lat and location.lng numbers"))
     }
-    guard lat.isFinite, lon.isFinite, let coordinate = Coordinate(lat: lat, lon: lon) else {
-      return .failure(Problem(.outOfRange, "coordinates outside the globe"))
+    // The JSON parser gives finite numbers only (a NaN or 1e999 is not JSON: `malformed`).
+    let coordinate: Coordinate
+    switch PositionBounds.coordinate(lat: lat, lon: lon) {
+    case .success(let c): coordinate = c
+    case .failure(let off):
+      return .failure(Problem(.outOfRange, "coordinates outside the globe (\(off))", off))
     }
     guard let accuracy = json["accuracy"]?.number else {
       return .failure(Problem(.badAccuracy, "no accuracy number"))
     }
-    guard accuracy.isFinite, accuracy > 0, accuracy <= maxAccuracy.value else {
-      return .failure(Problem(.badAccuracy, "accuracy \(accuracy) m is not above 0 and at most 20,037 km"))
+    guard accuracy > 0, accuracy <= maxAccuracy.value else {
+      let off = OutOfBounds(.accuracy, accuracy, bound: accuracy > 0 ? maxAccuracy.value : 0, .refused)
+      return .failure(
+        Problem(
+          .badAccuracy, "accuracy \(OutOfBounds.number(accuracy)) m is not above 0 and at most 20,037 km", off
+        ))
     }
     return .success(Located(coordinate: coordinate, accuracy: Meters(accuracy)))
   }
@@ -80,10 +102,14 @@ public enum GeolocateAnswer {
     public var kind: GeolocateFailure
     /// In words, never a coordinate.
     public var detail: String
+    /// The value that lay out of bounds (a latitude off the globe, an accuracy of 0), if that
+    /// was the problem.
+    public var outOfBounds: OutOfBounds?
     /// A problem.
-    public init(_ kind: GeolocateFailure, _ detail: String) {
+    public init(_ kind: GeolocateFailure, _ detail: String, _ outOfBounds: OutOfBounds? = nil) {
       self.kind = kind
       self.detail = detail
+      self.outOfBounds = outOfBounds
     }
   }
 }

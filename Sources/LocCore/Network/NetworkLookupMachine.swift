@@ -113,10 +113,10 @@ struct NetworkLookupMachine: EngineMachine {
     return .send(query)
   }
 
-  /// The lookup under way ended with `outcome` at `now`: the place and what it is, or why
-  /// not (nil when no lookup was under way: an answer from before a reload).
+  /// The lookup under way ended with `outcome` at `now`: what kind of lookup it was, and the
+  /// place or why not (nil when no lookup was under way: an answer from before a reload).
   mutating func answered(_ outcome: GeolocateOutcome, at now: Instant)
-    -> Result<(GeolocateAnswer.Located, PositionProvenance), GeolocateAnswer.Problem>?
+    -> (origin: PositionProvenance, result: Result<GeolocateAnswer.Located, GeolocateAnswer.Problem>)?
   {
     guard let query = inFlight else { return nil }
     inFlight = nil
@@ -127,9 +127,12 @@ struct NetworkLookupMachine: EngineMachine {
       counts.skipped += 1
       lastProblem = why
       retryAt = now.adding(settings.minInterval)
-      return .failure(GeolocateAnswer.Problem(.transport, why))
+      return (query.origin, .failure(GeolocateAnswer.Problem(.transport, why)))
     case .failed(let kind, let detail): result = .failure(GeolocateAnswer.Problem(kind, detail))
-    case .answered(let status, let body): result = GeolocateAnswer.judge(status: status, body: body)
+    case .answered(let status, let body):
+      // No better than what the lookup's kind can give (a Wi-Fi answer of 1e-300 m is 10 m),
+      // before it is cached: an answer from memory is the same answer.
+      result = GeolocateAnswer.judge(status: status, body: body).map { $0.floored(for: query.origin) }
     }
     switch result {
     case .success(let located):
@@ -139,7 +142,7 @@ struct NetworkLookupMachine: EngineMachine {
       retryAt = nil
       lastProblem = nil
       remember(query.cacheKey, Cached(located: located, at: now))
-      return .success((located, query.origin))
+      return (query.origin, .success(located))
     case .failure(let problem):
       counts.failed[problem.kind, default: 0] += 1
       lastProblem = problem.detail
@@ -154,7 +157,7 @@ struct NetworkLookupMachine: EngineMachine {
         // Counted from when the lookup was sent, as the minimum interval is.
         retryAt = (lastAsked ?? now).adding(Self.backoff(after: failures, from: settings.minInterval))
       }
-      return .failure(problem)
+      return (query.origin, .failure(problem))
     }
   }
 
