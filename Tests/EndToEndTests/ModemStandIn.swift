@@ -35,10 +35,12 @@ final class ModemStandIn {
 
   deinit { stop() }
 
+  /// Starts it playing `log`: a fixture's path under Tests/Fixtures, or an absolute path.
   func start(log: String = "nmea/quectel-l76k-nmea.log") throws {
+    let path = log.hasPrefix("/") ? log : Binaries.packageRoot.path + "/Tests/Fixtures/" + log
     let peer = try LinePeer(
       GeoCluePrograms.peer("modemmanager-stand-in.py"),
-      [Binaries.packageRoot.path + "/Tests/Fixtures/" + log, calls], environment: bus.environment,
+      [path, calls], environment: bus.environment,
       output: bus.directory + "/modem-stand-in.out")
     self.peer = peer
     guard peer.waitFor("ready") else {

@@ -74,6 +74,48 @@ import Testing
     #expect(!state.contains("59.9"), "\(state)")
   }
 
+  /// Issue 40, item 4. Before: `0x3b` was read as 59 (strtod's hexadecimal), and an accuracy of
+  /// 1e-300 m and an altitude of 1e308 m were taken, the position shown as ±0 m. Each is now
+  /// refused, status naming the line and the value (docs/SOURCES.md, "Bounds").
+  @Test func aHexadecimalNumberAnAccuracyOf1eMinus300AndAnAltitudeOf1e308AreRefused() throws {
+    let dir = LocdProcess.makeDirectory()
+    let file = dir + "/geolocation"
+    try "0x3b\n10.7522\n23\n15\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let locd = try Self.locd(in: dir)
+    var s = try locd.waitForStatus { $0.staticFile?.problem != nil }
+    #expect(s.staticFile?.problem == "line 1: the latitude 0x3b is hexadecimal, not a decimal number")
+    #expect(s.position.tier == .none && s.staticFile?.inUse == false)
+
+    Self.overwrite(file, "59.9139\n10.7522\n23\n1e-300\n")
+    s = try locd.waitForStatus { $0.staticFile?.problem?.hasPrefix("line 4") == true }
+    #expect(
+      s.staticFile?.problem
+        == "line 4: the accuracy 1e-300 m is below 0.01 m (no machine's place is known to less than a centimetre)"
+    )
+    #expect(s.position.tier == .none)
+    var entry = try #require(s.outOfBounds?.recent.last)
+    #expect(entry.source == "static:\(file)" && entry.provenance == .known(.staticFile))
+    #expect(entry.field == .known(.accuracy) && entry.value == 1e-300 && entry.bound == 0.01)
+    #expect(entry.action == .known(.refused))
+
+    Self.overwrite(file, "59.9139\n10.7522\n1e308\n15\n")
+    s = try locd.waitForStatus { $0.staticFile?.problem?.hasPrefix("line 3") == true }
+    #expect(s.staticFile?.problem == "line 3: the altitude 1e+308 m is outside -11000…100000 m")
+    entry = try #require(s.outOfBounds?.recent.last)
+    #expect(entry.field == .known(.altitude) && entry.value == 1e308 && entry.bound == 100_000)
+    #expect(s.outOfBounds?.refused == 2)
+    let text = try locd.locctl(["status"]).stdout
+    #expect(text.contains("line 3: the altitude 1e+308 m is outside"), "\(text)")
+    #expect(
+      text.contains("altitude 1e+308 m is above 100000 m: refused — static from static:\(file)"), "\(text)")
+
+    // Fixed: the position is the file's.
+    Self.overwrite(file, Self.office)
+    s = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    #expect(s.position.position?.accuracy == Meters(15) && s.staticFile?.problem == nil)
+    #expect(locd.stop() == 0)
+  }
+
   /// `locctl status` leaves out the default /etc/geolocation while it is absent (most
   /// machines), and shows a file StaticFile= names even while that one is absent.
   @Test(.enabled(if: access("/etc/geolocation", F_OK) != 0, "this machine has an /etc/geolocation"))

@@ -16,6 +16,7 @@ test rewrites it between requests):
   range     200 with latitude 123
   zero      200 with accuracy 0
   negative  200 with accuracy -20
+  tiny      200 with accuracy 1e-300 (a place said to be known better than an atom)
   huge      200 with a 10 MB body
   silent    accepts and never answers
   trickle   sends the headers and then one byte a second
@@ -91,6 +92,8 @@ class Handler(BaseHTTPRequestHandler):
             self.answer(200, json.dumps({"location": {"lat": 123.0, "lng": 10.0}, "accuracy": 10}))
         elif mode == "zero":
             self.answer(200, json.dumps({"location": {"lat": 59.0, "lng": 10.0}, "accuracy": 0}))
+        elif mode == "tiny":
+            self.answer(200, json.dumps({"location": {"lat": 59.9139, "lng": 10.7522}, "accuracy": 1e-300}))
         elif mode == "negative":
             self.answer(200, json.dumps({"location": {"lat": 59.0, "lng": 10.0}, "accuracy": -20}))
         elif mode == "huge":

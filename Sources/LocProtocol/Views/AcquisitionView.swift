@@ -53,7 +53,7 @@ public struct AcquisitionView: WireCodable {
     public init(_ o: Acquisition.Outcome) {
       switch o {
       case .settled(let at, let accuracy):
-        self = .settled(at: WireFormat.truncate(at, 0), accuracy: accuracy.map(WireFormat.tenths))
+        self = .settled(at: WireFormat.truncate(at, 0), accuracy: accuracy.map(WireFormat.radius))
       case .timedOut(let at): self = .timedOut(at: WireFormat.truncate(at, 0))
       }
     }

@@ -112,7 +112,7 @@ public struct FixSummaryView: WireCodable {
     quality = f.quality.map(OpenEnum.known)
     satellitesUsed = f.satellitesUsed
     satellitesInView = f.satellitesInView
-    accuracy = f.accuracy.map(WireFormat.tenths)
+    accuracy = f.accuracy.map(WireFormat.radius)
     hdop = f.hdop
     time = WireFormat.truncate(f.time, 3)
     altitudeMSL = f.altitudeMSL.map(WireFormat.tenths)

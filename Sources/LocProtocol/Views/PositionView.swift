@@ -37,7 +37,7 @@ public struct PositionView: WireCodable {
       Coordinate(
         lat: WireFormat.round(p.coordinate.latitude.value, decimals),
         lon: WireFormat.round(p.coordinate.longitude.value, decimals)) ?? p.coordinate
-    accuracy = p.accuracy.map(WireFormat.tenths)
+    accuracy = p.accuracy.map(WireFormat.radius)
     altitude = p.altitude.map(WireFormat.tenths)
     time = WireFormat.truncate(p.time, 3)
     source = p.source

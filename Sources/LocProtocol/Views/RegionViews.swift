@@ -142,7 +142,7 @@ public struct VisitEventView: WireCodable {
       Coordinate(
         lat: WireFormat.round(v.coordinate.latitude.value, decimals),
         lon: WireFormat.round(v.coordinate.longitude.value, decimals)) ?? v.coordinate
-    accuracy = WireFormat.tenths(v.accuracy)
+    accuracy = WireFormat.radius(v.accuracy)
     arrival = WireFormat.truncate(v.arrival, 3)
     departure = v.departure.map { WireFormat.truncate($0, 3) }
   }

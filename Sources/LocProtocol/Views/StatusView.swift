@@ -57,6 +57,8 @@ public struct StatusView: WireCodable {
   public var staticFile: StaticFileStatusView?
   /// Network positioning (since 1.8).
   public var network: NetworkStatusView?
+  /// Values from outside that lay out of bounds since start (since 1.10; present once one did).
+  public var outOfBounds: OutOfBoundsStatusView?
 
   /// The wire form of `r`.
   public init(_ r: StatusReport) {
@@ -86,6 +88,7 @@ public struct StatusView: WireCodable {
     satellites = r.satellites.map(SatellitesSummaryView.init)
     staticFile = r.staticFile.flatMap { s in s.path.map { StaticFileStatusView(s, path: $0) } }
     network = r.network.map(NetworkStatusView.init)
+    outOfBounds = r.outOfBounds.map(OutOfBoundsStatusView.init)
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -116,6 +119,7 @@ public struct StatusView: WireCodable {
     satellites = try o.optionalDecode("satellites")
     staticFile = try o.optionalDecode("staticFile")
     network = try o.optionalDecode("network")
+    outOfBounds = try o.optionalDecode("outOfBounds")
   }
 
   public var json: JSON { writtenJSON }
@@ -153,6 +157,7 @@ extension StatusView: JSONWritable {
     if let satellites { s.member("satellites", satellites.json) }
     if let staticFile { s.member("staticFile", staticFile) }
     if let network { s.member("network", network) }
+    if let outOfBounds { s.member("outOfBounds", outOfBounds) }
     s.closeObject()
   }
 }

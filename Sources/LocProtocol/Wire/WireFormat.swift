@@ -20,6 +20,13 @@ public enum WireFormat {
   /// Metres to a tenth (accuracies, altitudes, distances).
   public static func tenths(_ m: Meters) -> Meters { Meters(round(m.value, 1)) }
 
+  /// An accuracy radius to a tenth, a positive one never written as 0: below 0.05 m it is
+  /// 0.1 m, the wire's smallest step. A radius of 0 would claim a place known exactly (an
+  /// RTK fix's 1 cm floor, decision 0059, is not that); rounding it up never claims more.
+  public static func radius(_ m: Meters) -> Meters {
+    m.value > 0 ? Meters(max(round(m.value, 1), 0.1)) : tenths(m)
+  }
+
   /// A duration in seconds rounded to `decimals` places.
   public static func seconds(_ d: Duration, _ decimals: Int) -> Duration {
     .seconds(round(d.seconds, decimals))

@@ -35,8 +35,13 @@ enum Measures {
     }
   }
 
-  /// `±4 m`, `±5 km`.
-  static func accuracy(_ m: Meters) -> String { "±" + distance(m) }
+  /// `±4 m`, `±5 km`; below what rounds to 1 of the unit, to a tenth (`±0.1 m`: an RTK
+  /// fix), never `±0`.
+  static func accuracy(_ m: Meters) -> String {
+    let v = system == .metric ? m.value : m.value / metresPerFoot
+    guard v > 0, v < 0.5 else { return "±" + distance(m) }
+    return "±" + Numbers.short(max(v, 0.1), 1) + (system == .metric ? " m" : " ft")
+  }
 
   /// A height (altitude, an observer's height) to a tenth: `188.2 m`, `617.5 ft`.
   static func height(_ m: Meters) -> String {

@@ -15,7 +15,9 @@ enum StatusCommand {
       The position with its tier (fix, cached, manual or none), what it came from (gnss, wifi, ip,
       static, manual, cached), accuracy and age; altitude, speed and course when the receiver gives
       them; the manual location when one is set, also while a fix is in use; the static location file;
-      network positioning (off, or the service, when it last asked, how often); the time zone in effect, the local time, and whether the system's zone is the same; today's
+      network positioning (off, or the service, when it last asked, how often); values from
+      sources, the service, the static file or set-location refused or raised to a floor for
+      lying beyond what their kind can give (implausible); the time zone in effect, the local time, and whether the system's zone is the same; today's
       sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
       fixes it drops and how far its clock is off; the satellites the receiver sees (used, in view,
       best signal: locctl sky); the receiver; the apps using the location; with
@@ -72,6 +74,7 @@ enum StatusCommand {
       row("Static file:", "\(Style.visible(file.path)): \(state)")
     }
     if let n = s.network { network(n, zone: zone, row) }
+    if let b = s.outOfBounds { outOfBounds(b, zone: zone, verbose: verbose, row) }
     if let f = s.fix { row("Fix:", fix(f)) }
     timeZone(s.timezone, row)
     row("Local time:", zone.dateTime(now))
