@@ -90,6 +90,43 @@ import Testing
     #expect(OutOfBounds(.speed, -3, bound: 0, .refused).description == "speed -3 m/s is below 0 m/s: refused")
   }
 
+  // MARK: Decimals in text
+
+  /// strtod(3)'s decimal form (C11 7.22.1.3: an optional sign, a nonempty sequence of digits
+  /// optionally containing a radix point, an optional exponent part), each read as that
+  /// decimal's nearest double.
+  @Test(arguments: [
+    ("59", 59.0), ("-33.8568", -33.8568), ("+59.9", 59.9), (".5", 0.5), ("5.", 5), ("5e-05", 0.00005),
+    ("1E3", 1000), ("-0", 0), ("0e400", 0), ("000.000", 0), ("1e-307", 1e-307),
+  ])
+  func strtodsDecimalsAreRead(word: String, value: Double) {
+    #expect(DecimalText.read(Substring(word)) == .number(value))
+  }
+
+  /// What strtod also reads and locd does not: hexadecimal (C11's "0x" form), infinity and
+  /// NaN, and any number whose magnitude overflows a double or underflows below its smallest
+  /// normal value, 2.2250738585072014e-308 (strtod's ERANGE, which geoclue refuses).
+  @Test(arguments: [
+    ("0x3b", DecimalText.Reading.hexadecimal), ("-0X1p4", .hexadecimal), ("0x", .hexadecimal),
+    ("inf", .notANumber), ("-infinity", .notANumber), ("nan", .notANumber), ("NAN(1)", .notANumber),
+    ("1e400", .outOfRange), ("-1e309", .outOfRange), ("1e-400", .outOfRange), ("1e-310", .outOfRange),
+    ("", .notANumber), ("-", .notANumber), (".", .notANumber), ("1e", .notANumber), ("1e+", .notANumber),
+    ("59.9N", .notANumber), ("1,5", .notANumber), (" 5", .notANumber), ("5 ", .notANumber),
+    ("1.2.3", .notANumber), ("--5", .notANumber), ("٥", .notANumber),
+  ])
+  func everythingElseIsNot(word: String, reading: DecimalText.Reading) {
+    #expect(DecimalText.read(Substring(word)) == reading, "\(word)")
+  }
+
+  @Test func aConfigurationSpeedIsADecimalToo() {
+    // [Regions] MaxSpeed= was read by Double(String): 0x10 was 16 m/s.
+    var c = DaemonConfig()
+    let problems = c.apply(fileText: "[Regions]\nMaxSpeed=0x10\n", fileName: "c")
+    #expect(problems.count == 1 && c.regions.maxSpeed == DaemonConfig().regions.maxSpeed, "\(problems)")
+    #expect(c.apply(fileText: "[Regions]\nMaxSpeed=12.5\n", fileName: "c").isEmpty)
+    #expect(c.regions.maxSpeed == MetersPerSecond(12.5))
+  }
+
   // MARK: GNSS, through the decoders (NMEA, gpsd's JSON; a modem's traces are NMEA too)
 
   func decode(_ lines: [String]) -> (fixes: [Fix], counters: NMEACounters) {

@@ -101,7 +101,10 @@ extension DaemonConfig {
     .ranged(
       "Regions", "MaxSpeed", "SPEED", what: "a speed in m/s", \.regions.maxSpeed,
       range: MetersPerSecond(1)...MetersPerSecond(1000),
-      parse: ConfigKey.reading({ Double($0).map { MetersPerSecond($0) } }, else: "not a number of m/s"),
+      // A plain decimal (DecimalText): not Double's hexadecimal (0x10 is 16), inf or nan.
+      parse: ConfigKey.reading(
+        { if case .number(let v) = DecimalText.read(Substring($0)) { MetersPerSecond(v) } else { nil } },
+        else: "not a number of m/s"),
       format: { $0.value == $0.value.rounded() ? "\(Int($0.value))" : "\($0.value)" }),
     .span("Regions", "HintFloor", \.regions.hintFloor, .seconds(1) ... .seconds(3600)),
     // [Limits]
