@@ -66,6 +66,7 @@ extension Engine {
     report.network = network.report
     report.heading = heading.report
     report.staticFile = reportedStaticFile
+    if config.setSystemTimeZone { report.systemZone = zones.systemZoneReport }
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }
