@@ -22,7 +22,7 @@ RUN_SOURCE ?= replay:$(CURDIR)/demo/badajoz-elvas.nmea?speed=$(RUN_SPEED)&loop=1
 RUN_ARGS = --config /dev/null --socket $(RUN_DIR)/locd.sock --state-dir $(RUN_DIR)/state \
   --timers-dir $(RUN_DIR)/timers.d --clock replay --source '$(RUN_SOURCE)' --log-level info
 
-.PHONY: all deps deps-test build release test test-release run run-files run-args bench soak lint format fuzz install install-files uninstall docs tzdata clean
+.PHONY: all deps deps-test build release test test-release test-system run run-files run-args bench soak lint format fuzz install install-files uninstall docs tzdata clean
 
 all: build
 
@@ -57,7 +57,7 @@ static-libstdc++:
 test: deps-test lint
 	$(SWIFT) build --build-tests
 	@rm -f .build/test-results.xml .build/test-results-swift-testing.xml
-	@status=0; $(SWIFT) test --skip-build --parallel --xunit-output .build/test-results.xml || status=$$?; \
+	@status=0; $(SWIFT) test --skip-build --parallel --skip SystemTier --xunit-output .build/test-results.xml || status=$$?; \
 	  scripts/test-summary.sh .build/test-results-swift-testing.xml || true; exit $$status
 
 # The suites that once passed on the debug build while the release build was wrong (issue
@@ -66,6 +66,21 @@ test: deps-test lint
 RELEASE_SUITES ?= RegionDaemonTests|AppSurfaceHardeningTests|LocationManagerRegionTests
 test-release: release
 	LOCD_BUILD_DIR=$(CURDIR)/.build/release $(SWIFT) test --skip-build --filter '$(RELEASE_SUITES)'
+
+# The system tier (docs/SYSTEM-TIER.md): this machine's own root booted with systemd as PID 1
+# in systemd-nspawn, the package that `make deb` built installed inside, and every user
+# journey run against it (install, socket activation, restart, watchdog, the automatic time
+# zone through timedated and polkitd, timers starting units, the GeoClue and gpsd faces, NMEA
+# out, chrony, removal). Needs root. After `make test` (its test bundle) and `make deb`.
+SYSTEM_DEB ?= dist/locd_$(shell dpkg-parsechangelog -S Version 2>/dev/null)_$(shell dpkg --print-architecture).deb
+test-system:
+	@scripts/deps.sh system
+	@[ -f "$(SYSTEM_DEB)" ] || { echo "test-system: no $(SYSTEM_DEB): run make deb first"; exit 1; }
+	$(SWIFT) build --build-tests
+	@rm -f .build/test-results-system.xml .build/test-results-system-swift-testing.xml
+	@status=0; LOCD_SYSTEM_DEB=$(CURDIR)/$(SYSTEM_DEB) $(SWIFT) test --skip-build --filter SystemTier \
+	  --xunit-output .build/test-results-system.xml || status=$$?; \
+	  scripts/test-summary.sh .build/test-results-system-swift-testing.xml || true; exit $$status
 
 run: build run-files
 	@echo "locd: socket $(RUN_DIR)/locd.sock, state $(RUN_DIR)/state. The drive starts when you watch;"
@@ -150,12 +165,19 @@ BINDIR := $(PREFIX)/bin
 DATADIR := $(PREFIX)/share/locd
 MANDIR := $(PREFIX)/share/man
 DOCDIR := $(PREFIX)/share/doc/locd
-# The GeoClue2 face's bus policy (docs/GEOCLUE.md); dbus-daemon reads /usr/share/dbus-1/system.d
-# and /etc/dbus-1/system.d only.
-DBUSPOLICYDIR := $(PREFIX)/share/dbus-1/system.d
-# The polkit rule that lets locd's user set up a modem's location (docs/SOURCES.md,
-# "ModemManager"); polkitd reads /usr/share/polkit-1/rules.d and /etc/polkit-1/rules.d.
-POLKITRULESDIR := $(PREFIX)/share/polkit-1/rules.d
+# The bus policies (the GeoClue2 face's, docs/GEOCLUE.md; the compass's) and the polkit rule
+# for locd's user (the automatic time zone, a modem's location: polkit/50-locd.rules) go where
+# dbus-daemon and polkitd read them, which no PREFIX moves: /usr/share/dbus-1/system.d and
+# /usr/share/polkit-1/rules.d (the package's), or /etc/dbus-1/system.d and
+# /etc/polkit-1/rules.d (the administrator's) for any other PREFIX. Neither reads
+# /usr/local/share (issue 41: the face was refused by the bus after `make install`).
+ifeq ($(PREFIX),/usr)
+DBUSPOLICYDIR ?= /usr/share/dbus-1/system.d
+POLKITRULESDIR ?= /usr/share/polkit-1/rules.d
+else
+DBUSPOLICYDIR ?= $(SYSCONFDIR)/dbus-1/system.d
+POLKITRULESDIR ?= $(SYSCONFDIR)/polkit-1/rules.d
+endif
 # Shell completions, where bash-completion, zsh and fish look under PREFIX; written by the
 # installed locctl's `completion` command from its command table.
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
@@ -202,6 +224,11 @@ install-files:
 	  echo "install: note: systemd does not look for units in $(SYSTEMDDIR); set SYSTEMDDIR=/etc/systemd/system";; esac
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/locd.conf; fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
+	@# The bus reads its policies again (what Debian's dbus trigger does for a package);
+	@# polkitd follows its rules folders by itself.
+	@if [ -z "$(DESTDIR)" ] && [ -S /run/dbus/system_bus_socket ]; then \
+	  dbus-send --system --type=method_call --dest=org.freedesktop.DBus / org.freedesktop.DBus.ReloadConfig \
+	  || echo "install: could not ask dbus-daemon to read its policies again: run 'systemctl reload dbus'"; fi
 
 # Removes every file install-files puts, and the directories only locd uses; keeps the
 # configuration, the state (/var/lib/locd) and the locd user.

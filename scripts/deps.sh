@@ -1,6 +1,6 @@
 #!/bin/sh
 # Installs the Debian packages that building, running and testing locd need, if missing.
-# Usage: scripts/deps.sh [build|test|bench|docs|deb]
+# Usage: scripts/deps.sh [build|test|bench|system|docs|deb]
 set -eu
 what=${1:-build}
 pkgs="libsystemd-dev libcurl4-openssl-dev pkg-config tzdata libstdc++-12-dev"
@@ -22,6 +22,11 @@ case "$what" in
   test|bench) pkgs="$pkgs gpsd gpsd-clients systemd dbus-daemon dbus-bin util-linux python3-venv groff-base man-db
     python3-dbus python3-gi geoclue-2.0 libgeoclue-2-dev geoclue-2-demo gammastep redshift python3-dbusmock
     zsh fish librsvg2-bin chrony python3-gps libgps-dev gcc libc6-dev tmux xdg-desktop-portal modemmanager-dev iio-sensor-proxy" ;;
+  # make test-system (docs/SYSTEM-TIER.md): systemd-nspawn boots this machine's root with
+  # systemd as PID 1; polkitd answers timedated's and systemd's questions about locd's user
+  # inside it; the peers of the journeys are those of the tests.
+  system) pkgs="$pkgs systemd-container polkitd dbus-daemon dbus-bin util-linux gpsd gpsd-clients geoclue-2.0
+    geoclue-2-demo chrony python3-dbus python3-gi" ;;
   # make docs: groff and lexgrog check the man pages.
   docs) pkgs="groff-base man-db" ;;
   # make deb: dpkg-buildpackage, debhelper (debian/control's Build-Depends) and the

@@ -50,6 +50,10 @@ import Testing
   /// reads, share/ for data, documentation and man pages), the configuration under /etc.
   func expectedFiles(prefix: String) throws -> Set<String> {
     let p = String(prefix.dropFirst())
+    // dbus-daemon and polkitd read /usr/share and /etc only: the package's files go to the
+    // first, any other PREFIX's to the second (issue 41).
+    let bus = prefix == "/usr" ? "usr/share/dbus-1/system.d" : "etc/dbus-1/system.d"
+    let polkit = prefix == "/usr" ? "usr/share/polkit-1/rules.d" : "etc/polkit-1/rules.d"
     var files: Set<String> = [
       "\(p)/bin/locd", "\(p)/bin/locctl",
       "\(p)/share/locd/timezone-boundaries.bin",
@@ -57,11 +61,11 @@ import Testing
       "\(p)/lib/sysusers.d/locd.conf",
       // The GeoClue2 face: its bus policy, and its activation file and unit drop-in to copy
       // into place when it is enabled (docs/GEOCLUE.md).
-      "\(p)/share/dbus-1/system.d/org.freedesktop.GeoClue2.locd.conf",
+      "\(bus)/org.freedesktop.GeoClue2.locd.conf",
       // The compass: iio-sensor-proxy's Compass object opened to locd (docs/SOURCES.md).
-      "\(p)/share/dbus-1/system.d/net.hadess.SensorProxy.locd.conf",
-      // The modem: polkit lets locd's user set up the modem's location (docs/SOURCES.md).
-      "\(p)/share/polkit-1/rules.d/50-locd.rules",
+      "\(bus)/net.hadess.SensorProxy.locd.conf",
+      // polkit lets locd's user set the time zone and set up a modem's location.
+      "\(polkit)/50-locd.rules",
       "\(p)/share/locd/geoclue/org.freedesktop.GeoClue2.service", "\(p)/share/locd/geoclue/locd-geoclue.conf",
       "\(p)/share/man/man1/locctl.1", "\(p)/share/man/man5/locd.conf.5", "\(p)/share/man/man8/locd.8",
       "\(p)/share/doc/locd/LICENSE", "\(p)/share/doc/locd/NOTICE", "\(p)/share/doc/locd/NEWS",

@@ -26,7 +26,8 @@ public enum Effect: Sendable, Hashable {
   /// Start an app's launch unit (StartUnit, mode "replace"): an event waits for it and it
   /// is not connected (docs/REGIONS.md).
   case launchApp(String, app: AppKey)
-  /// Set the system time zone (org.freedesktop.timedate1 SetTimezone).
+  /// Set the system time zone (org.freedesktop.timedate1 SetTimezone), then feed
+  /// `systemZoneSet` with how it ended.
   case setSystemTimeZone(String)
   /// Write apps.json (atomically, mode 0600): decisions and registrations, no position.
   case persistApps(AppStore)
@@ -77,6 +78,8 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case regionsFix
   /// A network lookup held back by the minimum interval or the backoff may go out.
   case networkLookup
+  /// A refused or failed call setting the system time zone is due to be made again.
+  case systemZone
 }
 
 extension Effect {

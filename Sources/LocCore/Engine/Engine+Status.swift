@@ -67,6 +67,7 @@ extension Engine {
     report.heading = heading.report
     report.staticFile = reportedStaticFile
     report.outOfBounds = positions.outOfBoundsReport
+    if config.setSystemTimeZone { report.systemZone = zones.systemZoneReport }
     if regions.hasReport {
       report.regions = regions.report(at: now, refresh: config.acquisition.refreshInterval)
     }

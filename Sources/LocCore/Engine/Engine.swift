@@ -141,6 +141,8 @@ public struct Engine {
       publish(.simulationFinished(report), at: now, into: &effects)
     case .timerActionEnded(let name, let succeeded, let detail):
       timers.actionEnded(name, TimerActionOutcome(succeeded: succeeded, at: now, detail: detail))
+    case .systemZoneSet(let zone, let problem):
+      arm(.systemZone, at: zones.systemZoneSet(zone, problem: problem, at: now), into: &effects)
     case .stopping:
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
@@ -211,6 +213,10 @@ public struct Engine {
     case .beacons: deliver(beacons.handle(.tick, at: now), at: now, into: &effects)
     case .regions: regionsTimerFired(at: now, into: &effects)
     case .regionsFix: regionsFixDue(at: now, into: &effects)
+    case .systemZone:
+      if config.setSystemTimeZone, let zone = zones.retrySystemZone() {
+        effects.append(.setSystemTimeZone(zone))
+      }
     }
   }
 
@@ -233,6 +239,11 @@ public struct Engine {
       let transitions = acquisition.update(newConfig.acquisition, at: now)
       announce(transitions, into: &effects)
       regenerate(.configuration, at: now, into: &effects)
+      // A system zone that was refused is asked for again: the reload may follow the
+      // administrator's fix (a polkit rule).
+      if newConfig.setSystemTimeZone, let zone = zones.retrySystemZone() {
+        effects.append(.setSystemTimeZone(zone))
+      }
       if let r = requester { effects.append(.reply(r.session, r.id, .success(.done))) }
     case .failure(let failure):
       let problems = failure.problems.joined(separator: "; ")

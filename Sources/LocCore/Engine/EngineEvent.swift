@@ -54,6 +54,9 @@ public enum EngineEvent: Sendable {
   /// A timer's action ended: its command exited (or could not start), or the unit start it
   /// asked for was answered. `detail` says how, in words.
   case timerActionEnded(timer: String, succeeded: Bool, detail: String)
+  /// The shell's call setting the system time zone to `zone` (`Effect.setSystemTimeZone`)
+  /// ended; `problem` says why it failed (timedated's or polkit's words), nil when it worked.
+  case systemZoneSet(String, problem: String?)
   /// The daemon is stopping.
   case stopping
   /// apps.json as read at start (nil: none yet, or unusable because of `problem`; the

@@ -104,6 +104,8 @@ public struct StatusReport: Sendable, Hashable {
   public var sources: [SourceSnapshot]
   /// The time zone in effect.
   public var timeZone: ZoneReport
+  /// The system time zone as locd sets it, while `[TimeZone] SetSystemTimeZone=yes`.
+  public var systemZone: SystemZoneReport? = nil
   /// Today's sun, when a position and the solar engine are available.
   public var sun: SunReport?
   /// Socket server counters. The engine counts only `permissionDenied` (it decides those);

@@ -18,8 +18,8 @@ struct ZoneMachine: EngineMachine {
   private var reported: Set<String> = []
   /// The zone adopted from fixes, with border hysteresis.
   private var hysteresis = ZoneHysteresis()
-  /// The system zone as locd last set it (or found it), for `SetSystemTimeZone=`.
-  private var systemZoneSet: String?
+  /// The system zone as locd sets it (`SetSystemTimeZone=`): asked, set, refused.
+  private var system: SystemZoneSetting
   /// The zone in effect at the last regeneration (id, offset, abbreviation).
   private var inEffect: ZoneReport?
   /// The border distance the last `status` answer probed (`nearBorder`).
@@ -30,7 +30,7 @@ struct ZoneMachine: EngineMachine {
     zoneAt = environment.zoneAt
     borderLookup = environment.borderDistance
     systemZone = environment.systemZone
-    systemZoneSet = environment.systemZone
+    system = SystemZoneSetting(found: environment.systemZone)
     cache = ZoneRulesCache(catalog: environment.zones)
     hysteresis.settings = settings
   }
@@ -112,12 +112,23 @@ struct ZoneMachine: EngineMachine {
     if let old, old.id != zone.id || old.offsetSeconds != zone.offsetSeconds {
       adoption.change = ZoneChange(from: old, to: zone, reason: old.id == zone.id ? .utcOffset : reason)
     }
-    if setSystemZone, zone.origin == .position, zone.id != systemZoneSet {
-      systemZoneSet = zone.id
-      adoption.setSystemZone = zone.id
+    if setSystemZone, zone.origin == .position {
+      adoption.setSystemZone = system.want(zone.id)
     }
     return adoption
   }
+
+  /// The call setting the system zone to `zone` ended, with `problem` when it failed; returns
+  /// when to ask again (nil: nothing to retry).
+  mutating func systemZoneSet(_ zone: String, problem: String?, at now: Instant) -> Instant? {
+    system.ended(zone, problem: problem, at: now)
+  }
+
+  /// The zone to ask for again after a failed call (its retry is due, or a reload), if any.
+  mutating func retrySystemZone() -> String? { system.retry() }
+
+  /// The system zone as locd sets it, for status.
+  var systemZoneReport: SystemZoneReport { system.report }
 
   /// The boundary data's estimate of the distance to the nearest border, when under 10 km,
   /// answered from `kept` when that was probed at the same place. A probe is hundreds of

@@ -65,7 +65,7 @@ public struct StatusView: WireCodable {
     position = ResolvedPositionView(r.position, rounded: true)
     manual = r.manual.map { PositionView($0, rounded: true) }
     fix = r.fix.map(FixSummaryView.init)
-    timezone = ZoneStatusView(r.timeZone)
+    timezone = ZoneStatusView(r.timeZone, system: r.systemZone)
     sun = r.sun.map(SunView.init)
     sources = r.sources.map { SourceView($0, fixes: r.sourceFixes[$0.id]) }
     server = ServerView(sessions: r.sessions, counters: r.server)

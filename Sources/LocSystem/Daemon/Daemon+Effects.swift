@@ -109,6 +109,12 @@ extension Daemon {
         } else {
           self.logger.notice("system time zone set to \(zone)")
         }
+        // polkit's refusals name no rule; say where the rule is (docs/TIMERS.md).
+        let refused = ["InteractiveAuthorizationRequired", "AccessDenied"].contains {
+          problem?.contains($0) == true
+        }
+        let hint = refused ? " (polkit refused user locd: see docs/TIMERS.md)" : ""
+        self.feed(.systemZoneSet(zone, problem: problem.map { $0 + hint }))
       }
     }
   }

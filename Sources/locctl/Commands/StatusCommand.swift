@@ -78,7 +78,7 @@ enum StatusCommand {
     if let f = s.fix { row("Fix:", fix(f)) }
     timeZone(s.timezone, row)
     row("Local time:", zone.dateTime(now))
-    systemZone(s.timezone.zone.id, row)
+    systemZone(s.timezone, zone: zone, now: now, row)
     sun(s, zone: zone, now: now, row)
     if s.timers.count > 0 {
       var text = "\(s.timers.count) defined"
@@ -242,19 +242,45 @@ enum StatusCommand {
     }
   }
 
-  /// Whether this machine's zone is the one locd detected (what timedatectl users look for).
-  static func systemZone(_ detected: String, _ row: (String, String) -> Void) {
-    guard let system = ZoneDatabase.systemZoneName() else {
+  /// Whether this machine's zone is the one locd detected (what timedatectl users look for),
+  /// and with `SetSystemTimeZone=yes` how locd's call to set it ended (`timezone.system`).
+  static func systemZone(
+    _ z: ZoneStatusView, zone screen: ScreenZone, now: Instant, _ row: (String, String) -> Void
+  ) {
+    let detected = z.zone.id
+    // This machine's /etc/localtime is the truth; locd's view of it is the fallback.
+    guard let system = ZoneDatabase.systemZoneName() ?? z.system?.zone else {
       row("System zone:", "unknown (no /etc/localtime)")
       return
     }
-    if system == detected {
-      row("System zone:", "\(system) (the same)")
-    } else {
+    guard let setting = z.system else {
+      if system == detected {
+        row("System zone:", "\(system) (the same)")
+      } else {
+        row(
+          "System zone:",
+          Style.yellow(system)
+            + " — not \(detected); locd sets it only with SetSystemTimeZone=yes (locd.conf(5))")
+      }
+      return
+    }
+    if let wanted = setting.wanted, let problem = setting.problem {
+      var text = Style.yellow(system) + " — locd could not set \(wanted): \(problem)"
+      if let since = setting.since { text += "; failing since \(screen.near(since, now: now))" }
+      if let retry = setting.retryAt { text += ", tries again at \(screen.near(retry, now: now))" }
+      row("System zone:", text)
+    } else if let wanted = setting.wanted {
+      row("System zone:", "\(system) — setting \(wanted)")
+    } else if system == detected {
+      let when = setting.setAt.map { ", set by locd at \(screen.near($0, now: now))" } ?? ""
+      row("System zone:", "\(system) (the same\(when))")
+    } else if z.zone.origin == .known(.position) {
       row(
         "System zone:",
         Style.yellow(system)
-          + " — not \(detected); locd sets it only with SetSystemTimeZone=yes (locd.conf(5))")
+          + " — not \(detected) (changed since locd set it; locd sets it at the next zone change)")
+    } else {
+      row("System zone:", "\(system) (locd sets it from the position, and has none)")
     }
   }
 

@@ -1,0 +1,229 @@
+import Foundation
+import Glibc
+import LocCore
+import LocProtocol
+
+/// This machine's own Debian root booted with systemd 252 as PID 1 in `systemd-nspawn`, for
+/// the system tier (`make test-system`, docs/SYSTEM-TIER.md): the installed package under a
+/// real service manager, system bus, polkitd and timedated.
+///
+/// How the boot works here (no systemd on the host): `/` is bind-mounted, not recursively, to
+/// a folder of its own (nspawn refuses `/` itself, and a recursive bind would bring the host's
+/// populated /dev), and that folder boots with `--volatile=overlay`, so everything the
+/// container writes lands in a tmpfs and the host's files are never changed.
+/// `--register=no --keep-unit`: no machined, no transient scope (there is no host systemd to
+/// ask). `--private-network`: the host's loopback services (a gpsd, a chronyd) stay out.
+/// Host services that would start at boot are masked on systemd's command line. Commands run
+/// in the container with `nsenter -t LEADER -a`, LEADER being the container's PID 1: host-side
+/// `machinectl` and `systemctl -M` need a host systemd.
+final class SystemContainer {
+  /// The units of this image that the boot must not start (they would fight over ports or
+  /// devices, or wait for hardware): their own journeys start the ones they need.
+  static let masked = [
+    "postgresql.service", "avahi-daemon.service", "avahi-daemon.socket", "gpsd.service", "gpsd.socket",
+    "ModemManager.service", "wpa_supplicant.service", "chrony.service", "redis-server.service",
+    "nginx.service", "memcached.service", "apt-daily.timer", "apt-daily-upgrade.timer", "man-db.timer",
+    "e2scrub_all.timer", "dpkg-db-backup.timer", "geoclue.service", "bluetooth.service",
+    "iio-sensor-proxy.service",
+  ]
+
+  /// The folder `/` is bound to.
+  let root: String
+  /// The host's folder for this container (the container has a /tmp of its own and does not
+  /// see it).
+  let scratch: String
+  /// What nspawn and the container's console printed.
+  let consolePath: String
+  /// systemd-nspawn itself.
+  private let nspawn: Child
+  /// The container's PID 1, as the host sees it.
+  let leader: pid_t
+  private var stopped = false
+
+  /// Whether this machine can boot the container: root, systemd-nspawn, nsenter.
+  static var available: Bool {
+    getuid() == 0
+      && ["/usr/bin/systemd-nspawn", "/usr/bin/nsenter", "/usr/bin/mount"].allSatisfy {
+        FileManager.default.isExecutableFile(atPath: $0)
+      }
+  }
+
+  /// The package the tier installs: LOCD_SYSTEM_DEB, which `make test-system` sets to the
+  /// .deb that `make deb` wrote.
+  static var package: String? {
+    guard let path = ProcessInfo.processInfo.environment["LOCD_SYSTEM_DEB"], !path.isEmpty,
+      FileManager.default.fileExists(atPath: path)
+    else { return nil }
+    return path
+  }
+
+  /// Boots the container and waits until systemd says the system is up.
+  init(unmask: [String] = []) throws {
+    scratch = LocdProcess.makeDirectory()
+    root = scratch + "/root"
+    consolePath = scratch + "/console.log"
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+    let bound = try run(URL(fileURLWithPath: "/usr/bin/mount"), ["--bind", "/", root])
+    guard bound.status == 0 else { throw HarnessError("mount --bind / \(root): \(bound.stderr)") }
+    let console = open(consolePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    defer { close(console) }
+    let masks = Self.masked.filter { !unmask.contains($0) }.map { "systemd.mask=\($0)" }
+    do {
+      nspawn = try Child(
+        "/usr/bin/systemd-nspawn",
+        [
+          "--quiet", "-D", root, "--volatile=overlay", "--register=no", "--keep-unit", "--private-network",
+          "--console=read-only", "--machine=locd-tier", "-b", "systemd.unit=multi-user.target",
+        ] + masks,
+        stdoutFD: console, stderrFD: console)
+    } catch {
+      _ = try? run(URL(fileURLWithPath: "/usr/bin/umount"), [root])
+      throw error
+    }
+    var found: pid_t?
+    let deadline = Date().addingTimeInterval(30)
+    while found == nil, Date() < deadline, nspawn.isRunning {
+      found = Self.child(of: nspawn.pid, named: "systemd")
+      if found == nil { usleep(20_000) }
+    }
+    guard let found else {
+      let text = (try? String(contentsOfFile: consolePath, encoding: .utf8)) ?? ""
+      nspawn.wait(timeout: 1)
+      _ = try? run(URL(fileURLWithPath: "/usr/bin/umount"), [root])
+      throw HarnessError("the container's systemd never started: \(text)")
+    }
+    leader = found
+    // PID 1 answers on its private bus a moment after it starts ("offline" or no bus before);
+    // then `--wait` waits for the boot to finish.
+    var state = ""
+    let upBy = Date().addingTimeInterval(60)
+    while Date() < upBy {
+      let up = try exec(["systemctl", "is-system-running", "--wait"], timeout: 60)
+      state = (up.stdout + up.stderr).trimmingCharacters(in: .whitespacesAndNewlines)
+      if ["running", "degraded"].contains(state) || !nspawn.isRunning { break }
+      usleep(50_000)
+    }
+    guard ["running", "degraded"].contains(state) else {
+      throw HarnessError("the container did not come up: \(state)\n\(console)")
+    }
+    // This image forbids service starts during dpkg (a build machine's policy-rc.d); a real
+    // Debian has none, and the package's postinst is meant to start the socket.
+    _ = try exec(["rm", "-f", "/usr/sbin/policy-rc.d"])
+    // man-db rebuilds its whole index after every package operation (18 s of the 26 an
+    // install took here); nothing of locd's depends on it.
+    _ = try exec(["rm", "-f", "/var/lib/man-db/auto-update"])
+  }
+
+  /// The process whose parent is `parent` and whose command is `name`.
+  private static func child(of parent: pid_t, named name: String) -> pid_t? {
+    guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return nil }
+    for entry in entries {
+      guard let pid = pid_t(entry),
+        let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+        let open = stat.firstIndex(of: "("), let close = stat.lastIndex(of: ")")
+      else { continue }
+      let command = stat[stat.index(after: open)..<close]
+      let rest = stat[stat.index(close, offsetBy: 2)...].split(separator: " ")
+      if command == name, rest.count > 1, pid_t(rest[1]) == parent { return pid }
+    }
+    return nil
+  }
+
+  /// What the console showed so far.
+  var console: String { (try? String(contentsOfFile: consolePath, encoding: .utf8)) ?? "" }
+
+  /// Runs `argv` inside the container, as root or as `user`, with a clean environment.
+  @discardableResult
+  func exec(_ argv: [String], user: String? = nil, stdin: String? = nil, timeout: Double = 60) throws
+    -> Completed
+  {
+    var command = ["-t", "\(leader)", "-a", "--", "/usr/bin/env", "-i"]
+    command += ["PATH=/usr/sbin:/usr/bin:/sbin:/bin", "LANG=C.UTF-8", "SYSTEMD_PAGER=", "SYSTEMD_COLORS=0"]
+    if let user { command += ["/usr/sbin/runuser", "-u", user, "--"] }
+    return try run(URL(fileURLWithPath: "/usr/bin/nsenter"), command + argv, stdin: stdin, timeout: timeout)
+  }
+
+  /// Runs `script` with /bin/sh -ec inside the container; throws when it fails.
+  @discardableResult
+  func sh(_ script: String, user: String? = nil, timeout: Double = 60) throws -> String {
+    let r = try exec(["/bin/sh", "-ec", script], user: user, timeout: timeout)
+    guard r.status == 0 else {
+      throw HarnessError("in the container, `\(script)` exited \(r.status): \(r.stdout)\(r.stderr)")
+    }
+    return r.stdout
+  }
+
+  /// Writes `text` to `path` inside the container (mode `mode`).
+  func write(_ text: String, to path: String, mode: String = "0644") throws {
+    let r = try exec(
+      ["/bin/sh", "-ec", "mkdir -p \"$(dirname '\(path)')\"; cat > '\(path)'; chmod \(mode) '\(path)'"],
+      stdin: text)
+    guard r.status == 0 else { throw HarnessError("writing \(path) in the container: \(r.stderr)") }
+  }
+
+  /// Installs `deb` (a path the container sees) as a user would: `apt install ./FILE.deb`.
+  func install(_ deb: String) throws {
+    let r = try exec(
+      ["/usr/bin/env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", deb],
+      timeout: 120)
+    guard r.status == 0 else { throw HarnessError("apt-get install \(deb): \(r.stdout)\(r.stderr)") }
+  }
+
+  /// Installs `deb`, then writes `config` as /etc/locd/locd.conf (as an administrator edits
+  /// the installed file) and restarts locd to read it.
+  func install(_ deb: String, config: String) throws {
+    try install(deb)
+    try write(config, to: "/etc/locd/locd.conf")
+    try sh("systemctl restart locd.service")
+  }
+
+  /// A property of a unit (`systemctl show -P`).
+  func property(_ unit: String, _ name: String) throws -> String {
+    try exec(["systemctl", "show", "-P", name, unit]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+  }
+
+  /// Polls `check` (every 100 ms) until it returns a value or `timeout` passes.
+  func waitFor<T>(_ what: String, timeout: Double = 20, _ check: () throws -> T?) throws -> T {
+    let deadline = Date().addingTimeInterval(timeout)
+    var lastError: Error?
+    while Date() < deadline {
+      do {
+        if let value = try check() { return value }
+      } catch {
+        lastError = error
+      }
+      usleep(100_000)
+    }
+    throw HarnessError("waited \(timeout) s for \(what)\(lastError.map { ": \($0)" } ?? "")")
+  }
+
+  /// `locctl ARGS` inside the container, as `user` (root by default).
+  func locctl(_ arguments: [String], user: String? = nil, timeout: Double = 30) throws -> Completed {
+    try exec(["/usr/bin/locctl"] + arguments, user: user, timeout: timeout)
+  }
+
+  /// `locctl status --json` inside the container, decoded.
+  func status(user: String? = nil) throws -> StatusView {
+    let r = try locctl(["status", "--json"], user: user)
+    guard r.status == 0 else { throw HarnessError("locctl status failed (\(r.status)): \(r.stderr)") }
+    return try decodeOutput(r.stdout)
+  }
+
+  /// The journal of `unit` at `priority` or more urgent, as text.
+  func journal(_ unit: String, priority: String = "debug") throws -> String {
+    try exec(["journalctl", "--no-pager", "-q", "-o", "cat", "-p", priority, "-u", unit]).stdout
+  }
+
+  /// Powers the container off and unbinds its root.
+  func stop() {
+    guard !stopped else { return }
+    stopped = true
+    // nspawn turns SIGTERM into the container's orderly shutdown (SIGRTMIN+3 to its PID 1).
+    kill(nspawn.pid, SIGTERM)
+    nspawn.wait(timeout: 20)
+    _ = try? run(URL(fileURLWithPath: "/usr/bin/umount"), [root])
+    rmdir(root)
+  }
+
+  deinit { stop() }
+}
