@@ -33,7 +33,6 @@ extension Daemon {
     case .subscribe(let kinds):
       return kinds.subtracting([.authorization, .agentPrompt]).isEmpty ? nil : .listening
     case .rangeBeacons, .startUpdates: return .listening
-    case .lightDark(_, follow: true): return .listening
     case .monitorBeacons, .monitorVisits(true), .registerRegion: return .registered
     default: return nil
     }
