@@ -4,11 +4,12 @@
 for locd's tests: the real xdg-desktop-portal on a private session bus asks its Settings
 backends (locd-session's among them). Prints JSON lines: {"read": N} once at start, then
 {"changed": N, "read": M} for each SettingChanged of org.freedesktop.appearance color-scheme,
-with a Read made right after it. Exits after SECONDS.
+with a Read made right after it. Exits after SECONDS. With --times, each change also says
+when it arrived ("at": seconds since the epoch, for bench/lightdark.py).
 
-Usage: portal-settings-client.py SECONDS   (on $DBUS_SESSION_BUS_ADDRESS)
+Usage: portal-settings-client.py SECONDS [--times]   (on $DBUS_SESSION_BUS_ADDRESS)
 """
-import json, sys
+import json, sys, time
 import dbus, dbus.mainloop.glib
 from gi.repository import GLib
 
@@ -33,7 +34,11 @@ def read():
 
 def changed(namespace, key, value):
     if namespace == NAMESPACE and key == KEY:
-        out(changed=int(value), read=read())
+        if "--times" in sys.argv:
+            at = time.time()
+            out(changed=int(value), read=read(), at=at)
+        else:
+            out(changed=int(value), read=read())
 
 
 bus.add_signal_receiver(changed, signal_name="SettingChanged", dbus_interface="org.freedesktop.portal.Settings")
