@@ -21,7 +21,7 @@ the permission store it needs), and an app that subscribes to the portal's Setti
 3. Wakeups: locd-session's voluntary + involuntary context switches (/proc/PID/status) over
    IDLE seconds with nothing to do (no transition in that window).
 
-darkman is not packaged in Debian 12 and its Go modules cannot be fetched here, so there is
+darkman is not packaged in Debian 12 and its repository could not be fetched here, so there is
 no peer to set beside these figures.
 Usage: lightdark.py LOCD LOCCTL LOCD_SESSION [IDLE_SECONDS]
 """
