@@ -344,7 +344,33 @@ import Testing
     #expect(try asNobody(["mode", "toggle"]).status == 0)
     let roots: LightDarkView = try decodeOutput(try locd.locctl(["mode", "--json"]).stdout)
     #expect(roots.override == nil)
+    // A reader's status shows their schedule beside the Sun.
+    #expect(try locd.locctl(["status"]).stdout.contains("Light/dark:"))
     #expect(locd.stop() == 0)
+  }
+
+  /// A session of no access that follows its schedule waits for events, as an agent waits
+  /// for prompts: IdleTimeout= does not close it (it closes the one beside it that does
+  /// nothing), and it goes on being answered.
+  @Test(.enabled(if: getuid() == 0, "needs root to run clients as another uid"))
+  func aFollowerOfNoGroupIsNotClosedForIdling() throws {
+    let locd = try LocdProcess(config: SquattingTests.open + "[Limits]\nIdleTimeout=300ms\n")
+    #expect(try locd.locctl(["set-location", "48.8566", "2.3522"]).status == 0)
+    let clients = try ForeignClients(locd, count: 2)
+    try clients.helloAll()
+    try clients.send(0, .lightDark(follow: true), id: .number(1))
+    _ = try clients.message(0, { $0.isReply(to: 1) })
+    // The positive signal that the timeout passed: the other session is closed for idling.
+    try clients.wait { $0[1]?.last == "EOF" }
+    #expect(try locd.waitForStatus { $0.server.counters.droppedIdle == 1 }.lightDark?.followers == 1)
+    #expect(!clients.closed(0))
+    try clients.send(0, .setMode(.toggle), id: .number(2))
+    guard case .reply(_, let result) = try clients.message(0, { $0.isReply(to: 2) }) else {
+      Issue.record("no answer to set-mode: \(try clients.messages(0).map(\.line))")
+      return
+    }
+    #expect(try Call.setMode(.toggle).result(result).override != nil)
+    #expect(try locd.status().server.counters.droppedIdle == 1)
   }
 
   // MARK: Reading interfaces
