@@ -105,6 +105,14 @@ class Rig:
                 p.kill()
 
 
+def rss(pid):
+    """VmRSS of `pid` (/proc/PID/status)."""
+    for line in open("/proc/%d/status" % pid):
+        if line.startswith("VmRSS:"):
+            return " ".join(line.split()[1:])
+    return "?"
+
+
 def locctl(locctl_binary, sock, *args):
     return subprocess.run([locctl_binary, "--socket", sock] + list(args), capture_output=True, text=True,
                           check=True).stdout
@@ -220,8 +228,10 @@ def simulated(locd, locctl_binary, session_binary):
         last = max((f for f in fixes if f[0] <= sunset), key=lambda f: f[0])
         reached = last[1] + (sunset - last[0])
         print("simulated time (--clock replay, 10 Hz fixes, speed 1): dark reached the app %.0f ms after "
-              "the replay reached the sunset of the cell (%s UTC simulated)"
-              % ((arrival - reached) * 1000, time.strftime("%H:%M:%S", time.gmtime(sunset))))
+              "the replay reached the sunset of the cell (%s UTC simulated; a fix falls on that second, so "
+              "the transition fires with it: the figure is the app's receipt against a locctl watch's receipt "
+              "of that fix)" % ((arrival - reached) * 1000, time.strftime("%H:%M:%S", time.gmtime(sunset))))
+        print("locd-session RSS: %s" % rss(rig.session.pid))
     finally:
         if watch:
             watch.terminate()

@@ -294,6 +294,31 @@ import Testing
     #expect(try run(busctl, get, environment: rig.environment).stdout == "s \"light\"\n")
   }
 
+  /// The user's rules from ~/.config/locd/session.conf go to locd with the follow request, and
+  /// again after `systemctl --user reload locd-session` (SIGHUP); a file with a wrong value
+  /// keeps the default for it, with the file's line in the log.
+  @Test(.enabled(if: canRun, "needs dbus-daemon and busctl"))
+  func theUsersRulesGoToLocdAndAReloadSendsThemAgain() throws {
+    let rig = try Rig(
+      config: "[LightDark]\nDark=civil-dusk\nLight=elevation:3:morning\n[Faces]\nScripts=no\n")
+    let service = try rig.startService()
+    var s = try rig.schedule()
+    #expect(s.dark == "civil-dusk" && s.light == "elevation:3:morning", "\(s.json.serialized)")
+    try "[LightDark]\nDark=sunset+15m\nLight=dawn\n".write(
+      toFile: rig.dir + "/config/locd/session.conf", atomically: true, encoding: .utf8)
+    kill(service.pid, SIGHUP)
+    #expect(service.waitFor("configuration read again"), "\(service.text)")
+    #expect(service.text.contains("session.conf:3: Light= must be"), "\(service.text)")
+    // locd reads locd-session's request on its own connection: wait for it to be taken.
+    let deadline = Date().addingTimeInterval(10)
+    repeat {
+      s = try rig.schedule()
+      if s.dark != "civil-dusk" { break }
+      usleep(50_000)
+    } while Date() < deadline
+    #expect(s.dark == "sunset+15m" && s.light == "sunrise", "\(s.json.serialized)")
+  }
+
   /// On a desktop with its own scheduler (GNOME), Portal=auto leaves the portal to it.
   @Test(.enabled(if: canRun, "needs dbus-daemon and busctl"))
   func onGnomeThePortalBackendIsLeftToTheDesktop() throws {
