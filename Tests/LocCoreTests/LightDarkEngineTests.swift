@@ -205,6 +205,51 @@ import Testing
     #expect(sunset.mode == .dark && sunset.at < at("2024-06-21T01:00:00Z"))
   }
 
+  /// A user changing rules gets the new rules' transitions at once, and so do the user's
+  /// followers, however often the rules change (the planner keeps the days it computed; a day
+  /// computed for sunset and sunrise must still give civil dusk when a rule first asks for it).
+  /// Reference (Tests/Fixtures/solar/reference.csv), Paris 2024-03-20: sunset 18:04:00Z, civil
+  /// dusk 18:35:33Z, civil dawn 05:21:16Z; 50 s for the cell as above, and 30 s more for the
+  /// next morning's dawn or sunrise, about 1 min 50 s earlier than the day before around the
+  /// equinox (see the first test).
+  @Test func changingRulesGivesTheNewRulesTransitions() throws {
+    var h = Self.started(at: at("2024-03-20T12:00:00Z"), place: Self.paris)
+    let first = try Self.schedule(h.send(Self.service, .lightDark(rules: nil, follow: true)))
+    #expect(Self.near(first.transitions.first?.at, at("2024-03-20T18:04:00Z"), within: 50))
+
+    // Civil twilight: the days already computed for sunset and sunrise gain civil dusk and dawn.
+    let civil = try LightDarkRules(dark: "civil-dusk", light: "civil-dawn")
+    let c = try Self.schedule(h.send(Self.user, .lightDark(rules: civil, follow: false)))
+    #expect(c.rules == civil && c.mode == .light && c.transitions.map(\.mode) == [.dark, .light])
+    #expect(Self.near(c.transitions.first?.at, at("2024-03-20T18:35:33Z"), within: 50), "\(c)")
+    #expect(Self.near(c.transitions.last?.at, at("2024-03-21T05:19:26Z"), within: 50 + 30), "\(c)")
+    let toldCivil = try #require(Self.pushes(h, to: Self.service).last)
+    #expect(toldCivil.why == .rules && toldCivil.s == c)
+
+    // An offset: half an hour after sunset, 18:34:00Z.
+    let late = try LightDarkRules(dark: "sunset+30m", light: "sunrise")
+    let l = try Self.schedule(h.send(Self.user, .lightDark(rules: late, follow: false)))
+    #expect(Self.near(l.transitions.first?.at, at("2024-03-20T18:34:00Z"), within: 50), "\(l)")
+    #expect(Self.pushes(h, to: Self.service).last?.s == l)
+
+    // At 18:20Z, past the sunset but before it plus 30 minutes: still light by these rules...
+    h.advance(to: at("2024-03-20T18:20:00Z"))
+    #expect(Self.pushes(h, to: Self.service).count == 2, "no transition before 18:34")
+    // ...and dark at once when the user goes back to sunset, since the sunset.
+    let back = try Self.schedule(h.send(Self.user, .lightDark(rules: .standard, follow: false)))
+    #expect(back.mode == .dark && back.rules == .standard)
+    #expect(Self.near(back.since, at("2024-03-20T18:04:00Z"), within: 50), "\(back)")
+    #expect(Self.near(back.transitions.first?.at, at("2024-03-21T05:50:53Z"), within: 50 + 30))
+    let toldBack = try #require(Self.pushes(h, to: Self.service).last)
+    #expect(toldBack.why == .rules && toldBack.s.mode == .dark)
+
+    // Then the standard sunrise reaches the follower at its second.
+    h.advance(to: at("2024-03-21T12:00:00Z"))
+    let sunrise = try #require(Self.pushes(h, to: Self.service).last)
+    #expect(
+      sunrise.why == .transition && sunrise.s.mode == .light && sunrise.at == back.transitions.first?.at)
+  }
+
   @Test func withoutAPositionTheModeIsUnknownUntilThereIsOne() throws {
     var h = Self.started(at: at("2024-03-20T20:00:00Z"), place: nil)
     let none = try Self.schedule(h.send(Self.service, .lightDark(rules: nil, follow: true)))

@@ -69,13 +69,12 @@ struct LightDarkMachine: EngineMachine {
     _ position: Coordinate?, zone: ZoneRules, reason: RegenerationReason, at now: Instant
   ) -> [Push] {
     let centre = place.follow(position)
-    let events = LightDarkMachine.events(of: users.values.map(\.rules))
     // The planner keeps the solar days it computed: it is made anew only when what they
-    // depend on changed (new zone data may have changed the local days).
-    if centre != planner.coordinate || zone.name != planner.zone.name || reason == .timeZoneData
-      || events != planner.events
-    {
-      planner = TimerPlanner(zone: zone, coordinate: centre, events: events)
+    // depend on changed (new zone data may have changed the local days). Rules do not make
+    // it anew: each day it computed gains the events another rule asks for the first time
+    // it is asked, so a user changing rules back and forth costs a day scan once a date.
+    if centre != planner.coordinate || zone.name != planner.zone.name || reason == .timeZoneData {
+      planner = TimerPlanner(zone: zone, coordinate: centre, events: LightDarkRules.standard.events)
     }
     var pushes: [Push] = []
     for uid in users.keys.sorted() {
@@ -99,10 +98,6 @@ struct LightDarkMachine: EngineMachine {
     if let rules, rules != users[uid]?.rules {
       users[uid]?.rules = rules
       users[uid]?.plan = nil
-      let events = LightDarkMachine.events(of: users.values.map(\.rules))
-      if events != planner.events {
-        planner = TimerPlanner(zone: planner.zone, coordinate: planner.coordinate, events: events)
-      }
       if let push = replan(uid, at: now, reason: .rules, force: true, except: session) { pushes.append(push) }
     }
     // A plan made for this answer tells the other followers too, if it changed.
@@ -227,13 +222,6 @@ struct LightDarkMachine: EngineMachine {
       mode: user.override?.mode ?? plan.scheduled, scheduled: plan.scheduled, since: plan.since,
       transitions: plan.transitions, rules: user.rules, override: user.override, note: plan.note,
       zone: planner.zone.name)
-  }
-
-  /// The solar events the users' rules need, each once, in a stable order.
-  private static func events(of rules: [LightDarkRules]) -> [SolarEvent] {
-    var out: [SolarEvent] = LightDarkRules.standard.events
-    for r in rules { for e in r.events where !out.contains(e) { out.append(e) } }
-    return out
   }
 }
 
