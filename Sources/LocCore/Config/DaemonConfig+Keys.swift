@@ -132,6 +132,7 @@ extension DaemonConfig {
     .text(
       "Time", "ChronySocket", "PATH", what: "an absolute path", \.chronySocket,
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    .spanOrOff("Time", "MaxDisagreement", \.maxDisagreement, .seconds(1) ... .seconds(86_400)),
     // [Gpsd]
     .choice(
       "Gpsd", "Enable", "BOOL", \.gpsd.enabled, [("yes", true), ("no", false)],

@@ -86,6 +86,10 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// `[Time] ChronySocket=`: the socket of chrony's SOCK refclock that each live receiver's
   /// fix sends a time sample to; nil: none are sent (docs/TIME.md).
   public var chronySocket: String? = nil
+  /// `[Time] MaxDisagreement=`: a sample further than this from the system clock, while the
+  /// kernel says it is synchronised, is not sent; nil (`off`): the receiver's time goes
+  /// whatever the clock says, for a machine with no other clock (decision 0060).
+  public var maxDisagreement: Duration? = ClockSampleRule.defaultMaxDisagreement
   /// The gpsd-compatible face (`[Gpsd]`; off by default, docs/GPSD.md).
   public var gpsd = GpsdSettings()
   /// The NMEA pseudo-terminal (`[NMEAOut]`; off by default, docs/NMEAOUT.md).

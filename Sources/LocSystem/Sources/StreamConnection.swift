@@ -340,6 +340,15 @@ final class StreamConnection {
   /// The address of the attempt or connection, else the host, for messages.
   private var peerName: String { socket.map { $0.peer.description } ?? dialer.host }
 
+  /// Who writes what the connection brings (decision 0060): the owner of the server's end,
+  /// asked of the kernel (NETLINK_SOCK_DIAG) at the first call on a connection and kept;
+  /// `remoteHost` beyond loopback; nil while not connected, or while the kernel does not say
+  /// (asked again at the next call: the server's end may not be accepted yet).
+  func serverWriter() -> FixWriter? {
+    guard phase == .connected, let socket else { return nil }
+    return socket.serverWriter()
+  }
+
   private func closeSocket() {
     socket?.close()
     socket = nil  // closes the socket (unless a read round still holds it: then after it)
