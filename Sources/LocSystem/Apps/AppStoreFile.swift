@@ -155,7 +155,7 @@ public struct AppStoreFile {
 
   private mutating func write(_ uid: UInt32, _ bytes: [UInt8]) -> String? {
     do throws(Errno) {
-      try FileIO.makeDirectory(path: users.path, mode: 0o700)
+      try StateDirectory.makeDurably(path: users.path)
       try users.write(AppStoreFile.fileName(of: uid), bytes)
     } catch {
       return "cannot write \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)"
