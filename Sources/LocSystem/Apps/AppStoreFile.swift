@@ -98,6 +98,10 @@ public struct AppStoreFile {
   public struct Written {
     /// Log lines: refusals, failures.
     public var problems: [String] = []
+    /// The failures alone, in the system's words (`cannot write PATH: ...`).
+    public var failures: [String] = []
+    /// Users' files written (or removed) and synced.
+    public var written = 0
     /// Users' files not written for their size.
     public var refused = 0
     /// Writes that failed.
@@ -127,15 +131,21 @@ public struct AppStoreFile {
       if let why = write(uid, bytes) {
         result.failed += 1
         result.problems.append(why)
+        result.failures.append(why)
+      } else {
+        result.written += 1
       }
     }
     for uid in written.keys where parts[uid] == nil {
       do throws(Errno) {
         try users.remove(AppStoreFile.fileName(of: uid))
         written[uid] = nil
+        result.written += 1
       } catch {
+        let why = "cannot remove \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)"
         result.failed += 1
-        result.problems.append("cannot remove \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)")
+        result.problems.append(why)
+        result.failures.append(why)
       }
     }
     return result
