@@ -217,7 +217,7 @@ import Testing
     #expect(
       refusals.allSatisfy { $0 == "too-many-regions, MaxStoreBytesPerUser=" },
       "\(refusals.first ?? "")")
-    // Registrations are written 5 s after the first change (RegionsMachine.storeDelay).
+    // Registrations are written before they are answered (decision 0061).
     let written = try daemon.waitForStatus(timeout: 20) { _ in
       var st = stat()
       return stat(daemon.stateDirectory + "/apps/65534.json", &st) == 0 && st.st_size > 30_000

@@ -147,8 +147,8 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.hasStoreDue {
-        effects.append(.persistApps(withRegions(appAuthorization.store())))
+      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty {
+        effects.append(.persistApps)
       }
       if timers.hasReadyTimers {
         effects.append(.persistTimers(timers.store(at: now)))

@@ -87,6 +87,13 @@ public struct ReloadFailure: Error, Sendable, Hashable {
 }
 
 extension EngineEvent {
+  /// The request this event is (nil: not a request): its reply is what acknowledges the
+  /// change the event's effect list stores.
+  public var request: RequestRef? {
+    guard case .requestReceived(let session, let id, _) = self else { return nil }
+    return RequestRef(session: session, id: id)
+  }
+
   /// Whether the engine ends this event with its bookkeeping (due timers, acquisition, the
   /// STATUS= line): not after a request that only reads (`Request.onlyReads`) nor after a
   /// compass reading, which change nothing that bookkeeping looks at.

@@ -25,12 +25,19 @@ extension Daemon {
       ]
     }
     completed.stateFiles = files.counters.all
+    completed.stateFilesFault = files.fault
     return .success(.status(completed))
   }
 
-  /// Carries out the engine's effects, in order (the engine puts the state files first, so
-  /// what a reply acknowledges is on disk before the reply is sent).
-  func execute(_ effects: [Effect]) {
+  /// Carries out the engine's effects for `request` (nil: another event's), in order, but
+  /// for the state files, which the loop iteration writes at its end, and what acknowledges
+  /// a change, which waits for those writes (`IterationWrites`, `flushWrites`).
+  func execute(_ effects: [Effect], request: RequestRef?) {
+    for effect in files.batch.take(effects, request: request) { execute(effect) }
+  }
+
+  /// Carries out what waited for the iteration's writes.
+  func execute(released effects: [Effect]) {
     for effect in effects { execute(effect) }
   }
 
@@ -57,18 +64,14 @@ extension Daemon {
       scanner.scan { [unowned self] accessPoints, problem in
         self.feed(.wifiScanned(accessPoints, problem: problem))
       }
-    case .persist(let state):
-      do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
+    case .persist, .persistTimers, .persistApps:
+      break  // kept by `files.batch` and written at the end of the iteration
     case .notifyStatus(let line):
       Systemd.notify("STATUS=\(line)")
     case .reloadConfiguration(let requester):
       reload(requestedBy: requester)
     case .log(let level, let message):
       logger.log(level, message)
-    case .persistTimers(let store):
-      do { try files.timers.write(store) } catch { cannotWrite(files.timers.path, error) }
-    case .persistApps(let store):
-      persistApps(store)
     case .startUnit(let unit, let timer):
       actions.bus.startUnit(unit) { [unowned self] problem in
         if let problem {
@@ -153,11 +156,6 @@ extension Daemon {
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = EventMessage(notice, at: at).lineBytes
     server.send(bytes: line, to: sessions)
-  }
-
-  private func cannotWrite(_ what: String, _ error: any Error) {
-    files.counters.writeFailures += 1
-    logger.error("cannot write \(what): \(error); will try again at the next change")
   }
 
 }

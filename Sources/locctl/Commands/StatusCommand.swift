@@ -138,6 +138,13 @@ enum StatusCommand {
     if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
+    if let f = s.daemon.stateFilesFault {
+      row(
+        "Saving:",
+        Style.yellow(
+          "failing since \(zone.clock(f.since, seconds: true)): \(f.reason); changes since are in effect, not saved"
+        ))
+    }
     return out
   }
 
