@@ -54,8 +54,8 @@ extension Daemon {
       let scanner = actions.wifi ?? WifiScanner(loop: loop)
       scanner.settle = wait
       actions.wifi = scanner
-      scanner.scan { [unowned self] accessPoints, problem in
-        self.feed(.wifiScanned(accessPoints, problem: problem))
+      scanner.scan { [unowned self] outcome in
+        self.feed(.wifiScanned(outcome.accessPoints, problem: outcome.problem, unread: outcome.unread))
       }
     case .persist(let state):
       do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
