@@ -18,9 +18,18 @@ extension Daemon {
     if let tcp = faces.nmeaTCP?.report {
       completed.nmeaOut?.counters += [
         Counter("tcpClients", tcp.clients), Counter("tcpAccepted", tcp.server.accepted),
-        Counter("tcpDroppedSlow", tcp.server.droppedSlow), Counter("tcpSentences", tcp.face.sentences),
+        Counter("tcpDroppedSlow", tcp.server.droppedSlow),
+        Counter("tcpDroppedAccessChanged", tcp.server.droppedAccessChanged),
+        Counter("tcpSentences", tcp.face.sentences),
         Counter("tcpRelayed", tcp.face.relayedSentences),
-        Counter("tcpRefused", tcp.server.refusedFull + tcp.server.unknownPeers),
+        Counter(
+          "tcpRefused",
+          tcp.server.refusedFull + tcp.server.refusedReserved + tcp.server.refusedPerUser
+            + tcp.server.unknownPeers),
+        Counter("tcpRefusedFull", tcp.server.refusedFull),
+        Counter("tcpRefusedReserved", tcp.server.refusedReserved),
+        Counter("tcpRefusedPerUser", tcp.server.refusedPerUser),
+        Counter("tcpUnknownPeers", tcp.server.unknownPeers),
         Counter("tcpPortInUse", tcp.server.portInUse),
       ]
     }
