@@ -180,7 +180,7 @@ import Testing
     let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
     let aps = try #require(body["wifiAccessPoints"]?.array)
     #expect(aps.compactMap { $0["macAddress"]?.string } == read.map(Self.manyBSSMAC), "\(body)")
-    #expect(locd.log.contains("the first 16384 access points read, 616 more not read"))
+    #expect(locd.log.contains("Wi-Fi scan: 616 access points not read (at most 16384 are"))
     #expect(locd.stop() == 0)
   }
 

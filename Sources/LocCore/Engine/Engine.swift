@@ -74,7 +74,8 @@ public struct Engine {
         effects.append(
           .log(
             .info,
-            "Wi-Fi scan: the first \(WifiAccessPoint.scanLimit) access points read, \(unread) more not read"))
+            "Wi-Fi scan: \(unread) access points not read (at most \(WifiAccessPoint.scanLimit) are, in a bounded time)"
+          ))
       }
     case .cellsSeen(let cells, let source):
       network.cellsSeen(cells, from: source)

@@ -32,7 +32,8 @@ public struct NetworkReport: Sendable, Hashable {
     public var cacheHits = 0
     /// Lookups not sent (an IP lookup while a VPN carries the default route).
     public var skipped = 0
-    /// Access points a scan published beyond `WifiAccessPoint.scanLimit`, not read.
+    /// Access points a scan published and the shell did not read: beyond
+    /// `WifiAccessPoint.scanLimit`, or not answered within the read's time.
     public var unreadAccessPoints = 0
     /// Lookups that gave no position, by why.
     public var failed: [GeolocateFailure: Int] = [:]

@@ -25,6 +25,10 @@ final class WifiScanner {
   /// Most access points read at once: each is a call, and dbus-daemon refuses a connection's
   /// calls past its max_replies_per_connection (128 on the system bus, dbus-daemon(1)).
   static let readWindow = 32
+  /// The longest the access points are read, once the scan ended: what is not read by then
+  /// is counted as unread and the lookup made of the rest (each call may wait 5 s for its
+  /// answer, so a peer that answers none would hold the scan for minutes).
+  static let readTimeout: Duration = .seconds(30)
 
   private let loop: EventLoop
   /// The longest wait for a scan whose end is not signalled (`[Network] ScanWait=`).
@@ -216,6 +220,7 @@ final class WifiScanner {
     round.reading = true
     timer = nil
     scanEnds = []
+    armReadDeadline(round)
     let devices = round.toRead
     if round.supplicant {
       readSupplicant(devices, round)
@@ -241,8 +246,27 @@ final class WifiScanner {
     finishIfDone(round)
   }
 
+  /// Ends the reading after `readTimeout`: the access points not read yet are counted as
+  /// unread, the scan reports what was.
+  private func armReadDeadline(_ round: Round) {
+    guard
+      let timer = try? loop.timer(
+        clock: .monotonic, accuracyMicroseconds: 100_000,
+        { [weak self] in
+          guard let self, round === self.round else { return }
+          round.unread += round.toReadPoints.count + round.readsInFlight
+          round.toReadPoints = []
+          self.finish(round, problem: nil)
+        })
+    else { return }
+    let seconds = UInt64(Self.readTimeout.components.seconds)
+    timer.arm(atMicroseconds: loop.monotonicMicroseconds + seconds * 1_000_000)
+    self.timer = timer
+  }
+
   /// Asks for the next access points' properties while fewer than `readWindow` are asked.
   private func pump(_ round: Round) {
+    guard round === self.round else { return }
     let interface = round.supplicant ? Self.bssInterface : Self.accessPointInterface
     while round.readsInFlight < Self.readWindow, let path = round.toReadPoints.popLast() {
       round.readsInFlight += 1
