@@ -143,6 +143,7 @@ extension DaemonConfig {
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
     .port("Gpsd", "ListenPort", \.gpsd.listenPort),
     .count("Gpsd", "MaxClients", \.gpsd.maxClients, 1...65536),
+    .count("Gpsd", "ReservedAdminClients", \.gpsd.reservedAdminClients, 0...65536),
     .count("Gpsd", "MaxClientsPerUser", \.gpsd.maxClientsPerUser, 1...65536),
     .count("Gpsd", "MaxQueuedBytesPerClient", \.gpsd.maxQueuedBytesPerClient, 4096...(256 << 20)),
     // [NMEAOut]
@@ -156,6 +157,9 @@ extension DaemonConfig {
       parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
       format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
     .port("NMEAOut", "ListenPort", \.nmeaOut.listenPort),
+    .count("NMEAOut", "MaxClients", \.nmeaOut.maxClients, 1...65536),
+    .count("NMEAOut", "ReservedAdminClients", \.nmeaOut.reservedAdminClients, 0...65536),
+    .count("NMEAOut", "MaxClientsPerUser", \.nmeaOut.maxClientsPerUser, 1...65536),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

@@ -67,9 +67,16 @@ public struct Engine {
       handleStaticFile(path, contents: contents, problem: problem, at: now, into: &effects)
     case .geolocateAnswered(let outcome):
       handleGeolocate(outcome, at: now, into: &effects)
-    case .wifiScanned(let accessPoints, let problem):
-      network.scanned(accessPoints, at: now)
+    case .wifiScanned(let accessPoints, let problem, let unread):
+      network.scanned(accessPoints, unread: unread, at: now)
       if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
+      if unread > 0 {
+        effects.append(
+          .log(
+            .info,
+            "Wi-Fi scan: \(unread) access points not read (at most \(WifiAccessPoint.scanLimit) are, in a bounded time)"
+          ))
+      }
     case .cellsSeen(let cells, let source):
       network.cellsSeen(cells, from: source)
     case .skyDecoded(let sky, let source):

@@ -18,9 +18,18 @@ extension Daemon {
     if let tcp = faces.nmeaTCP?.report {
       completed.nmeaOut?.counters += [
         Counter("tcpClients", tcp.clients), Counter("tcpAccepted", tcp.server.accepted),
-        Counter("tcpDroppedSlow", tcp.server.droppedSlow), Counter("tcpSentences", tcp.face.sentences),
+        Counter("tcpDroppedSlow", tcp.server.droppedSlow),
+        Counter("tcpDroppedAccessChanged", tcp.server.droppedAccessChanged),
+        Counter("tcpSentences", tcp.face.sentences),
         Counter("tcpRelayed", tcp.face.relayedSentences),
-        Counter("tcpRefused", tcp.server.refusedFull + tcp.server.unknownPeers),
+        Counter(
+          "tcpRefused",
+          tcp.server.refusedFull + tcp.server.refusedReserved + tcp.server.refusedPerUser
+            + tcp.server.unknownPeers),
+        Counter("tcpRefusedFull", tcp.server.refusedFull),
+        Counter("tcpRefusedReserved", tcp.server.refusedReserved),
+        Counter("tcpRefusedPerUser", tcp.server.refusedPerUser),
+        Counter("tcpUnknownPeers", tcp.server.unknownPeers),
         Counter("tcpPortInUse", tcp.server.portInUse),
       ]
     }
@@ -61,8 +70,8 @@ extension Daemon {
       let scanner = actions.wifi ?? WifiScanner(loop: loop)
       scanner.settle = wait
       actions.wifi = scanner
-      scanner.scan { [unowned self] accessPoints, problem in
-        self.feed(.wifiScanned(accessPoints, problem: problem))
+      scanner.scan { [unowned self] outcome in
+        self.feed(.wifiScanned(outcome.accessPoints, problem: outcome.problem, unread: outcome.unread))
       }
     case .persist, .persistTimers, .persistApps:
       break  // kept by `files.batch` and written at the end of the iteration

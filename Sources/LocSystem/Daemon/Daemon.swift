@@ -323,6 +323,8 @@ public final class Daemon {
   /// changed goes to the server (idle sessions) and the engine (subscriptions, `locate`
   /// requests, the `access-changed` event).
   func recheckAccess(reason: AccessChangeReason) {
+    faces.gpsd?.accessChanged()
+    faces.nmeaTCP?.accessChanged()
     guard let server = faces.server else { return }
     for session in server.openSessions {
       let level = faces.policy.level(for: session.peer)
