@@ -37,6 +37,11 @@ extension Daemon {
     sink.suplServer = { [unowned self] in self.config.suplServer }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
+    if let face = config.defaultSourceSetAside {
+      logger.notice(
+        "no source configured, and the default \(SourceURI.defaultSource) would read \(face): it is not "
+          + "used (the face stands in for gpsd); set Source= to the receiver")
+    }
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = sources.make(uri, id, loop, sink) else {
@@ -48,6 +53,9 @@ extension Daemon {
               trust: uri.trust(peersRestricted: admission.restricted)),
             restarted: true))
         continue
+      }
+      if config.usesDefaultSource, let gpsd = source as? GpsdSource {
+        gpsd.standInForDefault(socketPath: SourceURI.gpsdControlSocket)
       }
       sources.add(source)
       if replay.progress.pausedSince != nil { (source as? ReplaySource)?.pause() }

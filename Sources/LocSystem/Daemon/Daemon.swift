@@ -309,7 +309,8 @@ public final class Daemon {
     applyGpsd(new, old: old)
     applyNMEAOut(new, old: old)
     faces.server?.flowControl?.stallLimit = new.replayStallTimeout
-    if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
+    if new.effectiveSources != old.effectiveSources || new.usesDefaultSource != old.usesDefaultSource
+      || new.allowUsers != old.allowUsers
       || new.allowGroups != old.allowGroups
     {
       // New lists apply to every peer: the listeners start over and their peers reconnect.

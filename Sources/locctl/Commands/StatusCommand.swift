@@ -88,7 +88,7 @@ enum StatusCommand {
       row("Timers:", text + " (locctl timers)")
     }
     for (i, source) in s.sources.enumerated() {
-      var text = source.uri + "  " + source.state.word
+      var text = source.uri + "  " + Measures.state(source)
       // An outage's fault is the error that began it; the latest attempt's is `lastError`.
       if let err = source.lastError, err != source.fault?.reason { text += " (\(err))" }
       if let trust = source.trust { text += ", trust \(trust.word)" }
