@@ -169,6 +169,14 @@ final class SystemContainer {
     guard r.status == 0 else { throw HarnessError("apt-get install \(deb): \(r.stdout)\(r.stderr)") }
   }
 
+  /// A copy of the test peer `Tests/Peers/NAME` that every user in the container can read
+  /// (the clone may lie under /root, which only root may enter), at /opt/locd-tier/NAME.
+  func peer(_ name: String) throws -> String {
+    let target = "/opt/locd-tier/" + name
+    try sh("install -D -m 0755 '\(Binaries.packageRoot.path)/Tests/Peers/\(name)' '\(target)'")
+    return target
+  }
+
   /// Installs `deb`, then writes `config` as /etc/locd/locd.conf (as an administrator edits
   /// the installed file) and restarts locd to read it.
   func install(_ deb: String, config: String) throws {
