@@ -198,4 +198,42 @@ struct SystemTierFacesTests {
     #expect(owner.contains("Unit=locd.service"), "\(owner)")
     #expect(try c.exec(["/usr/local/bin/locctl", "status"]).stdout.contains("GeoClue2:"))
   }
+
+  @Test func gpsdIsPickedUpWhenItsSocketStartsAfterLocd() throws {
+    let c = try SystemContainer(unmask: ["gpsd.socket", "gpsd.service"])
+    defer { c.stop() }
+    // Debian's gpsd package, enabled but not started: a machine where gpsd comes later.
+    try c.sh("systemctl stop gpsd.socket gpsd.service")
+    try c.install(try #require(SystemContainer.package))
+    #expect(try c.locctl(["status"]).status == 0)
+    #expect(try c.status().sources.first?.state == .known(.waiting))
+    try c.sh("systemctl start gpsd.socket")
+    let s = try c.waitFor("locd to connect to gpsd", timeout: 20) { () throws -> StatusView? in
+      let s = try c.status()
+      return s.sources.first?.state == .known(.connected) ? s : nil
+    }
+    #expect(s.sources.first?.fault == nil)
+  }
+
+  @Test func theGpsdFaceOnGpsdsPortIsNotReadByTheDefaultSource() throws {
+    let c = try SystemContainer()
+    defer { c.stop() }
+    try c.install(try #require(SystemContainer.package), config: "[Gpsd]\nEnable=yes\nListenPort=2947\n")
+    let check = try c.exec(["/usr/bin/locd", "--check-config"])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    #expect((check.stdout + check.stderr).contains("2947"), "\(check.stdout)\(check.stderr)")
+    let s = try c.status()
+    #expect(s.sources.isEmpty, "\(s.sources)")
+    // The face serves, and lists no device of its own making.
+    let out = try c.exec(["gpspipe", "-w", "-n", "3", "127.0.0.1:2947"], timeout: 20)
+    #expect(out.stdout.contains("\"class\":\"VERSION\""), "\(out.stdout)")
+    #expect(!out.stdout.contains("gpsd://127.0.0.1:2947"), "\(out.stdout)")
+    // A configured source reading the face is refused: the unit fails, naming the loop.
+    try c.write(
+      "[Sources]\nSource=gpsd://127.0.0.1:2947\n[Gpsd]\nEnable=yes\nListenPort=2947\n",
+      to: "/etc/locd/locd.conf")
+    let refused = try c.exec(["/usr/bin/locd", "--check-config"])
+    #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+    #expect(refused.stderr.contains("own gpsd face"), "\(refused.stderr)")
+  }
 }
