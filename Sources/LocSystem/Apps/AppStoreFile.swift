@@ -100,6 +100,9 @@ public struct AppStoreFile {
     public var problems: [String] = []
     /// The failures alone, in the system's words (`cannot write PATH: ...`).
     public var failures: [String] = []
+    /// The refusals of this write, each time (the log has each user's first only), for the
+    /// answers to the changes that were not saved.
+    public var refusals: [String] = []
     /// Users' files written (or removed) and synced.
     public var written = 0
     /// Users' files not written for their size.
@@ -121,12 +124,12 @@ public struct AppStoreFile {
       guard written[uid] != digest else { continue }
       if bytes.count > min(limit, AppStoreFile.sizeLimit) {
         result.refused += 1
-        if overLimit.insert(uid).inserted {
-          result.problems.append(
-            "\(users.path(of: AppStoreFile.fileName(of: uid))) not written: uid \(uid)'s apps take \(bytes.count) "
-              + "bytes, more than the limit of \(min(limit, AppStoreFile.sizeLimit)) (MaxStoreBytesPerUser=); "
-              + "its changes since the last write are kept in memory only, until they fit")
-        }
+        let why =
+          "\(users.path(of: AppStoreFile.fileName(of: uid))) not written: uid \(uid)'s apps take \(bytes.count) "
+          + "bytes, more than the limit of \(min(limit, AppStoreFile.sizeLimit)) (MaxStoreBytesPerUser=); "
+          + "its changes since the last write are kept in memory only, until they fit"
+        result.refusals.append(why)
+        if overLimit.insert(uid).inserted { result.problems.append(why) }
         continue
       }
       if let why = write(uid, bytes, digest: digest) {

@@ -48,10 +48,15 @@ extension Daemon {
       let due = files.batch.due(retry: retry)
       retry = false
       var failed: [IterationWrites.File: String] = [:]
+      var refused: [IterationWrites.File: String] = [:]
       for file in due.sorted() {
-        if let why = write(file) { failed[file] = why }
+        switch write(file) {
+        case .written: break
+        case .failed(let why): failed[file] = why
+        case .refused(let why): refused[file] = why
+        }
       }
-      let released = files.batch.written(due, failed: failed)
+      let released = files.batch.written(due, failed: failed, refused: refused)
       files.counters.notSaved += released.notSaved
       if !due.isEmpty { noteWrites(failed) }
       execute(released: released.effects)
@@ -60,40 +65,53 @@ extension Daemon {
     if files.batch.hasWork { loop.soon {} }
   }
 
-  /// Writes one file with the batch's content: nil when it is written and synced, else why
-  /// not (the log's words).
-  private func write(_ file: IterationWrites.File) -> String? {
+  /// How writing one file ended.
+  enum FileWrite {
+    /// Written and synced.
+    case written
+    /// Not written (the log's words): tried again with the next change or at a retry.
+    case failed(String)
+    /// Left as it was on purpose (a user's apps file over `MaxStoreBytesPerUser=`): the
+    /// change stays in memory, is answered `not-saved`, and is not tried again by itself.
+    case refused(String)
+  }
+
+  /// Writes one file with the batch's content.
+  private func write(_ file: IterationWrites.File) -> FileWrite {
     do throws(Errno) {
       switch file {
       case .state:
-        guard let content = files.batch.state else { return nil }
+        guard let content = files.batch.state else { return .written }
         try files.state.write(content)
         files.counters.writes += 1
       case .timers:
-        guard let content = files.batch.timers else { return nil }
+        guard let content = files.batch.timers else { return .written }
         try files.timers.write(content)
         files.counters.writes += 1
       case .apps:
         return persistApps(engine.appsStore)
       }
-      return nil
+      return .written
     } catch {
       files.counters.writeFailures += 1
-      return "cannot write \(file == .state ? files.state.path : files.timers.path): \(error.message)"
+      return .failed(
+        "cannot write \(file == .state ? files.state.path : files.timers.path): \(error.message)")
     }
   }
 
   /// Writes the users' apps files that changed, counting what was written, refused or
-  /// failed: nil when nothing failed (a file refused for its size keeps its user's previous
-  /// file and is no failure: docs/APPS.md), else why.
-  func persistApps(_ store: AppStore) -> String? {
+  /// failed. A file refused for its size keeps its user's previous file (docs/APPS.md): no
+  /// failure to retry, but not saved either.
+  func persistApps(_ store: AppStore) -> FileWrite {
     let written = files.apps.write(store, limit: config.apps.maxStoreBytesPerUser)
     files.counters.writes += written.written
     files.counters.writesRefused += written.refused
     files.counters.writeFailures += written.failed
-    // A failure is logged once the batch is written (`noteWrites`), a refusal here.
+    // A failure is logged once the batch is written (`noteWrites`), a refusal here (once a
+    // user until the file fits again; each refused change is answered with it).
     for problem in written.problems where !written.failures.contains(problem) { logger.error(problem) }
-    return written.failures.isEmpty ? nil : written.failures.joined(separator: "; ")
+    if !written.failures.isEmpty { return .failed(written.failures.joined(separator: "; ")) }
+    return written.refusals.isEmpty ? .written : .refused(written.refusals.joined(separator: "; "))
   }
 
   /// Follows whether writes fail: the fault begins with the first failure (logged as an

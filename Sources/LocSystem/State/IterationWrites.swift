@@ -100,11 +100,16 @@ struct IterationWrites {
   /// changed in it or when `retry` (a retry of failed writes is due), else none.
   func due(retry: Bool) -> Set<File> { retry || !fresh.isEmpty ? pending : [] }
 
-  /// The files `attempted` were written but those in `failed` (with why, in words): what
-  /// was written is forgotten, what failed waits for the next change or retry, and the
-  /// held effects come back in order, the reply standing for a change in a file that
-  /// failed turned into `not-saved` with the reason.
-  mutating func written(_ attempted: Set<File>, failed: [File: String]) -> Released {
+  /// The files `attempted` were written but those in `failed` (with why, in words), and
+  /// those in `refused` were left as they were on purpose (a user's apps file over its size
+  /// limit): what was written or refused is forgotten, what failed waits for the next change
+  /// or retry, and the held effects come back in order, the reply standing for a change in a
+  /// file that failed or was refused turned into `not-saved` with the reason. A refusal is
+  /// per file kind: a reply whose list changed the apps store in the same iteration as the
+  /// refused user's change is answered `not-saved` too, the safe side of the two.
+  mutating func written(
+    _ attempted: Set<File>, failed: [File: String], refused: [File: String] = [:]
+  ) -> Released {
     for file in attempted where failed[file] == nil {
       switch file {
       case .state: state = nil
@@ -116,7 +121,7 @@ struct IterationWrites {
     var released = Released()
     released.effects.reserveCapacity(held.count)
     for h in held {
-      let reasons = h.needs.sorted().compactMap { failed[$0] }
+      let reasons = h.needs.sorted().compactMap { failed[$0] ?? refused[$0] }
       if !reasons.isEmpty, case .reply(let session, let id, .success) = h.effect {
         released.notSaved += 1
         let error = RequestError(
