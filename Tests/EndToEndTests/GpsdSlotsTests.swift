@@ -103,11 +103,7 @@ import Testing
   func aCrowdOfUsersCannotTakeRootsNMEASlot() throws {
     let dir = LocdProcess.makeDirectory()
     let port = freePort()
-    let log = Binaries.fixture("nmea/bu353s4.log").path
-    let daemon = try LocdProcess(
-      arguments: ["--source", "replay:\(log)?speed=4&loop=1"], directory: dir,
-      config: "[NMEAOut]\nEnable=yes\nLink=\(dir)/nmea0\nGroup=\nListenPort=\(port)\n")
-    _ = try daemon.waitForStatus { $0.nmeaOut != nil }
+    let (daemon, log) = try GpsdFaceRig.nmeaOutReplay(dir: dir, port: port)
     var floods: [GpsdFaceRig.Capture] = []
     defer { for f in floods { f.stop() } }
     for uid in Self.crowd.prefix(4) {
