@@ -182,9 +182,10 @@ struct SystemTierFacesTests {
     defer { c.stop() }
     // `make install` as README.md says, from this clone's release build (which `make deb`
     // made), to /usr/local: not the package.
-    let release = Binaries.packageRoot.path + "/.build/release"
+    let source = SystemContainer.sourceInside
+    let release = source + "/.build/release"
     #expect(try c.exec(["test", "-x", release + "/locd"]).status == 0, "no release build at \(release)")
-    try c.sh("make -s -C \(Binaries.packageRoot.path) install-files INSTALL_FROM=\(release)", timeout: 120)
+    try c.sh("make -s -C \(source) install-files INSTALL_FROM=\(release)", timeout: 120)
     #expect(
       try c.exec(["test", "-f", "/etc/dbus-1/system.d/org.freedesktop.GeoClue2.locd.conf"]).status == 0)
     #expect(try c.exec(["test", "-f", "/etc/polkit-1/rules.d/50-locd.rules"]).status == 0)
