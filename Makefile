@@ -224,6 +224,8 @@ install-files:
 	install -d $(DESTDIR)$(POLKITRULESDIR)
 	install -m 0644 polkit/50-locd.rules $(DESTDIR)$(POLKITRULESDIR)/50-locd.rules
 	install -m 0644 dbus/org.freedesktop.GeoClue2.service systemd/locd-geoclue.conf $(DESTDIR)$(DATADIR)/geoclue/
+	install -d $(DESTDIR)$(DATADIR)/chrony
+	install -m 0644 chrony/locd-refclock.conf $(DESTDIR)$(DATADIR)/chrony/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
 	install -m 0644 docs/man/locd-session.1 $(DESTDIR)$(MANDIR)/man1/locd-session.1
@@ -261,8 +263,9 @@ uninstall:
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.locd.conf
 	rm -f $(DESTDIR)$(POLKITRULESDIR)/50-locd.rules
 	rm -f $(DESTDIR)$(DATADIR)/geoclue/org.freedesktop.GeoClue2.service $(DESTDIR)$(DATADIR)/geoclue/locd-geoclue.conf
+	rm -f $(DESTDIR)$(DATADIR)/chrony/locd-refclock.conf
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
-	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
+	-rmdir $(DESTDIR)$(DATADIR)/geoclue $(DESTDIR)$(DATADIR)/chrony $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) 2>/dev/null
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@echo "uninstall: kept $(SYSCONFDIR)/locd (your configuration), /var/lib/locd (state) and the locd user"
 

@@ -77,7 +77,7 @@ let package = Package(
       name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocClient", "LocHost"],
       linkerSettings: [staticLibstdcxx]
     ),
-    // The per-user session service: light and dark by the Sun on the session bus (decision 0060).
+    // The per-user session service: light and dark by the Sun on the session bus (decision 0065).
     .executableTarget(
       name: "locd-session", dependencies: ["LocCore", "LocSystem"], linkerSettings: [staticLibstdcxx]),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),

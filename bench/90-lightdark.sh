@@ -1,5 +1,5 @@
 #!/bin/sh
-# Light and dark (decision 0060): how soon a transition reaches an app through the desktop
+# Light and dark (decision 0065): how soon a transition reaches an app through the desktop
 # portal (real clock, and simulated time under --clock replay), and locd-session's wakeups
 # between transitions (IDLE seconds, default 30). bench/lightdark.py says how. Needs
 # dbus-daemon, xdg-desktop-portal, python3-dbus and python3-gi. LOCD, LOCCTL

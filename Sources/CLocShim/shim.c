@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <time.h>
 #include <stdio.h>
+#include <sys/timex.h>
 #include "locshim.h"
 
 int locshim_accept4(int fd, int flags) {
@@ -107,6 +108,17 @@ FILE *locshim_stdout(void) {
 
 int locshim_openat(int dirfd, const char *name, int flags, mode_t mode) {
     return openat(dirfd, name, flags | O_CLOEXEC, mode);
+}
+
+int locshim_open_path(int dirfd, const char *name, int directory) {
+    return openat(dirfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC | (directory ? O_DIRECTORY : 0));
+}
+
+long locshim_clock_max_error(void) {
+    struct timex t;
+    memset(&t, 0, sizeof t);
+    if (adjtimex(&t) < 0) return -1;
+    return t.maxerror;
 }
 
 int locshim_open_tmpfile(int dirfd, mode_t mode) {

@@ -229,6 +229,8 @@ final class DaemonRun {
   let notify: FileDescriptor?
   let extraArguments: [String]
   let watchdogUSec: Int?
+  /// The configuration file locd reads (`--config`).
+  var configPath = "/dev/null"
   var pid: Int32 = 0
   var messages: [String] = []
 
@@ -251,7 +253,7 @@ final class DaemonRun {
     pid = DaemonBenchmark.spawn(
       locd,
       [
-        "--config", "/dev/null", "--socket", socket, "--state-dir", directory + "/state", "--log-level",
+        "--config", configPath, "--socket", socket, "--state-dir", directory + "/state", "--log-level",
         "notice",
       ]
         + extraArguments, environment: env)

@@ -7,7 +7,8 @@ import LocSystem
 /// with a brute force (every region's exact distance on every fix): registration time, heap
 /// bytes per region (glibc's own accounting), per-fix time along a 1 Hz drive and for
 /// scattered fixes, the first fix after registering (which decides every region once), and
-/// the acquisition hint. bench/70-regions.sh repeats runs and prints medians.
+/// the acquisition hint. bench/70-regions.sh repeats runs and prints medians. `--socket`:
+/// registrations over the built locd's socket, a second and in writes (RegionsBenchmark+Socket).
 enum RegionsBenchmark: Benchmark {
   static let name = "regions"
 
@@ -28,6 +29,7 @@ enum RegionsBenchmark: Benchmark {
   ]
 
   static func run(_ arguments: [String]) -> Int32 {
+    if arguments.contains("--socket") { return socket(arguments) }
     var count = 100_000
     var fixes = 10_000
     var bruteFixes = 100

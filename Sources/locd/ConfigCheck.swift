@@ -20,7 +20,16 @@ struct ConfigCheck {
     } else {
       out += "\(loader.path): OK\n"
     }
-    out += "\(config.effectiveSources.count) source(s), socket \(config.socketPath)\n"
+    if let face = config.defaultSourceSetAside {
+      out +=
+        "no source: the default \(SourceURI.defaultSource) would read \(face), which stands in for gpsd; "
+        + "set Source= to the receiver; socket \(config.socketPath)\n"
+    } else if config.usesDefaultSource {
+      out +=
+        "1 source (the default, \(SourceURI.defaultSource): gpsd on this machine), socket \(config.socketPath)\n"
+    } else {
+      out += "\(config.effectiveSources.count) source(s), socket \(config.socketPath)\n"
+    }
     let accounts = ConfigCheck.serviceAccounts()
     let directory = config.timersDirectory
     let (timers, problems) = TimerFiles.load(

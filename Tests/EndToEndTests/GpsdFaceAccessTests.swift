@@ -51,6 +51,79 @@ import Testing
     root.stop()
   }
 
+  /// Issue 40, finding 6: a gpsd client whose grant was taken back went silent, no ERROR
+  /// saying why (told "waits for a decision" before its grant, it was not told the same
+  /// words again after `locctl apps reset`). Now it is told that its grant was withdrawn and
+  /// its reports stop; its watch stays, so a new grant brings them back, and a denial is
+  /// told in its own words. The real gpspipe as uid 65534 (a TCP client: app `gpsd-client`).
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aClientWhoseGrantIsTakenBackIsToldWhy() throws {
+    let rig = try GpsdFaceRig()
+    let root = try rig.gpspipe(["-w"], name: "root")
+    let app = try rig.gpspipe(["-w"], uid: 65534, name: "app")
+    try app.wait { $0.contains { $0.contains("waits for a decision") } }
+    func locctl(_ verb: String) throws {
+      let r = try rig.daemon.locctl(["apps", verb, "gpsd-client", "--user", "65534"])
+      #expect(r.status == 0, "\(verb): \(r.stderr)")
+    }
+    func positions() -> Int { app.lines.filter { $0.contains("\"lat\":") }.count }
+    func errors() -> [String] { app.reports("ERROR").compactMap { $0["message"]?.string } }
+
+    try locctl("grant")
+    try app.wait { _ in positions() > 0 }
+    try locctl("reset")
+    try app.wait { _ in errors().count == 2 }
+    #expect(errors()[1].contains("had its authorization withdrawn") && errors()[1].contains("reports stop"))
+    // Nothing more for it while root gets eight more fixes (the positive signal that fixes
+    // went on flowing).
+    let seen = positions()
+    let before = root.lines.filter { $0.contains("\"lat\":") }.count
+    try root.wait { lines in lines.filter { $0.contains("\"lat\":") }.count >= before + 8 }
+    #expect(positions() == seen, "no position after the reset")
+
+    // Granted again: its watch still stands, the fixes come back; then denied: told so.
+    try locctl("grant")
+    try app.wait { _ in positions() > seen }
+    try locctl("deny")
+    try app.wait { _ in errors().count == 3 }
+    #expect(errors()[2].contains("may no longer have the location: denied"), "\(errors())")
+    let c = Dictionary(
+      uniqueKeysWithValues: (try rig.daemon.status().gpsd?.counters ?? []).map { ($0.name, $0.value) })
+    #expect(c["revocationsTold"] == 2 && c["refusalsTold"] == 3, "\(c)")
+    app.stop()
+    root.stop()
+  }
+
+  /// Found beside issue 40's finding 6: a reload that took a user out of the read group
+  /// left that user's gpsd client reading every fix (the socket's sessions were decided
+  /// again, the face's were not). Now it is told why and closed; when it connects again it
+  /// is an app like any other. The TCP peer of uid 65534 has gid 65534 (nogroup), so
+  /// `ReadGroup=65534` makes it a reader.
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aReloadThatTakesAUserOutOfTheReadGroupEndsItsGpsdReading() throws {
+    let rig = try GpsdFaceRig(extraConfig: "[Daemon]\nReadGroup=65534\n")
+    let reader = try rig.gpspipe(["-w"], uid: 65534, name: "reader")
+    try reader.wait { $0.contains { $0.contains("\"lat\":") } }
+    let path = rig.daemon.directory + "/locd.conf"
+    let config = try String(contentsOfFile: path, encoding: .utf8)
+    try config.replacingOccurrences(of: "ReadGroup=65534\n", with: "").write(
+      toFile: path, atomically: true, encoding: .utf8)
+    #expect(try rig.daemon.locctl(["reload"]).status == 0)
+    try reader.wait { $0.contains { $0.contains("\"class\":\"ERROR\"") } }
+    // gpspipe leaves when the face closes the connection; the ERROR was its last line.
+    #expect(reader.child.wait(timeout: 20) != 128 + SIGKILL, "gpspipe left by itself")
+    let last = try #require(reader.lines.last)
+    #expect(last.contains("uid 65534 may no longer read positions"), "\(last)")
+    let c = Dictionary(
+      uniqueKeysWithValues: (try rig.daemon.status().gpsd?.counters ?? []).map { ($0.name, $0.value) })
+    #expect(c["droppedAccessChanged"] == 1, "\(c)")
+    // Again: now an app without a decision, told so, no position.
+    let again = try rig.gpspipe(["-w"], uid: 65534, name: "again")
+    try again.wait { $0.contains { $0.contains("waits for a decision") } }
+    again.stop()
+    #expect(!again.lines.contains { $0.contains("\"lat\":") })
+  }
+
   @Test func badCommandsAreAnsweredAndAFloodingClientThatNeverReadsIsDropped() throws {
     let rig = try GpsdFaceRig(extraConfig: "MaxQueuedBytesPerClient=4096\n")
     let client = try RawClient(path: rig.gpsdSocket)

@@ -77,6 +77,18 @@ final class GpsdFaceRig {
   }
 
   /// Fixes of NMEA text, by time (locd's decoder).
+  /// locd replaying the BU-353S4 log at 4x, looped, with NMEA out's pty in `dir` and its
+  /// TCP port on `port` (Group= empty: the daemon's); the daemon once NMEA out is up, and the
+  /// log's path.
+  static func nmeaOutReplay(dir: String, port: Int) throws -> (LocdProcess, String) {
+    let log = Binaries.fixture("nmea/bu353s4.log").path
+    let daemon = try LocdProcess(
+      arguments: ["--source", "replay:\(log)?speed=4&loop=1"], directory: dir,
+      config: "[NMEAOut]\nEnable=yes\nLink=\(dir)/nmea0\nGroup=\nListenPort=\(port)\n")
+    _ = try daemon.waitForStatus { $0.nmeaOut != nil }
+    return (daemon, log)
+  }
+
   static func decode(_ text: String) throws -> [Instant: Fix] {
     var decoder = NMEADecoder(referenceTime: Instant(secondsSinceEpoch: 1_420_000_000))
     var fixes: [Instant: Fix] = [:]

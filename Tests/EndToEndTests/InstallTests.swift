@@ -71,6 +71,8 @@ import Testing
       // polkit lets locd's user set the time zone and set up a modem's location.
       "\(polkit)/50-locd.rules",
       "\(p)/share/locd/geoclue/org.freedesktop.GeoClue2.service", "\(p)/share/locd/geoclue/locd-geoclue.conf",
+      // chrony's unit drop-in that lets locd's group send it time samples (docs/TIME.md).
+      "\(p)/share/locd/chrony/locd-refclock.conf",
       "\(p)/share/man/man1/locctl.1", "\(p)/share/man/man5/locd.conf.5", "\(p)/share/man/man8/locd.8",
       "\(p)/share/doc/locd/LICENSE", "\(p)/share/doc/locd/NOTICE", "\(p)/share/doc/locd/NEWS",
       "\(p)/share/bash-completion/completions/locctl", "\(p)/share/zsh/site-functions/_locctl",

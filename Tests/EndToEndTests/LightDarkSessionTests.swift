@@ -5,7 +5,7 @@ import LocProtocol
 import Testing
 
 /// locd-session with the real locd, the real xdg-desktop-portal (Debian's 1.16) and the real
-/// dbus-daemon on a private session bus (decision 0060, docs/LIGHTDARK.md): an app's Read of
+/// dbus-daemon on a private session bus (decision 0065, docs/LIGHTDARK.md): an app's Read of
 /// org.freedesktop.appearance color-scheme through the portal follows a sunrise and a sunset
 /// in simulated time, with SettingChanged at each; darkman's interface member for member
 /// against darkman's own description (Tests/Fixtures/darkman); the dark-mode.d and

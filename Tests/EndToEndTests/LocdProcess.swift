@@ -27,9 +27,11 @@ final class LocdProcess {
 
   /// Starts locd with `arguments` after the defaults (--config /dev/null, temp socket and
   /// state); `environment` adds variables. Waits until the socket answers unless `wait` is false.
+  /// `launcher` runs first and execs the rest in place, so the pid stays locd's (a private
+  /// network and /run: `PrivateHost.launcher`).
   init(
     arguments: [String] = [], environment: [String: String] = [:], directory: String? = nil,
-    config: String? = nil, wait: Bool = true
+    config: String? = nil, wait: Bool = true, launcher: [String] = []
   ) throws {
     self.directory = directory ?? LocdProcess.makeDirectory()
     socketPath = self.directory + "/locd.sock"
@@ -48,10 +50,9 @@ final class LocdProcess {
     defer { close(logFD) }
     // setpriv execs locd in place (same pid) after asking the kernel to kill it when the
     // test runner dies, so no daemon outlives a crashed or killed test run.
-    child = try Child(
-      "/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", Binaries.locd.path] + arguments,
-      environment: environment,
-      stderrFD: logFD)
+    let command =
+      launcher + ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", Binaries.locd.path] + arguments
+    child = try Child(command[0], Array(command.dropFirst()), environment: environment, stderrFD: logFD)
     if wait { try waitUntilServing() }
   }
 

@@ -73,7 +73,11 @@ import Testing
     #expect(bad.sources.first?.lastError?.contains("no serving cell to use now") == true)
     #expect(!standIn.requests.contains { Self.cells($0)?.first?["cellId"] as? Int == 0x1A2B3C6 })
     #expect(rig.locd.stop() == 0)
-    // Stopped: locd turned the 3GPP source on, so it turns it off.
+    // Stopped: locd turned the 3GPP source on, so it turns it off. locd sends that Setup
+    // before it exits; the stand-in writes a call down when it handles it, which on a loaded
+    // machine can be after locd is gone (the run of 2026-12-07 read the list too early).
+    let deadline = Date().addingTimeInterval(10)
+    while rig.mm.setups.last?.sources != 0 && Date() < deadline { usleep(20_000) }
     #expect(rig.mm.setups.last.map { $0.sources == 0 } == true, "\(rig.mm.setups)")
   }
 

@@ -139,11 +139,7 @@ import Testing
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
     let dir = LocdProcess.makeDirectory()
     let port = freePort()
-    let log = Binaries.fixture("nmea/bu353s4.log").path
-    let daemon = try LocdProcess(
-      arguments: ["--source", "replay:\(log)?speed=4&loop=1"], directory: dir,
-      config: "[NMEAOut]\nEnable=yes\nLink=\(dir)/nmea0\nGroup=\nListenPort=\(port)\n")
-    _ = try daemon.waitForStatus { $0.nmeaOut != nil }
+    let (daemon, log) = try GpsdFaceRig.nmeaOutReplay(dir: dir, port: port)
     let logLines = Set(
       try String(contentsOfFile: log, encoding: .isoLatin1).split(separator: "\n").map(String.init))
     // root (admin): a plain reader, the receiver's sentences as they came.

@@ -145,6 +145,110 @@ import Testing
     #expect(locd.stop() == 0)
   }
 
+  /// Issue 40, finding 6: only the first 256 access points a scan published were read, so
+  /// with 10,000 in view the 20 sent were the strongest of the first 256. Now every one is
+  /// read (up to WifiAccessPoint.scanLimit, 16,384), 32 calls at a time, and the strongest 20
+  /// of all are sent. The stand-in (NOT wpa_supplicant) publishes 10,000 BSSs at -90 dBm but
+  /// for 20 at indices 5,000 to 5,019, at -30 to -49 dBm: those 20 are sent, strongest first.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func theStrongestOfTenThousandAccessPointsAreSent() throws {
+    let mac = Self.manyBSSMAC
+    let strong = 5000..<5020
+    let bus = try PrivateSystemBus(policies: [SupplicantStandIn.policy])
+    let supplicant = try SupplicantStandIn(
+      on: bus, bss: Self.manyBSS(10_000, strong: [Array(strong)]), startTimeout: 120)
+    defer { supplicant.stop() }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\n", environment: bus.environment)
+    let s = try locd.waitForStatus(timeout: 120) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1 && s.network?.count("unreadAccessPoints") == 0)
+    let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    #expect(aps.compactMap { $0["macAddress"]?.string } == strong.map(mac), "\(body)")
+    #expect(aps.compactMap { $0["signalStrength"]?.number } == strong.map { Double(-30 - ($0 - 5000)) })
+    #expect(locd.stop() == 0)
+  }
+
+  /// `00:11:22:XX:XX:XX` for index `i` of `manyBSS`.
+  static func manyBSSMAC(_ i: Int) -> String {
+    [0x00, 0x11, 0x22, i >> 16, (i >> 8) & 0xff, i & 0xff].map { String(format: "%02x", $0) }.joined(
+      separator: ":")
+  }
+
+  /// The wpa_supplicant stand-in's file for `count` BSSs at -90 dBm but for each run of
+  /// `strong`, at -30, -31, ... dBm in its order.
+  static func manyBSS(_ count: Int, strong: [[Int]]) -> String {
+    var signals = [Int](repeating: -90, count: count)
+    for run in strong { for (k, i) in run.enumerated() { signals[i] = -30 - k } }
+    let bss = (0..<count).map { i in
+      #"{"bssid": "\#(manyBSSMAC(i))", "ssid": "n\#(i)", "signal": \#(signals[i]), "frequency": 2437, "age": 1}"#
+    }
+    return "[" + bss.joined(separator: ",\n") + "]"
+  }
+
+  /// The bound: 17,000 published, 16,384 (`WifiAccessPoint.scanLimit`) read, the 616 past it
+  /// counted and not read. The stand-in publishes them in order, so the last 616 are the ones
+  /// left: the 20 strong ones among them (indices 16,900 to 16,919, -30 to -49 dBm) are not
+  /// sent, the 20 as strong at indices 16,000 to 16,019 are.
+  @Test(.enabled(if: GeoCluePrograms.busInstalled, "needs dbus-daemon, busctl, python3-dbus and python3-gi"))
+  func accessPointsPastTheLimitAreCountedAndNotRead() throws {
+    let read = Array(16_000..<16_020)
+    let past = Array(16_900..<16_920)
+    let bus = try PrivateSystemBus(policies: [SupplicantStandIn.policy])
+    let supplicant = try SupplicantStandIn(
+      on: bus, bss: Self.manyBSS(17_000, strong: [read, past]), startTimeout: 120)
+    defer { supplicant.stop() }
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\n", environment: bus.environment)
+    let s = try locd.waitForStatus(timeout: 120) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("unreadAccessPoints") == 17_000 - 16_384)
+    let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    #expect(aps.compactMap { $0["macAddress"]?.string } == read.map(Self.manyBSSMAC), "\(body)")
+    #expect(locd.log.contains("Wi-Fi scan: 616 access points not read (at most 16384 are"))
+    #expect(locd.stop() == 0)
+  }
+
+  /// The same through NetworkManager (the dbusmock stand-in, NOT NetworkManager): 1,000
+  /// access points at strength 10, but for 20 at indices 900 to 919 at 90 to 71, past the
+  /// 256 read before. Those 20 are sent, strongest first.
+  @Test(.enabled(if: installed, "needs dbus-daemon, busctl and python3-dbusmock"))
+  func theStrongestOfAThousandNetworkManagerAccessPointsAreSent() throws {
+    let bus = try PrivateSystemBus(policies: [Self.policy])
+    let nm = try Self.networkManagerStandIn(on: bus)
+    defer { nm.stop() }
+    try Self.mock(bus, Self.manager, "AddWiFiDevice", ["ssi", "wlan0", "wlan0", "100"])
+    // dbusmock's AddAccessPoint, a thousand times from one program (busctl would take minutes).
+    let add = """
+      import dbus
+      mock = dbus.Interface(
+          dbus.SystemBus().get_object("\(Self.nm)", "\(Self.manager)"), "org.freedesktop.DBus.Mock")
+      for i in range(1000):
+          strength = 90 - (i - 900) if 900 <= i < 920 else 10
+          mock.AddAccessPoint(
+              "\(Self.device)", "ap%d" % i, "n%d" % i, "00:11:22:33:%02X:%02X" % (i >> 8, i & 255),
+              dbus.UInt32(2), dbus.UInt32(2437), dbus.UInt32(54000), dbus.Byte(strength), dbus.UInt32(0))
+      """
+    let added = try run(
+      URL(fileURLWithPath: "/usr/bin/python3"), ["-c", add], environment: bus.environment, timeout: 120)
+    #expect(added.status == 0, "\(added.stderr)")
+    let standIn = try GeolocateDaemonTests.StandIn(mode: "ok")
+    let locd = try LocdProcess.withoutReceiver(
+      config: "[Network]\nEnable=yes\nURL=\(standIn.url)\n", environment: bus.environment)
+    let s = try locd.waitForStatus(timeout: 60) { $0.position.provenance == .known(.wifi) }
+    #expect(s.network?.count("requests") == 1 && s.network?.count("unreadAccessPoints") == 0)
+    let body = try #require((standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) })
+    let aps = try #require(body["wifiAccessPoints"]?.array)
+    let strong = (900..<920).map { String(format: "00:11:22:33:%02x:%02x", $0 >> 8, $0 & 255) }
+    #expect(Set(aps.compactMap { $0["macAddress"]?.string }) == Set(strong), "\(body)")
+    // Strongest first: strength 90 is -100 + 0.6 × 90 = -46 dBm, 71 is -57.4, sent as -58.
+    let signals = aps.compactMap { $0["signalStrength"]?.number }
+    #expect(signals.first == -46 && signals.last == -58 && signals == signals.sorted(by: >), "\(signals)")
+    #expect(locd.stop() == 0)
+  }
+
   /// NetworkManager 1.12 and later announce a scan's end: the device's LastScan changes
   /// (PropertiesChanged). The template's RequestScan does nothing and its device has no
   /// LastScan, so the test gives it one (dbusmock's AddProperty) and replaces RequestScan

@@ -56,14 +56,14 @@ struct SupplicantStandIn {
   let peer: LinePeer
   let calls: String
 
-  init(on bus: PrivateSystemBus, bss: String) throws {
+  init(on bus: PrivateSystemBus, bss: String, startTimeout: Double = 10) throws {
     let bssFile = bus.directory + "/bss.json"
     try bss.write(toFile: bssFile, atomically: true, encoding: .utf8)
     calls = bus.directory + "/wpa-calls.log"
     peer = try LinePeer(
       GeoCluePrograms.peer("wpa-supplicant-stand-in.py"), [bssFile, calls], environment: bus.environment,
       output: bus.directory + "/wpa.out")
-    guard peer.waitFor("ready") else {
+    guard peer.waitFor("ready", timeout: startTimeout) else {
       peer.stop()
       throw HarnessError("the wpa_supplicant stand-in did not start: \(peer.text)")
     }

@@ -98,10 +98,7 @@ import Testing
     #expect(a.status == .whenInUse && a.accuracy == .reduced)
     #expect(by == "agent")
     h.handle(.stopping)
-    let stored = h.log.compactMap { entry -> AppStore? in
-      if case .persistApps(let s) = entry.effect { return s } else { return nil }
-    }.last
-    let record = try #require(stored?.records.first { $0.key == AppsDeliveryTests.key })
+    let record = try #require(h.lastStore?.records.first { $0.key == AppsDeliveryTests.key })
     #expect(record.decidedBy == .agent && record.status == .whenInUse)
   }
 

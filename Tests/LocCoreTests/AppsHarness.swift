@@ -76,10 +76,9 @@ extension EngineHarness {
     engine.status(at: now).apps?.counters.first { $0.name == name }?.value
   }
 
-  /// The last apps.json written.
+  /// The apps store as the shell writes it (`Engine.appsStore`), once the engine asked for
+  /// a write (nil: it never did).
   var lastStore: AppStore? {
-    log.reversed().lazy.compactMap {
-      if case .persistApps(let s) = $0.effect { return s } else { return nil }
-    }.first
+    log.contains { if case .persistApps = $0.effect { true } else { false } } ? engine.appsStore : nil
   }
 }

@@ -56,7 +56,7 @@ import Testing
       + (5...10).map { .fixDecoded(Self.fix($0), source: Self.source) }
     var burstSent = false
     var fixSubmitted = false
-    driver.perform = { effects in
+    driver.perform = { effects, _ in
       shell.depth += 1
       shell.deepest = max(shell.deepest, shell.depth)
       defer { shell.depth -= 1 }
@@ -100,7 +100,7 @@ import Testing
     let driver = EngineDriver(Engine(config: DaemonConfig()), clock: .system, wallClock: { Self.t0 })
     var performed: [Effect] = []
     var raised = false
-    driver.perform = { effects in
+    driver.perform = { effects, _ in
       for effect in effects {
         performed.append(effect)
         // A command refused at once, say: its end is reported from inside the list.
@@ -141,7 +141,7 @@ import Testing
     let wall = Instant(utc: CivilDate(year: 2030, month: 1, day: 1)!, hour: 0)
     let driver = EngineDriver(Engine(config: DaemonConfig()), clock: .replay, wallClock: { wall })
     var got: [Effect] = []
-    driver.perform = { got += $0 }
+    driver.perform = { effects, _ in got += effects }
     #expect(driver.now == wall, "the wall clock until the first fix")
     for event in Self.opening { driver.submit(event) }
     let fixes = [0, 1, 2, 40, 41, 200].map { Self.fix($0) }

@@ -2,7 +2,7 @@ import Testing
 
 @testable import LocCore
 
-/// Light and dark by the Sun in the engine (decision 0060), replayed in simulated time: the
+/// Light and dark by the Sun in the engine (decision 0065), replayed in simulated time: the
 /// schedule any local user may ask for, the transitions pushed to its followers at sunset and
 /// sunrise, overrides until the next transition, polar days and nights, a suspend across
 /// transitions, a clock step, a move to another cell, and the place it is worked out for.

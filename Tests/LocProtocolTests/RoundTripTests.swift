@@ -86,6 +86,51 @@ import Testing
     #expect(newer.state == .other("paused-by-admin"))
   }
 
+  /// `chrony` in `status`: what went, what was withheld and why (1.10), read back as sent;
+  /// a writer or reason from a newer daemon kept as its word; a 1.7 member without the 1.10
+  /// members read as nothing withheld.
+  @Test func statusWithChrony() throws {
+    var report = try S.status()
+    let at = Instant(iso8601: "2026-06-21T19:57:21.316Z")!
+    var chrony = ChronyReport(socket: "/run/chrony.locd.sock", maxDisagreement: .seconds(60))
+    chrony.sent = 12
+    chrony.lastOffset = -0.052
+    chrony.untrusted = 70
+    chrony.lastUntrusted = ChronyReport.Withheld(
+      source: "nmea+tcp-listen://127.0.0.1:10110", writer: .localUser(uid: 65534), seconds: 3599.949, at: at)
+    chrony.disagreeing = 3
+    chrony.lastDisagreement = ChronyReport.Withheld(
+      source: "serial:/dev/ttyUSB0?baud=auto", writer: .device, seconds: 3600.012, at: at)
+    chrony.socketRefused = 5
+    chrony.socketProblem = .symbolicLink(path: "/tmp/x/refclock.sock")
+    chrony.refusedSince = at
+    chrony.systemClock = .synchronised
+    report.chrony = chrony
+    let result = try statusResult(report)
+    #expect(result["chrony"]?["lastUntrusted"]?["writer"]?.string == "local-user")
+    #expect(result["chrony"]?["lastUntrusted"]?["uid"] == .number(65534))
+    #expect(result["chrony"]?["refusal"]?["reason"]?.string == "symbolic-link")
+    #expect(result["chrony"]?["maxDisagreement"] == .number(60))
+    let view = try #require(try Call.status.result(result).chrony)
+    #expect(view == ChronyStatusView(chrony))
+    #expect(view.untrusted == 70 && view.disagreeing == 3 && view.socketRefused == 5)
+    #expect(view.lastDisagreement?.offset == 3600.012 && view.systemClock == .known(.synchronised))
+    #expect(
+      view.refusal?.message
+        == "/run/chrony.locd.sock is reached through a symbolic link (/tmp/x/refclock.sock); name it by a path without links"
+    )
+    // A writer this build does not know, from a newer daemon.
+    var o = try #require(view.json.object)
+    var last = try #require(o["lastUntrusted"]?.object)
+    last["writer"] = .string("bluetooth-peer")
+    o["lastUntrusted"] = .object(last)
+    #expect(try ChronyStatusView(json: .object(o)).lastUntrusted?.writer == .other("bluetooth-peer"))
+    // A 1.7 daemon's member.
+    let old = try ChronyStatusView(
+      json: .object(["socket": .string("/run/c.sock"), "sent": .number(3), "failed": .number(0)]))
+    #expect(old.untrusted == 0 && old.refusal == nil && old.maxDisagreement == nil && old.systemClock == nil)
+  }
+
   @Test func everyResponse() throws {
     let responses: [Response] =
       [

@@ -88,6 +88,23 @@ import Testing
     #expect(newer.kind == .other("overheated"))
   }
 
+  @Test func aWaitingSourceHasItsNextAttemptAndNoError() throws {
+    // The default source finding no gpsd (protocol 1.10): retryAt to the second as when
+    // reconnecting, no lastError, no fault.
+    var waiting = S.source
+    waiting.state = .waiting(retryAt: S.t.adding(seconds: 2.5))
+    waiting.lastError = nil
+    let view = SourceView(waiting)
+    #expect(view.json["state"] == .string("waiting"))
+    #expect(view.json["retryAt"] == .string("2026-06-21T19:57:23Z"))
+    #expect(view.json["lastError"] == JSON.null)
+    #expect(view.json["fault"] == nil)
+    #expect(try SourceView(json: view.json).state == .known(.waiting))
+    // Waiting with no attempt planned (acquisition idle): no retryAt.
+    waiting.state = .waiting(retryAt: nil)
+    #expect(SourceView(waiting).json["retryAt"] == nil)
+  }
+
   @Test func durationsAndDistances() throws {
     // Fired 12.3456 ms late: 0.012 s. Located after 2.3456 s: 2.346 s. Age 1.234 s: 1.2 s.
     let fired = try TimerFiredEvent(

@@ -1,6 +1,6 @@
-import LocCore
 import Testing
 
+@testable import LocCore
 @testable import LocSystem
 
 /// The gpsd face's rules without sockets: commands, the watch, what a client is asked of
@@ -230,5 +230,40 @@ import Testing
     #expect(first.count == 2 && first[0].contains("\"class\":\"SKY\"") && first[0].contains("\"ss\":0"))
     let again = Self.lines(f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [Self.s1]))
     #expect(again.count == 1, "the same sky is not sent twice")
+  }
+
+  /// Issue 40, finding 6: an app told it waits for a decision, then granted, then reset
+  /// (`locctl apps reset`) went silent: the reset's report said the same words as the first
+  /// refusal, which the face tells only once. A grant makes the next refusal news, and a
+  /// grant taken back says that the reports stop.
+  @Test func anAppWhoseGrantIsTakenBackIsToldWhyEachTime() throws {
+    var f = Self.face()
+    let app = AppID("gpspipe")!
+    _ = f.connected(Self.s1, peer: Self.peer, access: .none, standing: .app(app), unit: .none)
+    _ = f.received(Self.s1, line: "?WATCH={\"enable\":true,\"json\":true};", at: Self.t0)
+    let identity = AppIdentity(key: AppKey(uid: Self.peer.uid, app: app), verification: .claimed, unit: nil)
+    func report(_ a: AppAuthorization) -> AppStatusReport {
+      AppStatusReport(identity: identity, authorization: a, prompt: .noAgent, inUse: true, decidedBy: nil)
+    }
+    let waits = Self.lines(f.authorized(Self.s1, report(.notDetermined)))
+    #expect(waits.count == 1 && waits[0].contains("waits for a decision"), "\(waits)")
+    let granted = AppAuthorization(.whenInUse, accuracy: .full)
+    #expect(f.authorized(Self.s1, report(granted)).isEmpty, "a grant is told nothing")
+    let p = Position(
+      coordinate: Self.fix.coordinate!, accuracy: Meters(10), time: Self.t0, receivedAt: Self.t0,
+      source: Self.device)
+    let tpv = Self.lines(f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [Self.s1]))
+    #expect(tpv.contains { $0.contains("\"lat\":") })
+    // Reset: the same decision as before the grant, and now an ERROR again.
+    let reset = Self.lines(f.authorized(Self.s1, report(.notDetermined)))
+    let error = try #require(reset.first, "the reset is told")
+    #expect(error.hasPrefix("{\"class\":\"ERROR\""))
+    #expect(error.contains("withdrawn") && error.contains("its reports stop"), "\(error)")
+    // Granted again, then denied: told again, in its own words.
+    _ = f.authorized(Self.s1, report(granted))
+    _ = f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [Self.s1])
+    let denied = Self.lines(f.authorized(Self.s1, report(AppAuthorization(.denied))))
+    #expect(denied.count == 1 && denied[0].contains("may no longer have the location: denied"), "\(denied)")
+    #expect(f.counters.refusalsTold == 3)
   }
 }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import LocSystem
 
-/// locd-session's face rules without a bus (decision 0060): what darkman's Mode and the
+/// locd-session's face rules without a bus (decision 0065): what darkman's Mode and the
 /// portal's color-scheme say, which signals go out, when the scripts run, what a write of
 /// Mode asks of locd; and the pieces of its configuration.
 @Suite struct LightDarkFaceTests {

@@ -66,4 +66,14 @@ int locshim_open_tmpfile(int dirfd, mode_t mode);
 /// if the name exists. 0 or -1 with errno.
 int locshim_link_tmpfile(int fd, int dirfd, const char *name);
 
+/// A descriptor for `name` in `dirfd` that only names it (openat(2) O_PATH | O_NOFOLLOW |
+/// O_CLOEXEC, with O_DIRECTORY when `directory`): a symbolic link is not followed (the
+/// descriptor is the link's own; with `directory`, ENOTDIR). Swift does not see O_PATH.
+int locshim_open_path(int dirfd, const char *name, int directory);
+
+/// The kernel's bound on the system clock's error in microseconds (adjtimex(2) with modes 0,
+/// which reads and needs no privilege: struct timex's maxerror), or -1 with errno. Swift's
+/// Glibc module does not show adjtimex.
+long locshim_clock_max_error(void);
+
 #endif

@@ -336,10 +336,11 @@ struct AppAuthorizationMachine: EngineMachine {
   /// An app's regions changed: apps.json is written again.
   mutating func regionsChanged() { storeChanged = true }
 
-  /// The stored part, if it changed since the last call.
-  mutating func takeStore() -> AppStore? {
-    guard storeChanged, loaded else { return nil }
+  /// Whether the stored part changed since the last call (the shell reads it when it
+  /// writes: `Engine.appsStore`).
+  mutating func takeStoreChanged() -> Bool {
+    guard storeChanged, loaded else { return false }
     storeChanged = false
-    return store()
+    return true
   }
 }

@@ -48,7 +48,11 @@ public struct AppStore: Sendable, Hashable {
       return .object(o)
     }
     let o: JSONObject = ["version": .int(AppStore.formatVersion), "apps": .array(apps)]
-    return Array((JSON.object(o).serialized + "\n").utf8)
+    // Straight to bytes: a store with 10,000 regions is a megabyte, written once a loop turn.
+    var bytes: [UInt8] = []
+    JSON.object(o).write(to: &bytes)
+    bytes.append(0x0A)
+    return bytes
   }
 
   /// Reads a store's bytes; anything unexpected is an error, never a guess.

@@ -109,6 +109,33 @@ extension ConfigKey {
       }, format: TimeSpan.format)
   }
 
+  /// A time span within `range`, or `off` (nil): a bound that may be switched off.
+  static func spanOrOff(
+    _ section: String, _ name: String, _ path: WritableKeyPath<Root, Duration?> & Sendable,
+    _ range: ClosedRange<Duration>
+  ) -> ConfigKey {
+    let allowed = "\(TimeSpan.format(range.lowerBound)) to \(TimeSpan.format(range.upperBound)), or off"
+    let format: @Sendable (Duration?) -> String = { $0.map(TimeSpan.format) ?? "off" }
+    let example = format(Root()[keyPath: path])
+    return ConfigKey(
+      section: section, name: name, placeholder: "SPAN|off", allowed: allowed, isList: false,
+      read: { config, text in
+        if text.lowercased() == "off" {
+          config[keyPath: path] = nil
+          return nil
+        }
+        let problem = "\(name)= must be a time span from \(allowed), such as \(example), not \(quote(text))"
+        let value: Duration
+        do throws(TimeSpan.ParseError) { value = try TimeSpan.parse(text) } catch {
+          return "\(problem) (\(error))"
+        }
+        guard range.contains(value) else { return "\(problem) (out of range)" }
+        config[keyPath: path] = value
+        return nil
+      },
+      show: { [format($0[keyPath: path])] }, clear: { _ in })
+  }
+
   /// A distance (`DaemonConfig.parseDistance`) within `range`.
   static func distance(
     _ section: String, _ name: String, _ path: WritableKeyPath<Root, Meters> & Sendable,

@@ -132,6 +132,7 @@ extension DaemonConfig {
     .text(
       "Time", "ChronySocket", "PATH", what: "an absolute path", \.chronySocket,
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
+    .spanOrOff("Time", "MaxDisagreement", \.maxDisagreement, .seconds(1) ... .seconds(86_400)),
     // [Gpsd]
     .choice(
       "Gpsd", "Enable", "BOOL", \.gpsd.enabled, [("yes", true), ("no", false)],
@@ -142,6 +143,7 @@ extension DaemonConfig {
       valid: { $0.hasPrefix("/") && $0.utf8.count < 108 }),
     .port("Gpsd", "ListenPort", \.gpsd.listenPort),
     .count("Gpsd", "MaxClients", \.gpsd.maxClients, 1...65536),
+    .count("Gpsd", "ReservedAdminClients", \.gpsd.reservedAdminClients, 0...65536),
     .count("Gpsd", "MaxClientsPerUser", \.gpsd.maxClientsPerUser, 1...65536),
     .count("Gpsd", "MaxQueuedBytesPerClient", \.gpsd.maxQueuedBytesPerClient, 4096...(256 << 20)),
     // [NMEAOut]
@@ -155,6 +157,9 @@ extension DaemonConfig {
       parse: ConfigKey.reading({ UInt32($0, radix: 8) }, else: "not an octal number"),
       format: { $0 == 0 ? "0" : "0" + String($0, radix: 8) }),
     .port("NMEAOut", "ListenPort", \.nmeaOut.listenPort),
+    .count("NMEAOut", "MaxClients", \.nmeaOut.maxClients, 1...65536),
+    .count("NMEAOut", "ReservedAdminClients", \.nmeaOut.reservedAdminClients, 0...65536),
+    .count("NMEAOut", "MaxClientsPerUser", \.nmeaOut.maxClientsPerUser, 1...65536),
   ]
 
   /// The longest distance a key takes: half the Earth's circumference (about 20,000 km), beyond

@@ -14,7 +14,7 @@ public struct DaemonConfig: ConfigTable, Equatable {
   public var adminGroup: String? = nil
   /// Where the last-known position file lives.
   public var stateDirectory = "/var/lib/locd"
-  /// Fix sources; empty means `SourceURI.defaultSource`.
+  /// Fix sources; empty means `SourceURI.defaultSource` (`effectiveSources`).
   public var sources: [SourceURI] = []
   /// Users (names or uids) whose peers the listening sources admit besides root and locd;
   /// with `allowGroups`, empty: any local user that can connect.
@@ -86,6 +86,10 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// `[Time] ChronySocket=`: the socket of chrony's SOCK refclock that each live receiver's
   /// fix sends a time sample to; nil: none are sent (docs/TIME.md).
   public var chronySocket: String? = nil
+  /// `[Time] MaxDisagreement=`: a sample further than this from the system clock, while the
+  /// kernel says it is synchronised, is not sent; nil (`off`): the receiver's time goes
+  /// whatever the clock says, for a machine with no other clock (decision 0060).
+  public var maxDisagreement: Duration? = ClockSampleRule.defaultMaxDisagreement
   /// The gpsd-compatible face (`[Gpsd]`; off by default, docs/GPSD.md).
   public var gpsd = GpsdSettings()
   /// The NMEA pseudo-terminal (`[NMEAOut]`; off by default, docs/NMEAOUT.md).
@@ -94,8 +98,17 @@ public struct DaemonConfig: ConfigTable, Equatable {
   /// The defaults.
   public init() {}
 
-  /// The sources in effect.
-  public var effectiveSources: [SourceURI] { sources.isEmpty ? [SourceURI.defaultSource] : sources }
+  /// The sources in effect: those configured; else the default source (gpsd on this machine),
+  /// unless one of locd's own faces takes its address (`defaultSourceSetAside`): then none.
+  public var effectiveSources: [SourceURI] {
+    guard sources.isEmpty else { return sources }
+    return defaultSourceSetAside == nil ? [SourceURI.defaultSource] : []
+  }
+  /// Whether the one source in effect is the default one, used because none is configured:
+  /// it stands for a gpsd that may not be there yet, so nothing listening at its address is
+  /// "waiting", not a failure (`SourceSnapshot.asDefaultSource`), and gpsd is looked for when
+  /// its socket appears. A configured source, even the same URI, is shown as it is.
+  public var usesDefaultSource: Bool { sources.isEmpty && defaultSourceSetAside == nil }
   /// The read group in effect.
   public var effectiveReadGroup: String? { readGroup ?? socketGroup }
 

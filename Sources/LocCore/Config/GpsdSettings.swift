@@ -11,7 +11,12 @@ public struct GpsdSettings: Sendable, Hashable {
   public var listenPort: Int? = nil
   /// Most clients at once, Unix and TCP together (`MaxClients=`).
   public var maxClients = 128
-  /// Most clients of one uid below read access (`MaxClientsPerUser=`).
+  /// Of `maxClients`, the ones kept for peers with admin access (root, locd's uid,
+  /// `AdminGroup=`; `ReservedAdminClients=`): the others together take at most the rest, so
+  /// no crowd of users can lock root's gpspipe out, as `[Limits] ReservedAdminClients=` does
+  /// for the socket.
+  public var reservedAdminClients = 16
+  /// Most clients of one uid below admin access (`MaxClientsPerUser=`).
   public var maxClientsPerUser = 16
 
   /// Most bytes queued for one client that does not read (`MaxQueuedBytesPerClient=`): past

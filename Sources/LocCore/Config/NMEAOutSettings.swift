@@ -13,6 +13,13 @@ public struct NMEAOutSettings: Sendable, Hashable {
   /// Also stream the sentences on this loopback TCP port (`ListenPort=`; nil: not at all).
   /// Its clients are identified and authorized as the gpsd face's are (docs/NMEAOUT.md).
   public var listenPort: Int? = nil
+  /// Most clients of the TCP port at once (`MaxClients=`).
+  public var maxClients = 64
+  /// Of `maxClients`, the ones kept for peers with admin access (`ReservedAdminClients=`), as
+  /// the gpsd face keeps its own.
+  public var reservedAdminClients = 8
+  /// Most clients of the TCP port of one uid below admin access (`MaxClientsPerUser=`).
+  public var maxClientsPerUser = 16
 
   /// The defaults.
   public init() {}

@@ -29,8 +29,11 @@ public enum Effect: Sendable, Hashable {
   /// Set the system time zone (org.freedesktop.timedate1 SetTimezone), then feed
   /// `systemZoneSet` with how it ended.
   case setSystemTimeZone(String)
-  /// Write apps.json (atomically, mode 0600): decisions and registrations, no position.
-  case persistApps(AppStore)
+  /// Write the apps store (the users' apps files, atomically, mode 0600): decisions,
+  /// registrations and regions, no position. The content is `Engine.appsStore` as the engine
+  /// holds it when the shell writes: the shell writes once for every list of a loop iteration
+  /// (decision 0061), so the engine does not build a store no one writes.
+  case persistApps
   /// Keep the receivers powered and reporting (true), or let them sleep (false): gpsd's
   /// watch off, serial devices closed, push sources' input ignored (docs/SOURCES.md).
   case receivers(active: Bool)
@@ -71,8 +74,7 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case apps
   /// Beacon monitoring or ranging needs a tick (`BeaconMachine.nextDeadline`).
   case beacons
-  /// A region's dwell time is up, or changed registrations are due to be written
-  /// (`RegionsMachine.nextDeadline`).
+  /// A region's dwell time is up (`RegionsMachine.nextDeadline`).
   case regions
   /// The next fix regions or visits could need (`RegionsMachine.hint`): acquisition starts.
   case regionsFix
@@ -86,9 +88,10 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
 
 extension Effect {
   /// Whether the effect writes a state file. An event's list carries these ahead of every
-  /// effect that `acknowledges`, so a reply that acknowledges a change goes out once the
-  /// change is on disk (issue 28: kill -9 right after a `change-app` reply lost the change in
-  /// 43 of 100 rounds while apps.json was written after the reply).
+  /// effect that `acknowledges`, and the shell sends nothing that acknowledges before the
+  /// files its loop iteration changed are written and synced (issue 28: kill -9 right after
+  /// a `change-app` reply lost the change in 43 of 100 rounds while apps.json was written
+  /// after the reply; issue 40: region registrations waited 5 s; decision 0061).
   public var writesStateFile: Bool {
     switch self {
     case .persist, .persistTimers, .persistApps: return true

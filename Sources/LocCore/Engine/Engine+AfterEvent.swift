@@ -25,7 +25,7 @@ extension Engine {
     syncRegions(at: now, into: &effects)
     arm(.apps, at: appsDeadline, into: &effects)
     arm(.lightDark, at: lightDark.deadline, into: &effects)
-    if let store = appAuthorization.takeStore() { effects.append(.persistApps(withRegions(store))) }
+    if appAuthorization.takeStoreChanged() { effects.append(.persistApps) }
     if let was = positions.tierChange(resolved) {
       effects.append(
         .log(.info, "position now from tier '\(resolved.tier.rawValue)' (was '\(was.rawValue)')"))

@@ -1,4 +1,4 @@
-/// Light and dark by the Sun (decision 0060, docs/LIGHTDARK.md): `light-dark` and `set-mode`
+/// Light and dark by the Sun (decision 0065, docs/LIGHTDARK.md): `light-dark` and `set-mode`
 /// go to `LightDarkMachine`, which every regeneration tells the position and the zone in
 /// effect (it keeps only the 25 km cell of the position); its pushes become `light-dark`
 /// events to the followers of a schedule, and its deadline the `.lightDark` timer.

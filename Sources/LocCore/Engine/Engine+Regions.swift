@@ -24,7 +24,7 @@ extension Engine {
       } else {
         listenApp(ref.session, to: .region, at: now, into: &outputs)
         setAppRegistered(.region, true, for: key, at: now, into: &outputs)
-        regions.registrationsChanged(at: now)
+        appAuthorization.regionsChanged()
         result = .success(.regions([RegionMonitor.Monitored(region: region, state: .unknown)]))
       }
     case .unregisterRegion(let id):
@@ -34,7 +34,7 @@ extension Engine {
         if regions.count(for: key) == 0 {
           setAppRegistered(.region, false, for: key, at: now, into: &outputs)
         }
-        regions.registrationsChanged(at: now)
+        appAuthorization.regionsChanged()
         result = .success(.done)
       }
     case .regionState(let id):
@@ -89,7 +89,7 @@ extension Engine {
   mutating func forgetRegions(of key: AppKey, at now: Instant, into effects: inout [Effect]) {
     let n = regions.unregisterAll(for: key, at: now)
     regions.monitorVisits(false, for: key)
-    if n > 0 { regions.registrationsChanged(at: now) }
+    if n > 0 { appAuthorization.regionsChanged() }
     if n > 0 { effects.append(.log(.info, "\(key): reset; its \(n) region(s) no longer monitored")) }
   }
 
@@ -167,6 +167,10 @@ extension Engine {
     }
   }
 
+  /// The apps store as the shell writes it (`Effect.persistApps`): every record worth
+  /// storing, with its app's regions.
+  public var appsStore: AppStore { withRegions(appAuthorization.store()) }
+
   /// The store as written: every record with its app's regions.
   func withRegions(_ store: AppStore) -> AppStore {
     var s = store
@@ -190,11 +194,10 @@ extension Engine {
     for key in appAuthorization.visitRegistrations() { regions.monitorVisits(true, for: key) }
   }
 
-  /// The `regions` timer: dwell deadlines, and gathered registration changes written.
+  /// The `regions` timer: dwell deadlines.
   mutating func regionsTimerFired(at now: Instant, into effects: inout [Effect]) {
     let events = regions.handle(.tick, at: now)
     deliverRegions(events, at: now, into: &effects)
-    if regions.takeStoreDue(at: now) { appAuthorization.regionsChanged() }
   }
 
   /// After every event: the dwell timer, and the hint as a fix trigger while acquisition is

@@ -4,7 +4,11 @@ extension Engine {
   public func resolve(at now: Instant) -> ResolvedPosition {
     positions.resolve(
       at: now, freshness: PositionResolver.Freshness(fix: config.freshFor, network: config.network.freshFor),
-      receiversIdle: !acquisition.isAcquiring)
+      receiversIdle: !acquisition.isAcquiring,
+      noSource: config.defaultSourceSetAside.map {
+        "no source: the default \(SourceURI.defaultSource) would read \($0), which stands in for gpsd; "
+          + "set Source= to the receiver"
+      })
   }
 
   /// The engine's part of the full status at `now`; the shell completes the rest

@@ -69,9 +69,16 @@ public struct Engine {
       handleStaticFile(path, contents: contents, problem: problem, at: now, into: &effects)
     case .geolocateAnswered(let outcome):
       handleGeolocate(outcome, at: now, into: &effects)
-    case .wifiScanned(let accessPoints, let problem):
-      network.scanned(accessPoints, at: now)
+    case .wifiScanned(let accessPoints, let problem, let unread):
+      network.scanned(accessPoints, unread: unread, at: now)
       if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
+      if unread > 0 {
+        effects.append(
+          .log(
+            .info,
+            "Wi-Fi scan: \(unread) access points not read (at most \(WifiAccessPoint.scanLimit) are, in a bounded time)"
+          ))
+      }
     case .cellsSeen(let cells, let source):
       network.cellsSeen(cells, from: source)
     case .skyDecoded(let sky, let source):
@@ -150,8 +157,8 @@ public struct Engine {
       if let state = positions.stopping() { effects.append(.persist(state)) }
       // Last use is kept in memory and written with the next decision, or here (a machine
       // without apps gets no apps.json).
-      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty || regions.hasStoreDue {
-        effects.append(.persistApps(withRegions(appAuthorization.store())))
+      if appAuthorization.isLoaded(), !appAuthorization.store().records.isEmpty {
+        effects.append(.persistApps)
       }
       if timers.hasReadyTimers {
         effects.append(.persistTimers(timers.store(at: now)))

@@ -23,8 +23,9 @@ public final class EngineDriver {
   public let clock: Clock
   /// With the replay clock: simulated time and the engine's timers armed in it.
   public private(set) var simulated = SimulatedClock()
-  /// Carries out one effect list (the shell); may submit further events.
-  public var perform: ([Effect]) -> Void = { _ in }
+  /// Carries out one effect list (the shell), with the request whose list it is (nil: the
+  /// list of another event: a fix, a timer, a session opened); may submit further events.
+  public var perform: ([Effect], RequestRef?) -> Void = { _, _ in }
   /// The wall clock, used until a replay's first fix sets simulated time.
   private let wallClock: () -> Instant
   /// What is waiting to be handled, oldest first.
@@ -82,14 +83,14 @@ public final class EngineDriver {
       case .event(let event, let time):
         if let time {
           if simulated.now == nil {
-            perform(simulated.start(&engine, at: time))
+            perform(simulated.start(&engine, at: time), nil)
           } else {
-            perform(simulated.advance(&engine, to: time).map(\.effect))
+            perform(simulated.advance(&engine, to: time).map(\.effect), nil)
           }
         }
         let effects = engine.handle(event, at: now)
         if clock == .replay { simulated.track(effects) }
-        perform(effects)
+        perform(effects, event.request)
       case .after(let body):
         body()
       }

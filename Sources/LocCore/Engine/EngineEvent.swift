@@ -10,8 +10,9 @@ public enum EngineEvent: Sendable {
   /// The geolocation lookup the engine asked for (`Effect.geolocate`) ended.
   case geolocateAnswered(GeolocateOutcome)
   /// The Wi-Fi scan the engine asked for (`Effect.scanWifi`) came back: the access points
-  /// seen (none, with `problem`, when there is no scanner to ask).
-  case wifiScanned([WifiAccessPoint], problem: String?)
+  /// seen (none, with `problem`, when there is no scanner to ask), and how many more were
+  /// published than the shell reads (`WifiAccessPoint.scanLimit`).
+  case wifiScanned([WifiAccessPoint], problem: String?, unread: Int = 0)
   /// A modem source's serving cells now (ModemManager's 3GPP location; none when it has
   /// none): the cells of the next geolocation lookups, while `[Network] Enable=yes`.
   case cellsSeen([CellTower], source: SourceID)
@@ -87,6 +88,13 @@ public struct ReloadFailure: Error, Sendable, Hashable {
 }
 
 extension EngineEvent {
+  /// The request this event is (nil: not a request): its reply is what acknowledges the
+  /// change the event's effect list stores.
+  public var request: RequestRef? {
+    guard case .requestReceived(let session, let id, _) = self else { return nil }
+    return RequestRef(session: session, id: id)
+  }
+
   /// Whether the engine ends this event with its bookkeeping (due timers, acquisition, the
   /// STATUS= line): not after a request that only reads (`Request.onlyReads`) nor after a
   /// compass reading, which change nothing that bookkeeping looks at.

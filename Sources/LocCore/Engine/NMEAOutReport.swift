@@ -9,7 +9,8 @@ public struct NMEAOutReport: Sendable, Hashable {
   /// Its counters: `readers` (times a program opened it), `cycles`, `sentences` (rebuilt),
   /// `relayed` (the receiver's own), `dropped` (writes a reader was too far behind for);
   /// with `ListenPort=`, `tcpClients`, `tcpAccepted`, `tcpDroppedSlow`, `tcpSentences`,
-  /// `tcpRelayed`, `tcpRefused`, `tcpPortInUse`.
+  /// `tcpRelayed`, `tcpRefused` (all refusals) and by reason `tcpRefusedFull`,
+  /// `tcpRefusedReserved`, `tcpRefusedPerUser`, `tcpUnknownPeers`; `tcpPortInUse`.
   public var counters: [Counter]
 
   /// A report.

@@ -13,6 +13,11 @@ public enum SourceState: Sendable, Hashable {
   /// Released while acquisition is idle: nothing open, nothing retried until fixes are
   /// wanted again (a serial device closed, a connection gpsd ended while unwatched).
   case idle
+  /// The default source (none configured) with nothing listening at its address: no gpsd on
+  /// this machine yet, which is no receiver yet rather than a failure. The next attempt is at
+  /// `retryAt` (nil: when fixes are wanted), and at once when gpsd's socket appears
+  /// (`SourceSnapshot.asDefaultSource`).
+  case waiting(retryAt: Instant?)
 
   /// The state's name on the wire.
   public var name: String {
@@ -23,6 +28,7 @@ public enum SourceState: Sendable, Hashable {
     case .finished: return "finished"
     case .failed: return "failed"
     case .idle: return "idle"
+    case .waiting: return "waiting"
     }
   }
 }
@@ -69,6 +75,24 @@ public struct SourceSnapshot: Sendable, Hashable {
   /// attempt or byte; they are in `status`, and in an event only as they were when it went
   /// out (docs/decisions/0047-faults-in-status.md).
   public var notice: Notice { Notice(state: state.name, fault: fault) }
+
+  /// The snapshot of the default source, used because none is configured
+  /// (`DaemonConfig.usesDefaultSource`): it stands for a gpsd that may not be installed or
+  /// started yet. While `nobodyListens` (its latest attempt was refused at every address) that
+  /// is no receiver yet, not a failure: the state is `waiting` (with the next attempt, if one
+  /// is planned), without an error, so without a fault. Anything else (gpsd answered and then
+  /// failed, an attempt timed out) is shown as it is, as for a configured source.
+  public func asDefaultSource(nobodyListens: Bool) -> SourceSnapshot {
+    guard nobodyListens else { return self }
+    var waiting = self
+    switch state {
+    case .reconnecting(let at): waiting.state = .waiting(retryAt: at)
+    case .idle: waiting.state = .waiting(retryAt: nil)
+    case .starting, .connected, .finished, .failed, .waiting: return self
+    }
+    waiting.lastError = nil
+    return waiting
+  }
 
   /// The part of a snapshot that `source-status` events announce.
   public struct Notice: Sendable, Hashable {

@@ -152,6 +152,9 @@ public struct StatusReport: Sendable, Hashable {
   /// The state directory's files: refused when read, writes refused or failed (the shell
   /// fills it in).
   public var stateFiles: [Counter] = []
+  /// Writes of the state directory's files failing: since when and why (nil: every change
+  /// is on disk; the shell fills it in).
+  public var stateFilesFault: StateFilesFault? = nil
   /// The engine's now when the report was made: the clock every time in it is on (simulated
   /// under `--clock replay`); nil only in reports made outside the engine.
   public var now: Instant? = nil

@@ -186,16 +186,17 @@ struct PositionMachine: EngineMachine {
     return storedState
   }
 
-  /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep.
-  func resolve(at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool)
-    -> ResolvedPosition
-  {
+  /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep;
+  /// `noSource` why no source is in effect, if that is so.
+  func resolve(
+    at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool, noSource: String? = nil
+  ) -> ResolvedPosition {
     PositionResolver.resolve(
       PositionCandidates(
         fix: latest?.position, network: network, staticFile: staticRead.position, manual: manual,
         lastKnown: lastKnown),
       freshness: freshness, now: now,
-      sourceProblem: sourceProblem(receiversIdle: receiversIdle))
+      sourceProblem: sources.isEmpty ? noSource : sourceProblem(receiversIdle: receiversIdle))
   }
 
   /// The tier before, when `resolved`'s differs from the one last reported.
@@ -237,6 +238,9 @@ struct PositionMachine: EngineMachine {
       }.joined(separator: "; ")
     }
     guard let first = snapshots.first else { return nil }
+    if case .waiting = first.state {
+      return "no gpsd on this machine yet (locd connects to \(first.uri) when it starts)"
+    }
     let detail = first.lastError.map { " (\($0))" } ?? ""
     return "source \(first.uri): \(first.state.name)\(detail)"
   }

@@ -1,4 +1,4 @@
-/// The users' light/dark schedules (decision 0060, docs/LIGHTDARK.md): for each user (uid)
+/// The users' light/dark schedules (decision 0065, docs/LIGHTDARK.md): for each user (uid)
 /// that asked, the rules, a manual override and the sessions that follow the schedule (the
 /// session service, `locctl mode --watch`); the place the schedules are worked out for (the
 /// 25 km cell of the position, `LightDarkPlace`, never the position) and the planner for it.

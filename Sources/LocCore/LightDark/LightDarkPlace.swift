@@ -1,5 +1,5 @@
 /// Where light/dark schedules are worked out: never the position itself, but the centre of
-/// the 25 km cell of a `SquareGrid` that holds it (decision 0060, docs/PRIVACY.md). The
+/// the 25 km cell of a `SquareGrid` that holds it (decision 0065, docs/PRIVACY.md). The
 /// schedule goes to every local user without any authorization, so what its times tell must
 /// stay at city level: a sunset time to the second pins a longitude to about 300 m, while
 /// any time of the cell's centre tells the cell and nothing finer.

@@ -65,10 +65,11 @@ struct NetworkLookupMachine: EngineMachine {
     return true
   }
 
-  /// A scan came back with `accessPoints` (none when it could not be made): what may be
-  /// sent of it is the query of the next lookups.
-  mutating func scanned(_ accessPoints: [WifiAccessPoint], at now: Instant) {
+  /// A scan came back with `accessPoints` (none when it could not be made; `unread` more
+  /// published than were read): what may be sent of it is the query of the next lookups.
+  mutating func scanned(_ accessPoints: [WifiAccessPoint], unread: Int = 0, at now: Instant) {
     scanning = nil
+    counts.unreadAccessPoints += unread
     scanned = (GeolocateQuery.wifi(accessPoints), now)
   }
 

@@ -32,18 +32,22 @@ public struct NetworkReport: Sendable, Hashable {
     public var cacheHits = 0
     /// Lookups not sent (an IP lookup while a VPN carries the default route).
     public var skipped = 0
+    /// Access points a scan published and the shell did not read: beyond
+    /// `WifiAccessPoint.scanLimit`, or not answered within the read's time.
+    public var unreadAccessPoints = 0
     /// Lookups that gave no position, by why.
     public var failed: [GeolocateFailure: Int] = [:]
 
     /// None yet.
     public init() {}
 
-    /// Every counter in a stable order: requests, answers, cacheHits, skipped, scans, then
-    /// each failure kind.
+    /// Every counter in a stable order: requests, answers, cacheHits, skipped, scans,
+    /// unreadAccessPoints, then each failure kind.
     public var list: [Counter] {
       [
         Counter("requests", requests), Counter("answers", answers), Counter("cacheHits", cacheHits),
         Counter("skipped", skipped), Counter("scans", scans),
+        Counter("unreadAccessPoints", unreadAccessPoints),
       ] + GeolocateFailure.allCases.map { Counter($0.rawValue, failed[$0] ?? 0) }
     }
   }

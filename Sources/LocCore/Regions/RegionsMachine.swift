@@ -56,17 +56,10 @@ struct RegionsMachine: EngineMachine {
   private var visitApps: Set<AppKey> = []
   /// When the hint last asked acquisition for a fix.
   private var lastTrigger: Instant?
-  /// When changed registrations are to be written (apps.json): changes are gathered for
-  /// `storeDelay`, so an app registering thousands of regions costs one write, not one
-  /// per region (a write holds every app's regions).
-  private var storeDue: Instant?
   /// Counters.
   private var counters = Counters()
   /// The bytes each user's regions take in the user's apps file (`AppStore.storedBytes`).
   private var storedBytes: [UInt32: Int] = [:]
-
-  /// How long registration changes are gathered before apps.json is written.
-  static let storeDelay = Duration.seconds(5)
 
   /// A machine with `settings`, no regions.
   init(settings: RegionsSettings) {
@@ -196,25 +189,8 @@ struct RegionsMachine: EngineMachine {
     return notices(out, at: now)
   }
 
-  /// Registrations changed at `now`: apps.json is due `storeDelay` after the first change
-  /// not yet written.
-  mutating func registrationsChanged(at now: Instant) {
-    if storeDue == nil { storeDue = now.adding(RegionsMachine.storeDelay) }
-  }
-
-  /// Whether the registrations are due to be written at `now` (and no longer, once asked).
-  mutating func takeStoreDue(at now: Instant) -> Bool {
-    guard let due = storeDue, due <= now else { return false }
-    storeDue = nil
-    return true
-  }
-
-  /// The earliest dwell deadline or write of the registrations.
-  var nextDeadline: Instant? {
-    let dwell = monitor.count > 0 ? monitor.nextDeadline : nil
-    guard let due = storeDue else { return dwell }
-    return min(dwell ?? due, due)
-  }
+  /// The earliest dwell deadline.
+  var nextDeadline: Instant? { monitor.count > 0 ? monitor.nextDeadline : nil }
 
   /// When the next fix could matter to regions or visits, and why (nil: nothing monitored).
   func hint(at now: Instant, refresh: Duration) -> FixHint? {
@@ -232,9 +208,6 @@ struct RegionsMachine: EngineMachine {
 
   /// Counts one more of `counter` (the engine's refusals and withheld answers).
   mutating func count(_ counter: WritableKeyPath<Counters, Int>) { counters[keyPath: counter] += 1 }
-
-  /// Whether changed registrations wait to be written (apps.json).
-  var hasStoreDue: Bool { storeDue != nil }
 
   /// Whether status shows regions: something is monitored, or was (counters say so).
   var hasReport: Bool {

@@ -47,6 +47,10 @@ public enum ErrorCode: String, Sendable, Hashable, CaseIterable {
   /// The app monitors as many regions as `MaxRegionsPerApp=` allows, or locd as many as
   /// `MaxRegions=` allows.
   case tooManyRegions = "too-many-regions"
+  /// The change is in effect but could not be written to the state directory (a full disk,
+  /// a read-only file system: the message has the system's words); it is lost at the next
+  /// restart unless a later write succeeds.
+  case notSaved = "not-saved"
   /// A bug in locd; reported, never expected.
   case internalError = "internal"
 }

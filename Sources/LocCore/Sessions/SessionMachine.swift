@@ -153,7 +153,7 @@ struct SessionMachine: EngineMachine {
     // reading the position needs (an app's delivery is gated by the engine, decision 0054).
     case .startHeading, .stopHeading: return .appOrPlain(.read)
     // The schedule is the caller's own, worked out for a place no finer than a city
-    // (decision 0060): every local user may have it, without read access. Apps get light and
+    // (decision 0065): every local user may have it, without read access. Apps get light and
     // dark through the desktop's portal, never the times.
     case .lightDark, .setMode: return .plain(.none)
     }

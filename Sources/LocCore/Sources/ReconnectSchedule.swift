@@ -43,6 +43,13 @@ public struct ReconnectSchedule: Hashable, Sendable {
     return outage
   }
 
+  /// The peer may be there now (its service's socket appeared): the backoff starts over at its
+  /// first step, so an attempt made too early is followed by another in 1 s, not in a minute.
+  /// The outage goes on until a connection ends it.
+  public mutating func startOver() {
+    backoff = ReconnectBackoff()
+  }
+
   /// Failures so far are no outage (nothing is wanted any more, or the socket is bound): the
   /// next failure begins a new one. The backoff keeps its step.
   public mutating func forgetOutage() {

@@ -53,6 +53,10 @@ public enum SourceURI: Hashable, Sendable, CustomStringConvertible {
   public static let gpsdDefaultPort = 2947
   /// The source used when none is configured.
   public static let defaultSource = SourceURI.gpsd(host: "127.0.0.1", port: gpsdDefaultPort, nmea: false)
+  /// gpsd's control socket, which gpsd.socket (`ListenStream=/run/gpsd.sock`) and Debian's
+  /// gpsd.service (`-F /var/run/gpsd.sock`) create as gpsd's port opens: its appearing is how
+  /// the default source learns that gpsd has started.
+  public static let gpsdControlSocket = "/run/gpsd.sock"
   /// Serial speeds tried by `baud=auto`, most common for GNSS receivers first.
   public static let autoBaudRates = [9600, 4800, 38400, 115200]
 

@@ -51,22 +51,3 @@ public struct ChronySample: Sendable, Hashable {
     return out
   }
 }
-
-/// What `status` says of the samples sent to chrony (`[Time] ChronySocket=`).
-public struct ChronyReport: Sendable, Hashable {
-  /// The refclock's socket.
-  public var socket: String
-  /// Samples chronyd took (the datagram was sent).
-  public var sent: Int
-  /// Samples that could not be sent (chronyd not running, its socket missing or full).
-  public var failed: Int
-  /// The last sample's offset in seconds, if one was sent.
-  public var lastOffset: Double?
-  /// Why the last sample could not be sent, while the failures last.
-  public var lastError: String?
-  /// Since when samples have been failing.
-  public var failingSince: Instant?
-
-  /// A report of nothing sent yet to `socket`.
-  public init(socket: String) { self.socket = socket; sent = 0; failed = 0 }
-}

@@ -14,8 +14,10 @@ extension FileIO {
   /// with `bytes` atomically, mode 0600 whatever the umask: the bytes go into an unnamed
   /// file (O_TMPFILE), synced, named `NAME.tmp` (whatever had that name first, a FIFO, a
   /// symbolic or hard link, a crash's leftover, is removed, never opened) and renamed over
-  /// `name`; then the directory is synced. Without O_TMPFILE the temporary is created with
-  /// O_EXCL | O_NOFOLLOW. On failure the temporary is removed.
+  /// `name`; then the directory is synced, so the new name survives a power cut too. Without
+  /// O_TMPFILE the temporary is created with O_EXCL | O_NOFOLLOW. On failure the temporary
+  /// is removed; a failure to sync the directory is thrown as well (the new content is in
+  /// place but may not be on disk), so a caller never takes for saved what may not be.
   public static func replace(
     _ name: String, in directory: borrowing FileDescriptor, directoryPath: String, with bytes: [UInt8]
   ) throws(Errno) {
@@ -27,9 +29,8 @@ extension FileIO {
       try? directory.unlink(temporary, call: "unlink")
       throw error
     }
-    // The rename is durable once the directory is synced; a failure here leaves the new
-    // file in place, possibly not yet on disk, which the next write repeats.
-    try? directory.sync(call: "fsync \(directoryPath)")
+    // The rename is durable once the directory is synced.
+    try directory.sync(call: "fsync \(directoryPath)")
   }
 
   /// Writes `bytes` to a new file named `temporary` (anything there before is removed).

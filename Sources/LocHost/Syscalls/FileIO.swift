@@ -72,11 +72,13 @@ public enum FileIO {
   }
 
   /// Creates directory `path` with `mode` (mkdir(2)); one that exists already is fine.
-  public static func makeDirectory(path: String, mode: mode_t) throws(Errno) {
+  /// Returns whether it was created now.
+  @discardableResult public static func makeDirectory(path: String, mode: mode_t) throws(Errno) -> Bool {
     do {
       _ = try Syscall.retrying("mkdir \(path)") { mkdir(path, mode) }
+      return true
     } catch  where error.code == EEXIST {
-      return
+      return false
     }
   }
 

@@ -12,7 +12,7 @@ public struct ProtocolVersion: Hashable, Sendable, Comparable, CustomStringConve
     self.minor = minor
   }
 
-  /// The version this build speaks: 1.9 (see the changelog in docs/PROTOCOL.md).
+  /// The version this build speaks: 1.10 (see the changelog in docs/PROTOCOL.md).
   public static let current = ProtocolVersion(major: 1, minor: 10)
 
   /// The major version this build speaks.

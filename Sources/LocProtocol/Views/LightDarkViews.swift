@@ -1,6 +1,6 @@
 import LocCore
 
-/// A user's light/dark schedule (1.10, decision 0060): the result of `light-dark` and
+/// A user's light/dark schedule (1.10, decision 0065): the result of `light-dark` and
 /// `set-mode`, and the data of `light-dark` events with their `reason`. Times are whole
 /// seconds; every time is worked out for the 25 km cell of the position, never the position
 /// (docs/PRIVACY.md), and nothing here is a coordinate.

@@ -6,13 +6,16 @@ public struct SourceView: WireCodable {
   /// A source's connection state on the wire; newer minor versions may add states.
   public enum State: String, Sendable, Hashable, CaseIterable {
     case starting, connected, reconnecting, finished, failed, idle
+    /// The default source finds no gpsd on this machine yet (protocol 1.10).
+    case waiting
   }
 
   /// The source's URI.
   public var uri: String
   /// Its state.
   public var state: OpenEnum<State>
-  /// When reconnecting: the next attempt, to the second (the member is absent otherwise).
+  /// When reconnecting, or waiting with an attempt planned: the next attempt, to the second
+  /// (the member is absent otherwise).
   public var retryAt: Instant?
   /// The last error, e.g. "connect: Connection refused".
   public var lastError: String?
@@ -59,7 +62,10 @@ public struct SourceView: WireCodable {
   public init(_ s: SourceSnapshot, fixes: SourceFixReport? = nil) {
     uri = s.uri
     state = OpenEnum(s.state.name)
-    if case .reconnecting(let at) = s.state { retryAt = WireFormat.truncate(at, 0) }
+    switch s.state {
+    case .reconnecting(let at), .waiting(let at?): retryAt = WireFormat.truncate(at, 0)
+    default: break
+    }
     lastError = s.lastError
     counters = s.counters
     trust = OpenEnum(s.trust.description)

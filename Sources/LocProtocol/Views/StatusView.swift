@@ -72,7 +72,8 @@ public struct StatusView: WireCodable {
     sources = r.sources.map { SourceView($0, fixes: r.sourceFixes[$0.id]) }
     server = ServerView(sessions: r.sessions, counters: r.server)
     daemon = DaemonView(
-      startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem, stateFiles: r.stateFiles)
+      startedAt: WireFormat.truncate(r.startedAt, 0), stateProblem: r.stateProblem, stateFiles: r.stateFiles,
+      stateFilesFault: r.stateFilesFault.map(StateFilesFaultView.init))
     summary = r.summary
     timers = TimersSummaryView(count: r.timers, next: r.nextTimer.map(TimerView.init))
     rejectedFixes = r.rejectedFixes
@@ -268,14 +269,21 @@ public struct DaemonView: WireCodable {
   public var stateProblem: String?
   /// The state directory's files: `refused` (not used when read), `writesRefused` (a user's
   /// apps file over MaxStoreBytesPerUser=, not written), `writeFailures` (empty from a daemon
-  /// before protocol 1.5).
+  /// before protocol 1.5); `writes` (files written) and `notSaved` (changes answered
+  /// `not-saved`) since protocol 1.10.
   public var stateFiles: [Counter]
+  /// Writes failing since when and why (1.10; absent while every change is on disk).
+  public var stateFilesFault: StateFilesFaultView?
 
   /// A view.
-  public init(startedAt: Instant, stateProblem: String?, stateFiles: [Counter] = []) {
+  public init(
+    startedAt: Instant, stateProblem: String?, stateFiles: [Counter] = [],
+    stateFilesFault: StateFilesFaultView? = nil
+  ) {
     self.startedAt = startedAt
     self.stateProblem = stateProblem
     self.stateFiles = stateFiles
+    self.stateFilesFault = stateFilesFault
   }
 
   public init(json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -283,6 +291,7 @@ public struct DaemonView: WireCodable {
     startedAt = try o.instant("startedAt")
     stateProblem = try o.optionalString("stateProblem")
     stateFiles = o.value("stateFiles") == nil ? [] : try o.counters("stateFiles")
+    stateFilesFault = try o.optionalDecode("stateFilesFault")
   }
 
   public var json: JSON { writtenJSON }
@@ -295,6 +304,41 @@ extension DaemonView: JSONWritable {
     s.member("stateProblem", .optional(stateProblem))
     s.key("stateFiles")
     s.counters(stateFiles)
+    if let stateFilesFault { s.member("stateFilesFault", stateFilesFault) }
+    s.closeObject()
+  }
+}
+
+/// Writes of the state directory's files failing (`daemon.stateFilesFault`, protocol 1.10).
+public struct StateFilesFaultView: WireCodable {
+  /// What failed, in the system's words.
+  public var reason: String
+  /// When the first write failed, to the second.
+  public var since: Instant
+
+  /// A view from its parts, as they are on the wire.
+  public init(reason: String, since: Instant) {
+    self.reason = reason
+    self.since = since
+  }
+
+  /// The wire form of `f`.
+  public init(_ f: StateFilesFault) { self.init(reason: f.reason, since: WireFormat.truncate(f.since, 0)) }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    reason = try o.string("reason")
+    since = try o.instant("since")
+  }
+
+  public var json: JSON { writtenJSON }
+}
+
+extension StateFilesFaultView: JSONWritable {
+  public func write(to s: inout some JSONSink) {
+    s.openObject()
+    s.member("reason", .string(reason))
+    s.member("since", WireFormat.time(since, 0))
     s.closeObject()
   }
 }

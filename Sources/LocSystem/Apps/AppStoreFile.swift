@@ -24,8 +24,8 @@ public struct AppStoreFile {
 
   private let state: StateDirectory
   private let users: StateDirectory
-  /// The hash of the bytes last written or read for each user, so a change writes the
-  /// files of the users it changed and no other.
+  /// The digest (`digest(_:)`) of the bytes last written or read for each user, so a change
+  /// writes the files of the users it changed and no other.
   private var written: [UInt32: Int] = [:]
   /// Users whose latest write was refused for its size (logged once until one is written).
   private var overLimit: Set<UInt32> = []
@@ -98,6 +98,13 @@ public struct AppStoreFile {
   public struct Written {
     /// Log lines: refusals, failures.
     public var problems: [String] = []
+    /// The failures alone, in the system's words (`cannot write PATH: ...`).
+    public var failures: [String] = []
+    /// The refusals of this write, each time (the log has each user's first only), for the
+    /// answers to the changes that were not saved.
+    public var refusals: [String] = []
+    /// Users' files written (or removed) and synced.
+    public var written = 0
     /// Users' files not written for their size.
     public var refused = 0
     /// Writes that failed.
@@ -113,29 +120,36 @@ public struct AppStoreFile {
     let parts = Dictionary(grouping: store.records, by: \.key.uid)
     for (uid, records) in parts.sorted(by: { $0.key < $1.key }) {
       let bytes = AppStore(records).encoded()
-      guard written[uid] != bytes.hashValue else { continue }
+      let digest = AppStoreFile.digest(bytes)
+      guard written[uid] != digest else { continue }
       if bytes.count > min(limit, AppStoreFile.sizeLimit) {
         result.refused += 1
-        if overLimit.insert(uid).inserted {
-          result.problems.append(
-            "\(users.path(of: AppStoreFile.fileName(of: uid))) not written: uid \(uid)'s apps take \(bytes.count) "
-              + "bytes, more than the limit of \(min(limit, AppStoreFile.sizeLimit)) (MaxStoreBytesPerUser=); "
-              + "its changes since the last write are kept in memory only, until they fit")
-        }
+        let why =
+          "\(users.path(of: AppStoreFile.fileName(of: uid))) not written: uid \(uid)'s apps take \(bytes.count) "
+          + "bytes, more than the limit of \(min(limit, AppStoreFile.sizeLimit)) (MaxStoreBytesPerUser=); "
+          + "its changes since the last write are kept in memory only, until they fit"
+        result.refusals.append(why)
+        if overLimit.insert(uid).inserted { result.problems.append(why) }
         continue
       }
-      if let why = write(uid, bytes) {
+      if let why = write(uid, bytes, digest: digest) {
         result.failed += 1
         result.problems.append(why)
+        result.failures.append(why)
+      } else {
+        result.written += 1
       }
     }
     for uid in written.keys where parts[uid] == nil {
       do throws(Errno) {
         try users.remove(AppStoreFile.fileName(of: uid))
         written[uid] = nil
+        result.written += 1
       } catch {
+        let why = "cannot remove \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)"
         result.failed += 1
-        result.problems.append("cannot remove \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)")
+        result.problems.append(why)
+        result.failures.append(why)
       }
     }
     return result
@@ -150,17 +164,25 @@ public struct AppStoreFile {
       return
         "uid \(uid)'s apps take \(bytes.count) bytes, more than the limit of \(limit) (MaxStoreBytesPerUser=)"
     }
-    return write(uid, bytes)
+    return write(uid, bytes, digest: AppStoreFile.digest(bytes))
   }
 
-  private mutating func write(_ uid: UInt32, _ bytes: [UInt8]) -> String? {
+  /// A digest of a file's bytes, hashed as one buffer (an array's own `hashValue` hashes
+  /// each byte through the generic path: a fifth of a megabyte store's write).
+  static func digest(_ bytes: [UInt8]) -> Int {
+    var hasher = Hasher()
+    bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    return hasher.finalize()
+  }
+
+  private mutating func write(_ uid: UInt32, _ bytes: [UInt8], digest: Int) -> String? {
     do throws(Errno) {
-      try FileIO.makeDirectory(path: users.path, mode: 0o700)
+      try StateDirectory.makeDurably(path: users.path)
       try users.write(AppStoreFile.fileName(of: uid), bytes)
     } catch {
       return "cannot write \(users.path(of: AppStoreFile.fileName(of: uid))): \(error)"
     }
-    written[uid] = bytes.hashValue
+    written[uid] = digest
     overLimit.remove(uid)
     return nil
   }
@@ -224,7 +246,7 @@ public struct AppStoreFile {
             throw AppStore.DecodeError(
               description: "holds a record of uid \(other.key.uid), not only of uid \(uid)")
           }
-          written[uid] = bytes.hashValue
+          written[uid] = AppStoreFile.digest(bytes)
         }
         return store
       } catch {

@@ -194,10 +194,16 @@ extension BusMessage {
 
   /// Reads `ao`, at most `limit` paths (the rest skipped).
   func readObjectPaths(limit: Int) throws(Errno) -> [String] {
+    var skipped = 0
+    return try readObjectPaths(limit: limit, skipped: &skipped)
+  }
+
+  /// Reads `ao`, at most `limit` paths; the rest are read past, and counted in `skipped`.
+  func readObjectPaths(limit: Int, skipped: inout Int) throws(Errno) -> [String] {
     var paths: [String] = []
     try enter(Code.array, "o")
     while let path = try readNextText("read o", Code.objectPath) {
-      if paths.count < limit { paths.append(path) }
+      if paths.count < limit { paths.append(path) } else { skipped += 1 }
     }
     try exit()
     return paths
@@ -205,8 +211,14 @@ extension BusMessage {
 
   /// Reads a `v` holding `ao` (a Properties.Get reply), at most `limit` paths.
   func readVariantObjectPaths(limit: Int) throws(Errno) -> [String] {
+    var skipped = 0
+    return try readVariantObjectPaths(limit: limit, skipped: &skipped)
+  }
+
+  /// Reads a `v` holding `ao`, at most `limit` paths; the rest counted in `skipped`.
+  func readVariantObjectPaths(limit: Int, skipped: inout Int) throws(Errno) -> [String] {
     try enter(Code.variant, "ao")
-    let paths = try readObjectPaths(limit: limit)
+    let paths = try readObjectPaths(limit: limit, skipped: &skipped)
     try exit()
     return paths
   }

@@ -19,7 +19,8 @@ public struct ConfigLoader {
     self.overrides = overrides
   }
 
-  /// The configuration, or every problem found (`file:line: message`).
+  /// The configuration, or every problem found (`file:line: message`; a source that would
+  /// read one of locd's own faces, `SourceLoop`, after the command line's sources are in).
   public func load() -> Result<DaemonConfig, ReloadFailure> {
     var config = DaemonConfig()
     do {
@@ -34,7 +35,14 @@ public struct ConfigLoader {
         return .failure(ReloadFailure(problems: ["\(path): \(error)"]))
       }
     }
+    let fileSources = config.sources
     overrides(&config)
+    let loops = config.sourceLoops
+    if !loops.isEmpty {
+      // Named after the file when its Source= lines are the ones in effect.
+      let prefix = config.sources == fileSources ? "\(path): " : ""
+      return .failure(ReloadFailure(problems: loops.map { prefix + $0.description }))
+    }
     return .success(config)
   }
 }

@@ -18,19 +18,35 @@ extension Daemon {
     if let tcp = faces.nmeaTCP?.report {
       completed.nmeaOut?.counters += [
         Counter("tcpClients", tcp.clients), Counter("tcpAccepted", tcp.server.accepted),
-        Counter("tcpDroppedSlow", tcp.server.droppedSlow), Counter("tcpSentences", tcp.face.sentences),
+        Counter("tcpDroppedSlow", tcp.server.droppedSlow),
+        Counter("tcpDroppedAccessChanged", tcp.server.droppedAccessChanged),
+        Counter("tcpSentences", tcp.face.sentences),
         Counter("tcpRelayed", tcp.face.relayedSentences),
-        Counter("tcpRefused", tcp.server.refusedFull + tcp.server.unknownPeers),
+        Counter(
+          "tcpRefused",
+          tcp.server.refusedFull + tcp.server.refusedReserved + tcp.server.refusedPerUser
+            + tcp.server.unknownPeers),
+        Counter("tcpRefusedFull", tcp.server.refusedFull),
+        Counter("tcpRefusedReserved", tcp.server.refusedReserved),
+        Counter("tcpRefusedPerUser", tcp.server.refusedPerUser),
+        Counter("tcpUnknownPeers", tcp.server.unknownPeers),
         Counter("tcpPortInUse", tcp.server.portInUse),
       ]
     }
     completed.stateFiles = files.counters.all
+    completed.stateFilesFault = files.fault
     return .success(.status(completed))
   }
 
-  /// Carries out the engine's effects, in order (the engine puts the state files first, so
-  /// what a reply acknowledges is on disk before the reply is sent).
-  func execute(_ effects: [Effect]) {
+  /// Carries out the engine's effects for `request` (nil: another event's), in order, but
+  /// for the state files, which the loop iteration writes at its end, and what acknowledges
+  /// a change, which waits for those writes (`IterationWrites`, `flushWrites`).
+  func execute(_ effects: [Effect], request: RequestRef?) {
+    for effect in files.batch.take(effects, request: request) { execute(effect) }
+  }
+
+  /// Carries out what waited for the iteration's writes.
+  func execute(released effects: [Effect]) {
     for effect in effects { execute(effect) }
   }
 
@@ -54,21 +70,17 @@ extension Daemon {
       let scanner = actions.wifi ?? WifiScanner(loop: loop)
       scanner.settle = wait
       actions.wifi = scanner
-      scanner.scan { [unowned self] accessPoints, problem in
-        self.feed(.wifiScanned(accessPoints, problem: problem))
+      scanner.scan { [unowned self] outcome in
+        self.feed(.wifiScanned(outcome.accessPoints, problem: outcome.problem, unread: outcome.unread))
       }
-    case .persist(let state):
-      do { try files.state.write(state) } catch { cannotWrite("the state file", error) }
+    case .persist, .persistTimers, .persistApps:
+      break  // kept by `files.batch` and written at the end of the iteration
     case .notifyStatus(let line):
       Systemd.notify("STATUS=\(line)")
     case .reloadConfiguration(let requester):
       reload(requestedBy: requester)
     case .log(let level, let message):
       logger.log(level, message)
-    case .persistTimers(let store):
-      do { try files.timers.write(store) } catch { cannotWrite(files.timers.path, error) }
-    case .persistApps(let store):
-      persistApps(store)
     case .startUnit(let unit, let timer):
       actions.bus.startUnit(unit) { [unowned self] problem in
         if let problem {
@@ -153,11 +165,6 @@ extension Daemon {
     guard !sessions.isEmpty, let server = faces.server else { return }
     let line = EventMessage(notice, at: at).lineBytes
     server.send(bytes: line, to: sessions)
-  }
-
-  private func cannotWrite(_ what: String, _ error: any Error) {
-    files.counters.writeFailures += 1
-    logger.error("cannot write \(what): \(error); will try again at the next change")
   }
 
 }

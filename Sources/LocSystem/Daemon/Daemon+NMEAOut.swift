@@ -29,9 +29,7 @@ extension Daemon {
     }
     pty.start(gid: gid)
     if let port = config.nmeaOut.listenPort {
-      var limits = GpsdServer.Limits(config)
-      limits.maxClients = min(limits.maxClients, 64)
-      let server = makeGpsdServer(.sentences, limits: limits)
+      let server = makeGpsdServer(.sentences, limits: GpsdServer.Limits(nmeaOut: config))
       var settings = GpsdSettings()
       settings.socketPath = nil
       settings.listenPort = port

@@ -11,8 +11,8 @@ extension Daemon {
     }
     var sink = SourceSink(
       // With the replay clock a fix's time moves simulated time first (the driver).
-      fix: { [unowned self] fix, id in
-        self.sampleTime(fix, from: id)
+      fix: { [unowned self] fix, id, writer in
+        self.sampleTime(fix, from: id, writer: writer)
         self.feed(.fixDecoded(fix, source: id), advancingTo: fix.time)
       },
       update: { [unowned self] snapshot, restarted in
@@ -37,6 +37,11 @@ extension Daemon {
     sink.suplServer = { [unowned self] in self.config.suplServer }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
+    if let face = config.defaultSourceSetAside {
+      logger.notice(
+        "no source configured, and the default \(SourceURI.defaultSource) would read \(face): it is not "
+          + "used (the face stands in for gpsd); set Source= to the receiver")
+    }
     for (index, uri) in config.effectiveSources.enumerated() {
       let id = SourceID(index)
       guard let source = sources.make(uri, id, loop, sink) else {
@@ -48,6 +53,9 @@ extension Daemon {
               trust: uri.trust(peersRestricted: admission.restricted)),
             restarted: true))
         continue
+      }
+      if config.usesDefaultSource, let gpsd = source as? GpsdSource {
+        gpsd.standInForDefault(socketPath: SourceURI.gpsdControlSocket)
       }
       sources.add(source)
       if replay.progress.pausedSince != nil { (source as? ReplaySource)?.pause() }
@@ -61,12 +69,16 @@ extension Daemon {
   func stopSources() { sources.stopAll() }
 
   /// The receiver's time of `fix` to chrony (`[Time] ChronySocket=`), read on the wall clock
-  /// now: only from a live receiver on the system clock, never a replay's recorded times.
-  func sampleTime(_ fix: Fix, from id: SourceID) {
+  /// now, when `ClockSampleRule` lets it: the writer is the source kind's own, or the one the
+  /// source learned (`writer`), so a replay's recorded times and any user's feed are withheld
+  /// (decision 0060). Under `--clock replay` nothing is judged or sent.
+  func sampleTime(_ fix: Fix, from id: SourceID, writer learned: FixWriter?) {
     guard let chrony = actions.chrony, clock == .system, config.effectiveSources.indices.contains(id.index)
     else { return }
-    if case .replay = config.effectiveSources[id.index] { return }
-    chrony.send(fix, readAt: Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime)))
+    let uri = config.effectiveSources[id.index]
+    chrony.send(
+      fix, readAt: Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime)),
+      writer: uri.writer(learned: learned), source: uri.description)
   }
 
   /// Makes, replaces or drops the chrony refclock for `[Time] ChronySocket=` (at start and
@@ -81,9 +93,16 @@ extension Daemon {
         "[Time] ChronySocket=: samples go only while the receiver is read; set [Acquisition] Policy=continuous for a steady stream"
       )
     }
-    guard actions.chrony?.path != path else { return }
-    actions.chrony = ChronyRefclock(path: path) { [unowned self] level, message in
-      self.logger.log(level, message)
+    if let chrony = actions.chrony, chrony.path == path {
+      chrony.maxDisagreement = config.maxDisagreement
+      return
+    }
+    // Root, and chrony's user where it has one (Debian's _chrony, chrony elsewhere): chronyd
+    // binds the socket before it leaves root, so it is root's; one started as its own user
+    // makes it that user's.
+    let owners = Set([UInt32(0)] + ["_chrony", "chrony"].compactMap { Accounts.user(named: $0)?.uid })
+    actions.chrony = ChronyRefclock(path: path, owners: owners, maxDisagreement: config.maxDisagreement) {
+      [unowned self] level, message in self.logger.log(level, message)
     }
   }
 

@@ -55,7 +55,7 @@ public final class Daemon {
     self.driver = EngineDriver(
       Engine(config: config, environment: zoneData.environment(configured: config.timeZone)), clock: clock,
       wallClock: { loop.now })
-    driver.perform = { [unowned self] effects in self.execute(effects) }
+    driver.perform = { [unowned self] effects, request in self.execute(effects, request: request) }
   }
 
   /// Starts everything, tells systemd READY=1, runs until SIGTERM/SIGINT; returns the exit status.
@@ -73,6 +73,11 @@ public final class Daemon {
 
   func start() throws(Errno) {
     raiseFileLimit()
+    // Before the loop waits again: what was changed meanwhile is written, then acknowledged
+    // (decision 0061). At idle priority, so all the work that is ready (every client's turn,
+    // each client's requests left for a later turn) is done first and shares one write a
+    // file; its answers hold back the clients that wait for them, so the work ends.
+    try loop.afterEachIteration(priority: .idle) { [unowned self] in self.flushWrites() }
     try loop.onSignal(Signals.terminate) { [unowned self] in self.shutdown(reason: "SIGTERM") }
     try loop.onSignal(Signals.interrupt) { [unowned self] in self.shutdown(reason: "SIGINT") }
     try loop.onSignal(Signals.hangUp) { [unowned self] in self.reload(requestedBy: nil) }
@@ -145,6 +150,8 @@ public final class Daemon {
     logger.info(
       "locd \(VersionReport.release) ready on \(config.socketPath)\(watchdog ? ", watchdog on" : "")",
       fields: [("LOCD_SOCKET", config.socketPath)])
+    // What start-up changed (a store split, a timer's memory) is on disk before READY=1.
+    flushWrites()
     let status = engine.status(at: now).summary
     Systemd.notify("READY=1\nSTATUS=\(status)")
     releaseStartupCode()
@@ -292,16 +299,18 @@ public final class Daemon {
       logger.warning("socket settings changed; they take effect at the next restart")
     }
     if new.stateDirectory != old.stateDirectory {
-      let counters = files.counters
+      // What waits to be written goes to the new directory, with its answers.
+      let (counters, batch, fault, retry) = (files.counters, files.batch, files.fault, files.retry)
       files = StateFiles(directory: new.stateDirectory)
-      files.counters = counters
+      (files.counters, files.batch, files.fault, files.retry) = (counters, batch, fault, retry)
       do { try files.state.ensureDirectory() } catch { logger.error("state directory: \(error)") }
     }
     applyGeoClue(new, old: old)
     applyGpsd(new, old: old)
     applyNMEAOut(new, old: old)
     faces.server?.flowControl?.stallLimit = new.replayStallTimeout
-    if new.effectiveSources != old.effectiveSources || new.allowUsers != old.allowUsers
+    if new.effectiveSources != old.effectiveSources || new.usesDefaultSource != old.usesDefaultSource
+      || new.allowUsers != old.allowUsers
       || new.allowGroups != old.allowGroups
     {
       // New lists apply to every peer: the listeners start over and their peers reconnect.
@@ -315,6 +324,8 @@ public final class Daemon {
   /// changed goes to the server (idle sessions) and the engine (subscriptions, `locate`
   /// requests, the `access-changed` event).
   func recheckAccess(reason: AccessChangeReason) {
+    faces.gpsd?.accessChanged()
+    faces.nmeaTCP?.accessChanged()
     guard let server = faces.server else { return }
     for session in server.openSessions {
       let level = faces.policy.level(for: session.peer)
@@ -330,6 +341,8 @@ public final class Daemon {
     logger.info("stopping (\(reason))")
     Systemd.notify("STOPPING=1\nSTATUS=stopping")
     feed(.stopping)
+    // The loop ends after this iteration: what it and the stop changed is written now.
+    driver.afterwards { [unowned self] in self.flushWrites() }
     stopGeoClue()
     stopGpsd()
     stopNMEAOut()

@@ -8,11 +8,22 @@ final class GpsdServer {
   /// The limits on clients.
   struct Limits {
     var maxClients: Int
+    /// Of `maxClients`, the slots only peers with admin access get.
+    var reservedAdminClients: Int
     var maxClientsPerUser: Int
     var maxQueuedBytes: Int
+    /// The gpsd face's (`[Gpsd]`).
     init(_ config: DaemonConfig) {
       maxClients = config.gpsd.maxClients
+      reservedAdminClients = config.gpsd.reservedAdminClients
       maxClientsPerUser = config.gpsd.maxClientsPerUser
+      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
+    }
+    /// The NMEA output's port's (`[NMEAOut]`; the queue's limit is the gpsd face's).
+    init(nmeaOut config: DaemonConfig) {
+      maxClients = config.nmeaOut.maxClients
+      reservedAdminClients = config.nmeaOut.reservedAdminClients
+      maxClientsPerUser = config.nmeaOut.maxClientsPerUser
       maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
     }
   }
@@ -45,7 +56,8 @@ final class GpsdServer {
   }
 
   let loop: EventLoop
-  var limits: Limits
+  /// The limits in effect (a reload changes them; the clients connected keep their slots).
+  var limits: Limits { didSet { clients.apply(limits) } }
   let flavour: Flavour
   private let handlers: Handlers
   private let sessionIDs: SessionIDs
@@ -54,7 +66,7 @@ final class GpsdServer {
   let reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: 65536)
   /// The listening sockets, and whether each is TCP.
   private var listeners: [(watch: IOWatch, tcp: Bool)] = []
-  private var clients: [SessionID: GpsdConnection] = [:]
+  private var clients: GpsdClientTable
   /// The Unix socket file, removed at `stop`.
   private var socketPath: String?
   /// Connection counters.
@@ -71,6 +83,7 @@ final class GpsdServer {
     self.limits = limits
     self.handlers = handlers
     self.sessionIDs = sessionIDs
+    clients = GpsdClientTable(limits)
     face = GpsdFace(environment: environment)
   }
 
@@ -159,10 +172,8 @@ final class GpsdServer {
       return
     }
     let access = handlers.access(peer)
-    let sameUser = clients.values.filter { $0.peer.uid == peer.uid }.count
-    if clients.count >= limits.maxClients || (access == .none && sameUser >= limits.maxClientsPerUser) {
-      counters.refusedFull += 1
-      refuse(socket, "locd: too many gpsd clients; try again later")
+    if let refusal = refusal(peer, admin: access == .admin) {
+      refuse(socket, refusal)
       return
     }
     let id = sessionIDs.take()
@@ -171,7 +182,7 @@ final class GpsdServer {
       handlers.log(.warning, "gpsd face: cannot watch a client: \(error)")
       return
     }
-    clients[id] = connection
+    clients.insert(connection)
     let unit = PeerCgroup.unit(of: peer.pid)
     let fallback = flavour == .gpsd ? "gpsd-client" : "nmea-client"
     let app = GpsdServer.appID(peer, unit: unit, fallback: AppID(fallback)!)
@@ -180,6 +191,27 @@ final class GpsdServer {
     if flavour == .sentences {
       let watch = #"?WATCH={"enable":true,"json":false,"nmea":true}"#
       carryOut(face.received(id, line: Substring(watch), at: handlers.now()))
+    }
+  }
+
+  /// Why `peer` gets no slot now (counted by reason), nil when it gets one: every slot taken,
+  /// only the administrators' left, or its uid's share taken.
+  private func refusal(_ peer: Peer, admin: Bool) -> String? {
+    let what = flavour == .gpsd ? "gpsd clients" : "NMEA clients"
+    switch clients.decide(uid: peer.uid, admin: admin) {
+    case .admit:
+      return nil
+    case .full:
+      counters.refusedFull += 1
+      return "locd: too many \(what) (MaxClients=\(limits.maxClients)); try again later"
+    case .reservedForAdmin:
+      counters.refusedReserved += 1
+      let reserved = limits.reservedAdminClients
+      return "locd: too many \(what): \(limits.maxClients - min(reserved, limits.maxClients)) are served, "
+        + "the last \(reserved) slots are kept for administrators; try again later"
+    case .perUserLimit:
+      counters.refusedPerUser += 1
+      return "locd: uid \(peer.uid) has \(limits.maxClientsPerUser) \(what) already (MaxClientsPerUser=)"
     }
   }
 
@@ -263,9 +295,26 @@ final class GpsdServer {
     }
   }
 
+  /// A reload changed who may read (`Daemon.recheckAccess`): a client whose standing that
+  /// changes (a plain session whose user lost read access, or an app whose user gained it)
+  /// is told why and dropped, so that it connects again as what it is now; before, a user
+  /// taken out of the read group kept reading every fix. The others keep their session.
+  func accessChanged() {
+    for c in clients.all {
+      guard let standing = face.standing(of: c.id) else { continue }
+      let level = handlers.access(c.peer)
+      guard (level >= .read) != (standing == .plain) else { continue }
+      counters.droppedAccessChanged += 1
+      let now = level >= .read ? "may read every position now" : "may no longer read positions as a member"
+      let message = "locd: uid \(c.peer.uid) \(now) (locd's configuration was reloaded); connect again"
+      if flavour == .gpsd { _ = c.send(Array((GpsdReport.error(message) + GpsdReport.end).utf8)) }
+      drop(c, reason: "its access changed (reload)", level: .info)
+    }
+  }
+
   /// Drops a client: its session closes.
   func drop(_ connection: GpsdConnection, reason: String, level: LogLevel) {
-    guard clients.removeValue(forKey: connection.id) != nil else { return }
+    guard clients.remove(connection.id) != nil else { return }
     connection.shutdown()
     handlers.log(
       level,
@@ -283,7 +332,7 @@ final class GpsdServer {
 
   /// Closes every client and stops listening; the socket file is removed.
   func stop() {
-    for c in Array(clients.values) { drop(c, reason: "locd is stopping", level: .debug) }
+    for c in clients.all { drop(c, reason: "locd is stopping", level: .debug) }
     for l in listeners { l.watch.cancel() }
     listeners.removeAll()
     if let socketPath { try? FileIO.remove(path: socketPath) }
@@ -296,12 +345,18 @@ final class GpsdServer {
 struct GpsdServerCounters: Equatable, Sendable {
   /// Connections accepted.
   var accepted = 0
-  /// Refused: every slot (or the user's share) taken.
+  /// Refused: every slot taken (`MaxClients=`).
   var refusedFull = 0
+  /// Refused: only the slots kept for administrators were free (`ReservedAdminClients=`).
+  var refusedReserved = 0
+  /// Refused: the peer's uid had its share (`MaxClientsPerUser=`).
+  var refusedPerUser = 0
   /// Refused: the peer's uid could not be learnt.
   var unknownPeers = 0
   /// Dropped for not reading what they were sent.
   var droppedSlow = 0
+  /// Dropped because a reload changed what they are (read access lost or gained).
+  var droppedAccessChanged = 0
   /// The TCP port was taken (by gpsd, most likely).
   var portInUse = 0
 }
@@ -322,10 +377,13 @@ extension GpsdReportSummary {
       endpoints: endpoints, clients: clients, watchers: watchers,
       counters: [
         Counter("accepted", server.accepted), Counter("refusedFull", server.refusedFull),
+        Counter("refusedReserved", server.refusedReserved), Counter("refusedPerUser", server.refusedPerUser),
         Counter("unknownPeers", server.unknownPeers), Counter("droppedSlow", server.droppedSlow),
+        Counter("droppedAccessChanged", server.droppedAccessChanged),
         Counter("portInUse", server.portInUse), Counter("commands", face.commands),
         Counter("badCommands", face.badCommands), Counter("watchChanges", face.watchChanges),
-        Counter("refusalsTold", face.refusalsTold), Counter("tpv", face.tpvReports),
+        Counter("refusalsTold", face.refusalsTold), Counter("revocationsTold", face.revocationsTold),
+        Counter("tpv", face.tpvReports),
         Counter("sky", face.skyReports), Counter("sentences", face.sentences),
         Counter("relayedSentences", face.relayedSentences),
       ])

@@ -119,6 +119,29 @@ public final class EventLoop {
     }
   }
 
+  /// Runs `body` after a loop iteration dispatched something, before the loop waits again
+  /// (sd_event_add_post, for the life of the loop). sd-event dispatches one source an
+  /// iteration, the most urgent first and, within a priority, the one ready longest: at
+  /// `.idle`, `body` runs once nothing of higher priority is ready, so the work of every
+  /// client served meanwhile (and each client's requests held over to later turns) comes to
+  /// it together; at `.normal`, after the sources that were ready before it became due.
+  public func afterEachIteration(priority: Priority = .normal, _ body: @escaping () -> Void) throws(Errno) {
+    let box = Callback(body)
+    var source: OpaquePointer? = nil
+    let r = sd_event_add_post(
+      event, &source,
+      { _, userdata in
+        Unmanaged<Callback>.fromOpaque(userdata!).takeUnretainedValue().body()
+        return 0
+      }, Unmanaged.passRetained(box).toOpaque())
+    if r < 0 { Unmanaged.passUnretained(box).release() }
+    _ = try Syscall.systemd("sd_event_add_post", r)
+    if priority != .normal {
+      _ = try Syscall.systemd(
+        "sd_event_source_set_priority", sd_event_source_set_priority(source, priority.value))
+    }
+  }
+
   /// Sends WATCHDOG=1 automatically at half of WatchdogSec when the service manager asks
   /// for it (sd_event_set_watchdog; reads WATCHDOG_USEC/WATCHDOG_PID).
   @discardableResult public func enableWatchdog() -> Bool { sd_event_set_watchdog(event, 1) > 0 }

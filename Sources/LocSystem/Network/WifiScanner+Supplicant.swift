@@ -50,21 +50,15 @@ extension WifiScanner {
     }
   }
 
-  /// Reads each interface's BSSs once the scans ended.
+  /// Reads each interface's BSSs once the scans ended (`readPoints`: every one, up to
+  /// `WifiAccessPoint.scanLimit`).
   func readSupplicant(_ interfaces: [String], _ round: Round) {
     for interface in interfaces {
       try? call(interface, Self.properties, "Get", [.string(Self.supplicantInterface), .string("BSSs")]) {
         [weak self] reply in
-        guard let self else { return }
-        for path in (try? reply.readVariantObjectPaths(limit: Self.accessPointLimit)) ?? [] {
-          try? self.call(path, Self.properties, "GetAll", [.string(Self.bssInterface)]) { [weak self] reply in
-            if let bss = WifiScanner.bss(reply), round.found.count < Self.accessPointLimit {
-              round.found.append(bss)
-            }
-            self?.finishIfDone(round)
-          }
-        }
-        self.finishIfDone(round)
+        var skipped = 0
+        let paths = (try? reply.readVariantObjectPaths(limit: round.room, skipped: &skipped)) ?? []
+        self?.readPoints(paths, skipped: skipped, round)
       }
     }
     finishIfDone(round)

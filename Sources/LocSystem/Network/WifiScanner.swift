@@ -3,7 +3,8 @@ import LocCore
 /// Wi-Fi scan results from NetworkManager on the system bus (on Bus/): the wireless devices
 /// (GetDevices, DeviceType 2), a scan asked of each (Device.Wireless.RequestScan), and once it
 /// has ended, every access point they know (GetAllAccessPoints, then each AccessPoint's
-/// HwAddress, Strength, Frequency, Ssid and LastSeen). A scan has ended when the device's
+/// HwAddress, Strength, Frequency, Ssid and LastSeen; every one published, up to
+/// `WifiAccessPoint.scanLimit` in all, read `readWindow` at a time). A scan has ended when the device's
 /// LastScan changes (PropertiesChanged; NetworkManager 1.12 and later), or after `settle`
 /// (`[Network] ScanWait=`) where no change comes: an older NetworkManager, a scan refused.
 /// Where NetworkManager is not on the bus, from wpa_supplicant instead
@@ -19,9 +20,15 @@ final class WifiScanner {
   static let properties = "org.freedesktop.DBus.Properties"
   /// NM_DEVICE_TYPE_WIFI (NetworkManager's nm-dbus-interface.h).
   static let wifiDeviceType: UInt32 = 2
-  /// Most devices and access points read from one scan.
+  /// Most devices read from one scan.
   static let deviceLimit = 16
-  static let accessPointLimit = 256
+  /// Most access points read at once: each is a call, and dbus-daemon refuses a connection's
+  /// calls past its max_replies_per_connection (128 on the system bus, dbus-daemon(1)).
+  static let readWindow = 32
+  /// The longest the access points are read, once the scan ended: what is not read by then
+  /// is counted as unread and the lookup made of the rest (each call may wait 5 s for its
+  /// answer, so a peer that answers none would hold the scan for minutes).
+  static let readTimeout: Duration = .seconds(30)
 
   private let loop: EventLoop
   /// The longest wait for a scan whose end is not signalled (`[Network] ScanWait=`).
@@ -47,9 +54,17 @@ final class WifiScanner {
     /// Whether the access points are being read (the wait is over).
     var reading = false
     var found: [WifiAccessPoint] = []
+    /// The objects of access points (or BSSs) published and not read yet.
+    var toReadPoints: [String] = []
+    /// Access points published past `WifiAccessPoint.scanLimit`, not read.
+    var unread = 0
     var problem: String?
-    let done: ([WifiAccessPoint], String?) -> Void
-    init(_ done: @escaping ([WifiAccessPoint], String?) -> Void) { self.done = done }
+    let done: (WifiScanOutcome) -> Void
+    init(_ done: @escaping (WifiScanOutcome) -> Void) { self.done = done }
+    /// Room for more access points to read.
+    var room: Int { max(0, WifiAccessPoint.scanLimit - found.count - toReadPoints.count - readsInFlight) }
+    /// Access points asked for and not answered yet.
+    var readsInFlight = 0
   }
 
   init(loop: EventLoop, settle: Duration = .seconds(3)) {
@@ -57,8 +72,8 @@ final class WifiScanner {
     self.settle = settle
   }
 
-  /// Scans; `done(accessPoints, problem)` is called once on the loop.
-  func scan(_ done: @escaping ([WifiAccessPoint], String?) -> Void) {
+  /// Scans; `done` is called once on the loop.
+  func scan(_ done: @escaping (WifiScanOutcome) -> Void) {
     guard round == nil else { return }
     let round = Round(done)
     self.round = round
@@ -205,6 +220,7 @@ final class WifiScanner {
     round.reading = true
     timer = nil
     scanEnds = []
+    armReadDeadline(round)
     let devices = round.toRead
     if round.supplicant {
       readSupplicant(devices, round)
@@ -212,24 +228,64 @@ final class WifiScanner {
     }
     for device in devices {
       try? call(device, Self.wirelessInterface, "GetAllAccessPoints") { [weak self] reply in
-        guard let self else { return }
-        for path in (try? reply.readObjectPaths(limit: Self.accessPointLimit)) ?? [] {
-          try? self.call(path, Self.properties, "GetAll", [.string(Self.accessPointInterface)]) {
-            [weak self] reply in
-            if let ap = WifiScanner.accessPoint(reply), round.found.count < Self.accessPointLimit {
-              round.found.append(ap)
-            }
-            self?.finishIfDone(round)
-          }
-        }
-        self.finishIfDone(round)
+        var skipped = 0
+        let paths = (try? reply.readObjectPaths(limit: round.room, skipped: &skipped)) ?? []
+        self?.readPoints(paths, skipped: skipped, round)
       }
     }
     finishIfDone(round)
   }
 
+  /// A device published `paths` (and `skipped` more than there was room for): each is read,
+  /// `readWindow` at a time.
+  func readPoints(_ paths: [String], skipped: Int, _ round: Round) {
+    guard round === self.round else { return }
+    round.unread += skipped
+    round.toReadPoints += paths
+    pump(round)
+    finishIfDone(round)
+  }
+
+  /// Ends the reading after `readTimeout`: the access points not read yet are counted as
+  /// unread, the scan reports what was.
+  private func armReadDeadline(_ round: Round) {
+    guard
+      let timer = try? loop.timer(
+        clock: .monotonic, accuracyMicroseconds: 100_000,
+        { [weak self] in
+          guard let self, round === self.round else { return }
+          round.unread += round.toReadPoints.count + round.readsInFlight
+          round.toReadPoints = []
+          self.finish(round, problem: nil)
+        })
+    else { return }
+    let seconds = UInt64(Self.readTimeout.components.seconds)
+    timer.arm(atMicroseconds: loop.monotonicMicroseconds + seconds * 1_000_000)
+    self.timer = timer
+  }
+
+  /// Asks for the next access points' properties while fewer than `readWindow` are asked.
+  private func pump(_ round: Round) {
+    guard round === self.round else { return }
+    let interface = round.supplicant ? Self.bssInterface : Self.accessPointInterface
+    while round.readsInFlight < Self.readWindow, let path = round.toReadPoints.popLast() {
+      round.readsInFlight += 1
+      do {
+        try call(path, Self.properties, "GetAll", [.string(interface)]) { [weak self] reply in
+          round.readsInFlight -= 1
+          let point = round.supplicant ? WifiScanner.bss(reply) : WifiScanner.accessPoint(reply)
+          if let point { round.found.append(point) }
+          self?.pump(round)
+          self?.finishIfDone(round)
+        }
+      } catch {
+        round.readsInFlight -= 1
+      }
+    }
+  }
+
   func finishIfDone(_ round: Round) {
-    guard round === self.round, round.pending == 0 else { return }
+    guard round === self.round, round.pending == 0, round.toReadPoints.isEmpty else { return }
     finish(round, problem: nil)
   }
 
@@ -238,8 +294,8 @@ final class WifiScanner {
     self.round = nil
     timer = nil
     scanEnds = []
-    let found = round.found
-    loop.soon { round.done(found, problem) }
+    let outcome = WifiScanOutcome(accessPoints: round.found, problem: problem, unread: round.unread)
+    loop.soon { round.done(outcome) }
   }
 
   /// An AccessPoint's properties as locd reads them: the BSSID, the signal in dBm (from
@@ -264,11 +320,15 @@ final class WifiScanner {
     )
   }
 
-  /// `AA:BB:CC:DD:EE:FF` as six bytes.
-  static func bssid(_ text: String) -> [UInt8]? {
-    let parts = text.split(separator: ":")
-    guard parts.count == 6 else { return nil }
-    let bytes = parts.compactMap { $0.count == 2 ? UInt8($0, radix: 16) : nil }
-    return bytes.count == 6 ? bytes : nil
-  }
+  /// `AA:BB:CC:DD:EE:FF` as six bytes (`WifiAccessPoint.bssid(parsing:)`: strictly six hex
+  /// pairs).
+  static func bssid(_ text: String) -> [UInt8]? { WifiAccessPoint.bssid(parsing: text) }
+}
+
+/// What one scan found: the access points read, why there are none (no bus, no Wi-Fi
+/// device), and how many were published beyond `WifiAccessPoint.scanLimit` and not read.
+struct WifiScanOutcome {
+  var accessPoints: [WifiAccessPoint]
+  var problem: String?
+  var unread: Int
 }

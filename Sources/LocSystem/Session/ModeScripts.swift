@@ -1,6 +1,6 @@
 import LocCore
 
-/// darkman's script convention (decision 0060): at each transition, the executables in
+/// darkman's script convention (decision 0065): at each transition, the executables in
 /// `dark-mode.d/` (or `light-mode.d/`) of every data directory run: $XDG_DATA_HOME first
 /// (~/.local/share), then each of $XDG_DATA_DIRS (/usr/local/share:/usr/share); a name found
 /// in an earlier directory masks the same name in a later one, so a user can replace or

@@ -55,7 +55,7 @@ class SessionBusObject: BusObject {
   static func installHandlers() { _ = handlersInstalled }
 }
 
-/// darkman's object (decision 0060): nl.whynothugo.darkman at /nl/whynothugo/darkman, its Mode
+/// darkman's object (decision 0065): nl.whynothugo.darkman at /nl/whynothugo/darkman, its Mode
 /// property ("light" or "dark", readable and writable) and its ModeChanged signal, as darkman
 /// serves them (Tests/Fixtures/darkman/dbus-api.xml), so darkman's command, its clients and the
 /// editor plugins that follow it follow locd.
@@ -108,7 +108,7 @@ final class DarkmanObject: SessionBusObject {
   }
 }
 
-/// The desktop portal's Settings backend (decision 0060): org.freedesktop.impl.portal.Settings
+/// The desktop portal's Settings backend (decision 0065): org.freedesktop.impl.portal.Settings
 /// at /org/freedesktop/portal/desktop under org.freedesktop.impl.portal.desktop.locd (the
 /// .portal file's DBusName), with one setting: org.freedesktop.appearance color-scheme, a `u`
 /// (1 dark, 2 light, 0 no preference; the interface XML of xdg-desktop-portal 1.16).

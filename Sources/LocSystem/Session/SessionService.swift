@@ -1,7 +1,7 @@
 import LocCore
 import LocProtocol
 
-/// locd-session, the per-user session service (decision 0060, docs/LIGHTDARK.md): it follows
+/// locd-session, the per-user session service (decision 0065, docs/LIGHTDARK.md): it follows
 /// the user's light/dark schedule on locd's socket (`LocdLink`) and serves it, on the user's
 /// session bus, as darkman's interface (`DarkmanObject`) and the desktop portal's Settings
 /// backend (`PortalSettingsObject`), and as darkman's dark-mode.d and light-mode.d scripts

@@ -12,6 +12,9 @@ final class AddressDialer {
   private var nextIndex = 0
   /// Why the latest address of this round failed; "no address" before any was tried.
   private(set) var lastFailure = "no address"
+  /// Whether every address of this round tried so far refused the connection (ECONNREFUSED:
+  /// nothing listens there); false before any was tried.
+  private(set) var everyAddressRefused = false
 
   /// A dialer for `host`:`port`, resolving on `loop`.
   init(host: String, port: Int, loop: EventLoop) {
@@ -31,6 +34,7 @@ final class AddressDialer {
         self.addresses = list
         self.nextIndex = 0
         self.lastFailure = "no address"
+        self.everyAddressRefused = !list.isEmpty
         done(nil)
       case .failure(let error):
         done(error.description)
@@ -45,9 +49,10 @@ final class AddressDialer {
     return addresses[nextIndex - 1]
   }
 
-  /// The attempt at the latest address failed with `reason`.
-  func failed(_ reason: String) {
+  /// The attempt at the latest address failed with `reason`; `refused`: nothing listened there.
+  func failed(_ reason: String, refused: Bool = false) {
     lastFailure = reason
+    everyAddressRefused = everyAddressRefused && refused
   }
 
   /// Abandons a lookup in progress.

@@ -8,6 +8,8 @@ import LocCore
 /// it comes back after gpsd restarts, forever. `setWatching(false)` turns the reports off
 /// while staying connected, so gpsd may power the receiver down; `setActive(false)` (locd's
 /// acquisition went idle) does that and also stops reconnecting until fixes are wanted again.
+/// As the default source (`standInForDefault`) it waits for a gpsd that is not there yet
+/// rather than failing, and connects as soon as gpsd's socket appears.
 public final class GpsdSource: FixSource {
   public let id: SourceID
   let uri: String
@@ -27,6 +29,8 @@ public final class GpsdSource: FixSource {
   /// What gpsd has said on this connection, and its counters.
   private var session = GpsdSession()
   private var greetingTimer: Timer?
+  /// As the default source: gpsd's socket, followed until the source stops (nil otherwise).
+  private var gpsdSocket: GpsdSocketWatch?
 
   /// Whether gpsd confirmed that reports are on (its last `WATCH` reply on this connection).
   public var watching: Bool { session.watching }
@@ -49,7 +53,7 @@ public final class GpsdSource: FixSource {
     self.live = LiveDecoder(
       loop: loop, gpsdJSON: true, coalescingSameTime: !nmea,
       onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id, self.connection.serverWriter()) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     live.onLine = { [unowned self] line in self.inspect(line) }
     live.logSilences(of: "source \(uri): gpsd", to: sink.log) { [unowned self] in
@@ -68,9 +72,23 @@ public final class GpsdSource: FixSource {
     let counters =
       c.sourceCounters + [Counter("gpsdReports", c.gpsdReports), Counter("silences", live.silences)]
       + connection.counters + session.counters
-    return SourceSnapshot(
-      id: id, uri: uri, state: connection.state, counters: counters,
+    let snapshot = SourceSnapshot(
+      id: id, uri: uri, state: connection.state, counters: counters + (gpsdSocket?.counters ?? []),
       lastError: connection.lastError ?? session.protocolError, trust: trust, fault: live.fault)
+    guard gpsdSocket != nil else { return snapshot }
+    return snapshot.asDefaultSource(nobodyListens: connection.nobodyListens)
+  }
+
+  /// Makes this the default source, used because none is configured
+  /// (`DaemonConfig.usesDefaultSource`): nothing listening is "waiting" rather than a failure
+  /// (`SourceSnapshot.asDefaultSource`), and when gpsd's socket `socketPath` appears (gpsd or
+  /// gpsd.socket starting) it connects at once instead of at the next attempt of the backoff.
+  /// Before `start`.
+  public func standInForDefault(socketPath: String) {
+    connection.handlers.waitsWhenNobodyListens = true
+    gpsdSocket = GpsdSocketWatch(loop: loop, path: socketPath, log: sink.log) { [weak self] in
+      self?.connection.peerMayListen()
+    }
   }
 
   public func setActive(_ active: Bool) {
@@ -86,6 +104,7 @@ public final class GpsdSource: FixSource {
   }
 
   public func stop() {
+    gpsdSocket?.stop()
     connection.stop()
     live.stop()
     greetingTimer?.cancel()

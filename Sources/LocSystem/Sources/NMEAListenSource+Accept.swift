@@ -1,13 +1,14 @@
 import LocCore
 
 extension NMEAListenSource {
-  /// Who connected: what the log calls it, its uid (nil: unknown, with why), and its groups
-  /// when the connection carries them (SO_PEERGROUPS).
+  /// Who connected: what the log calls it, its uid (nil: unknown, with why), its groups
+  /// when the connection carries them (SO_PEERGROUPS), and where it stands (`PeerAdmission`).
   struct Newcomer {
     var label: String
     var uid: UInt32?
     var unknownBecause: String?
     var groups: [UInt32]?
+    var standing: PeerAdmission.Standing = .unknown
   }
 
   /// Accepts what is waiting: a bounded batch per wakeup, the rest on the next iteration.
@@ -18,7 +19,11 @@ extension NMEAListenSource {
       let incoming: FileDescriptor?
       do { incoming = try listener.descriptor.accept(peer: &address) } catch { return }
       guard let socket = incoming else { return }
-      let newcomer = identify(socket, address)
+      var newcomer = identify(socket, address)
+      newcomer.standing = sink.admission.standing(uid: newcomer.uid) {
+        [groups = newcomer.groups, uid = newcomer.uid] in
+        groups ?? uid.map(PeerAdmission.groups(ofUID:)) ?? []
+      }
       guard let evictee = admit(newcomer) else { continue }  // the socket closes here
       if let evictee { close(evictee.peer, reason: "evicted for \(newcomer.label): \(evictee.reason)") }
       start(socket, newcomer)
@@ -53,9 +58,7 @@ extension NMEAListenSource {
   /// close first, if any.
   func admit(_ newcomer: Newcomer) -> (peer: Peer, reason: PeerSlotRule.Reason)?? {
     let admission = sink.admission
-    let standing = admission.standing(uid: newcomer.uid) {
-      newcomer.groups ?? newcomer.uid.map(PeerAdmission.groups(ofUID:)) ?? []
-    }
+    let standing = newcomer.standing
     if let why = newcomer.unknownBecause {
       tally.unknownUIDs += 1
       sink.log(
@@ -88,11 +91,13 @@ extension NMEAListenSource {
   /// Serves an admitted peer.
   func start(_ socket: consuming FileDescriptor, _ newcomer: Newcomer) {
     if case .tcp = endpoint { InetSocket.enableKeepAlive(socket) }
+    let standing = newcomer.standing
+    // Who writes this peer's fixes, for chrony (decision 0060): learned once, as it connects.
+    let writer = FixWriter.peer(uid: newcomer.uid, standing: standing, restricted: sink.admission.restricted)
     let live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id) }
+    ) { [unowned self] fix in self.sink.fix(fix, self.id, writer) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
-    let standing = sink.admission.standing(uid: newcomer.uid) { [] }
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,
       at: loop.monotonicMicroseconds)

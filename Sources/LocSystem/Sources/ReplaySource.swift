@@ -108,7 +108,7 @@ public final class ReplaySource: FixSource, PacedPlayback {
 
   /// Hands a decoded fix on, moved to its round's day.
   func emit(_ fix: Fix) {
-    sink.fix(rounds.shifted(fix), id)
+    sink.fix(rounds.shifted(fix), id, nil)
   }
 
   func beginRound() {

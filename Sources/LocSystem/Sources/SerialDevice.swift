@@ -8,6 +8,10 @@ final class SerialDevice {
   let path: String
   /// The open device, owned by its watch.
   private(set) var watch: IOWatch?
+  /// The owner of the device file opened last (fstat(2) of the open device, so a udev link
+  /// is followed to the device itself); nil before an open or when fstat failed. A
+  /// pseudo-terminal belongs to whoever opened its master: the user who feeds it.
+  private(set) var owner: UInt32?
   /// Reads of 4 KiB, at most 64 KiB per wakeup (a 460,800 baud line brings 46 KB a second).
   let reader = ReadBuffer(chunkSize: 4096, maxBytesPerWakeup: 16 * 4096)
 
@@ -21,6 +25,7 @@ final class SerialDevice {
   func open(baud: Int, on loop: EventLoop, _ handler: @escaping (UInt32) -> Void) throws(Errno) -> Bool {
     do throws(Errno) {
       let device = try SerialPort.open(path)
+      owner = try? device.status().owner
       let isTerminal = try SerialPort.configure(device, baud: baud)
       watch = try loop.watch(device, events: Epoll.input, handler)
       return isTerminal

@@ -20,6 +20,9 @@ final class StreamConnection {
     var stateChanged: () -> Void
     /// A line for the log.
     var log: (LogLevel, String) -> Void
+    /// The owner stands for a service that may not be installed or started yet (the default
+    /// source): an outage that begins with nothing listening is a wait, logged at info.
+    var waitsWhenNobodyListens = false
   }
 
   /// One address gets this long to accept a connection.
@@ -51,8 +54,13 @@ final class StreamConnection {
 
   /// Connection state for the snapshot.
   private(set) var state: SourceState = .starting
-  /// The last failure, cleared on connect.
-  private(set) var lastError: String?
+  /// The last failure, cleared on connect: its words, and whether it was that nothing listens
+  /// at the address (every address of the round refused the connection, ECONNREFUSED).
+  private var failure: (reason: String, nobodyListens: Bool)?
+  /// The last failure's words, e.g. "connect 127.0.0.1:2947: Connection refused".
+  var lastError: String? { failure?.reason }
+  /// Whether the last failure was that nothing listens at the address.
+  var nobodyListens: Bool { failure?.nobodyListens ?? false }
   /// Connections, losses, retries and bytes, for the snapshot.
   private(set) var tally = ConnectionCounters()
   /// Whether no new connection is wanted (acquisition idle): one that is up stays up, but
@@ -134,7 +142,7 @@ final class StreamConnection {
     handlers.log(
       .debug,
       "source \(name): connection closed while acquisition is idle; connecting again when fixes are wanted")
-    lastError = nil
+    failure = nil
     retry.forgetOutage()
     goDormant()
   }
@@ -144,6 +152,25 @@ final class StreamConnection {
     guard paused else { return }
     paused = false
     if phase == .dormant { attempt() }
+  }
+
+  /// The peer may listen now (the socket of its service appeared): a wait for the next attempt
+  /// is cut short and the backoff starts over; while paused, the failure that said nobody
+  /// listens is forgotten (the next attempt, when fixes are wanted, tells anew).
+  func peerMayListen() {
+    switch phase {
+    case .waiting:
+      timer?.disarm()
+      retry.startOver()
+      handlers.log(.debug, "source \(name): its service's socket appeared; connecting now")
+      attempt()
+    case .dormant where failure != nil:
+      failure = nil
+      retry.forgetOutage()
+      handlers.stateChanged()
+    case .idle, .resolving, .connecting, .connected, .dormant:
+      break
+    }
   }
 
   private func goDormant() {
@@ -186,15 +213,15 @@ final class StreamConnection {
   private func attempt() {
     if retry.attempting() { tally.reconnecting() }
     phase = .resolving
-    dialer.resolve { [weak self] failure in
+    dialer.resolve { [weak self] problem in
       guard let self else { return }
-      if let failure { self.failed(failure) } else { self.tryNextAddress() }
+      if let problem { self.failed(problem) } else { self.tryNextAddress() }
     }
   }
 
   private func tryNextAddress() {
     guard let address = dialer.next() else {
-      failed(dialer.lastFailure)
+      failed(dialer.lastFailure, nobodyListens: dialer.everyAddressRefused)
       return
     }
     handlers.log(.debug, "source \(name): connecting to \(address)")
@@ -207,7 +234,8 @@ final class StreamConnection {
       }
       socket = StreamSocket(peer: address, watch: watch)
     } catch {
-      dialer.failed(error.description)
+      // Loopback refuses at once, inside connect(2).
+      dialer.failed(error.description, refused: error.code == Errno.connectionRefused)
       closeSocket()
       tryNextAddress()
       return
@@ -225,7 +253,7 @@ final class StreamConnection {
     case .connecting:
       guard let socket else { return }
       if let error = socket.watch.descriptor.connectResult("connect \(peerName)") {
-        dialer.failed(error.description)
+        dialer.failed(error.description, refused: error.code == Errno.connectionRefused)
         closeSocket()
         phase = .resolving
         tryNextAddress()
@@ -254,7 +282,7 @@ final class StreamConnection {
     } else {
       handlers.log(.info, "source \(name) connected to \(address)")
     }
-    lastError = nil
+    failure = nil
     state = .connected
     handlers.connected()
   }
@@ -290,7 +318,7 @@ final class StreamConnection {
       // Expected while idle (gpsd ends connections that send no command for 15 min):
       // connect again when fixes are wanted, not now.
       handlers.log(.info, "source \(name): \(reason) while idle; connecting again when fixes are wanted")
-      lastError = nil
+      failure = nil
       retry.forgetOutage()
       goDormant()
       return
@@ -300,9 +328,11 @@ final class StreamConnection {
 
   // MARK: Waiting
 
-  private func failed(_ reason: String) {
+  /// An attempt failed or a connection was lost for `reason`; `nobodyListens`: every address
+  /// refused the connection.
+  private func failed(_ reason: String, nobodyListens: Bool = false) {
     closeSocket()
-    lastError = reason
+    failure = (reason, nobodyListens)
     if paused {
       handlers.log(.debug, "source \(name): \(reason); trying again when fixes are wanted")
       goDormant()
@@ -311,7 +341,11 @@ final class StreamConnection {
     phase = .waiting
     let now = loop.monotonicMicroseconds
     let (delay, began) = retry.failed(at: now)
-    if began {
+    if began, nobodyListens, handlers.waitsWhenNobodyListens {
+      handlers.log(
+        .info, "source \(name): nothing listens on \(dialer.host):\(dialer.port) yet; connecting when it does"
+      )
+    } else if began {
       handlers.log(
         .warning,
         "source \(name): \(reason); reconnecting (backoff from 1 s doubling to 60 s, logged again when back)")
@@ -339,6 +373,15 @@ final class StreamConnection {
 
   /// The address of the attempt or connection, else the host, for messages.
   private var peerName: String { socket.map { $0.peer.description } ?? dialer.host }
+
+  /// Who writes what the connection brings (decision 0060): the owner of the server's end,
+  /// asked of the kernel (NETLINK_SOCK_DIAG) at the first call on a connection and kept;
+  /// `remoteHost` beyond loopback; nil while not connected, or while the kernel does not say
+  /// (asked again at the next call: the server's end may not be accepted yet).
+  func serverWriter() -> FixWriter? {
+    guard phase == .connected, let socket else { return nil }
+    return socket.serverWriter()
+  }
 
   private func closeSocket() {
     socket?.close()

@@ -9,6 +9,8 @@ final class StreamSocket {
   let peer: SocketAddress
   let watch: IOWatch
   private var output: [UInt8] = []
+  /// Who owns the server's end, once the kernel said (`serverWriter()`).
+  private var knownServerWriter: FixWriter?
   /// Made when the connection is first read, so failed attempts allocate none.
   private lazy var reader = ReadBuffer(
     chunkSize: StreamConnection.readChunk, maxBytesPerWakeup: StreamConnection.readBytesPerWakeup)
@@ -61,6 +63,22 @@ final class StreamSocket {
   /// returns false to stop.
   func read(_ body: (UnsafeRawBufferPointer) -> Bool) -> ReadBuffer.Outcome {
     reader.readAvailable(from: watch.descriptor, body)
+  }
+
+  /// Who owns the server's end of the connection (decision 0060), asked of the kernel at the
+  /// first call and kept: the socket whose source is the server's address and whose
+  /// destination is ours is the server's accepted one, which has its listener's owner (gpsd's:
+  /// root, or systemd's for gpsd.socket). `remoteHost` beyond loopback; nil while the kernel
+  /// does not say (asked again at the next call).
+  func serverWriter() -> FixWriter? {
+    if let known = knownServerWriter { return known }
+    guard let local = watch.descriptor.localAddress() else { return nil }
+    switch SockDiag.peerUID(peer: peer, local: local) {
+    case .success(let uid): knownServerWriter = FixWriter.owner(uid, daemonUID: CurrentProcess.userID)
+    case .failure(.notLocal): knownServerWriter = .remoteHost
+    case .failure: return nil
+    }
+    return knownServerWriter
   }
 
   /// Stops watching; nothing is sent or read any more.

@@ -50,7 +50,7 @@ public struct StateDirectory: Sendable {
   /// it did or found that the log should say; throws only when the directory is unusable.
   public func prepare(files: [String]) throws(Errno) -> [String] {
     var notes: [String] = []
-    try FileIO.makeDirectory(path: path, mode: 0o700)
+    try StateDirectory.makeDurably(path: path)
     let directory = try openDirectory()
     let info = try directory.status()
     let me = CurrentProcess.effectiveUserID
@@ -150,7 +150,8 @@ public struct StateDirectory: Sendable {
   /// The names in the directory (without "." and "..").
   public func names() throws(Errno) -> [String] { try FileIO.directoryEntries(path: path) }
 
-  /// Removes `name` and its temporary, if they exist.
+  /// Removes `name` and its temporary, if they exist, and syncs the directory (the removal
+  /// survives a power cut).
   public func remove(_ name: String) throws(Errno) {
     let directory = try openDirectory()
     for n in [name, StateDirectory.temporaryName(of: name)] {
@@ -160,6 +161,16 @@ public struct StateDirectory: Sendable {
         continue
       }
     }
+    try directory.sync(call: "fsync \(path)")
+  }
+
+  /// Creates the directory `path` (mode 0700) if it is missing, and then syncs the
+  /// directory that holds it, so the new name survives a power cut as the files written in
+  /// it do.
+  public static func makeDurably(path: String) throws(Errno) {
+    guard try FileIO.makeDirectory(path: path, mode: 0o700) else { return }
+    let parent = path.lastIndex(of: "/").map { String(path[..<$0]) } ?? "."
+    try FileDescriptor.openDirectory(parent.isEmpty ? "/" : parent).sync(call: "fsync \(parent)")
   }
 
   // MARK: - Private

@@ -9,17 +9,22 @@ public struct StateFileCounters: Sendable, Hashable {
   /// Writes of a user's apps store file not done because the file would be larger than the
   /// limit (`[Apps] MaxStoreBytesPerUser=`): what the reader would refuse is never written.
   public var writesRefused = 0
-  /// Writes that failed (a full disk, a read-only directory); tried again at the next change.
+  /// Writes that failed (a full disk, a read-only directory); tried again at the next change
+  /// and every `StateFiles.retryInterval`.
   public var writeFailures = 0
+  /// Files written and synced (each user's apps file counts one).
+  public var writes = 0
+  /// Changes answered `not-saved`: in effect, but their file could not be written.
+  public var notSaved = 0
 
   /// No counts yet.
   public init() {}
 
-  /// `refused`, `writesRefused`, `writeFailures`, in that order.
+  /// `refused`, `writesRefused`, `writeFailures`, `writes`, `notSaved`, in that order.
   public var all: [Counter] {
     [
       Counter("refused", refused), Counter("writesRefused", writesRefused),
-      Counter("writeFailures", writeFailures),
+      Counter("writeFailures", writeFailures), Counter("writes", writes), Counter("notSaved", notSaved),
     ]
   }
 }

@@ -50,31 +50,6 @@ extension UnixSocket {
     return socket
   }
 
-  /// An unbound, non-blocking datagram socket to send from (`sendDatagram`), for a peer
-  /// that binds its own (chrony's SOCK refclock).
-  public static func openDatagram() throws(Errno) -> FileDescriptor {
-    let flags = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-    return FileDescriptor(owning: try Syscall.retrying("socket") { Glibc.socket(AF_UNIX, flags, 0) })
-  }
-
-  /// Sends `bytes` as one datagram from `socket` to the socket bound at `path` (sendto(2),
-  /// never blocking: a full receiver is EAGAIN, thrown like any other failure).
-  public static func sendDatagram(_ bytes: [UInt8], from socket: borrowing FileDescriptor, to path: String)
-    throws(Errno)
-  {
-    let fd = socket.rawValue
-    _ = try withAddress(path) { address, length throws(Errno) in
-      let outcome = bytes.withUnsafeBytes { raw in
-        Result { () throws(Errno) in
-          try Syscall.retrying("sendto \(path)") {
-            sendto(fd, raw.baseAddress, raw.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address, length)
-          }
-        }
-      }
-      return try outcome.get()
-    }
-  }
-
   /// The peer's credentials at connect time (SO_PEERCRED) and groups (SO_PEERGROUPS, Linux 4.13).
   public static func peer(of socket: borrowing FileDescriptor) -> Peer? {
     let fd = socket.rawValue

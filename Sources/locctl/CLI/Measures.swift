@@ -101,6 +101,13 @@ enum Measures {
     return (age < .seconds(1) ? what : "\(what) for \(TimeFormat.duration(age))", rest)
   }
 
+  /// A source's state as `status` and `watch` say it: its name, and for the default source
+  /// waiting for gpsd what that means (it is no fault: there is no receiver yet).
+  static func state(_ s: SourceView) -> String {
+    guard s.state == .known(.waiting) else { return s.state.word }
+    return "waiting: no gpsd on this machine yet (locd connects when it starts)"
+  }
+
   /// `9 of 14 used, best signal 41 dB-Hz` (`no signal` when none is heard): a sky's
   /// summary, as `status`, `sky` and `watch` say it.
   static func satellites(_ s: SatellitesSummaryView) -> String {

@@ -99,7 +99,7 @@ enum StatusCommand {
       row("Timers:", text + " (locctl timers)")
     }
     for (i, source) in s.sources.enumerated() {
-      var text = source.uri + "  " + source.state.word
+      var text = source.uri + "  " + Measures.state(source)
       // An outage's fault is the error that began it; the latest attempt's is `lastError`.
       if let err = source.lastError, err != source.fault?.reason { text += " (\(err))" }
       if let trust = source.trust { text += ", trust \(trust.word)" }
@@ -149,6 +149,13 @@ enum StatusCommand {
     if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
+    if let f = s.daemon.stateFilesFault {
+      row(
+        "Saving:",
+        Style.yellow(
+          "failing since \(zone.clock(f.since, seconds: true)): \(f.reason); changes since are in effect, not saved"
+        ))
+    }
     return out
   }
 
@@ -320,19 +327,53 @@ enum StatusCommand {
 
 extension StatusCommand {
   /// "to chrony at /run/chrony.locd.sock: 120 samples, last offset +0.251 s", or since when
-  /// and why they fail (`[Time] ChronySocket=`).
+  /// and why they fail or the socket is refused, then what was withheld and why
+  /// (`[Time] ChronySocket=`, TIME.md).
   static func describe(chrony c: ChronyStatusView, zone: ScreenZone) -> String {
     var text = "to chrony at \(c.socket): "
-    if let error = c.lastError {
+    let withheld = c.untrusted + c.disagreeing
+    if let r = c.refusal {
+      let since = zone.clock(r.since, seconds: true)
+      text += Style.yellow("refused since \(since) (\(r.message)), \(c.socketRefused) samples not sent")
+    } else if let error = c.lastError {
       let since = c.failingSince.map { " since " + zone.clock($0, seconds: true) } ?? ""
-      return text + Style.yellow("failing\(since) (\(error)), \(c.sent) of \(c.sent + c.failed) samples sent")
+      text += Style.yellow("failing\(since) (\(error)), \(c.sent) of \(c.sent + c.failed) samples sent")
+    } else if c.sent > 0 {
+      text += "\(c.sent) sample\(c.sent == 1 ? "" : "s")"
+      if let offset = c.lastOffset { text += ", last offset " + signed(offset) + " s" }
+    } else {
+      text += withheld > 0 ? "no sample sent" : "no sample yet (no fix from a live receiver)"
     }
-    guard c.sent > 0 else { return text + "no sample yet (no fix from a live receiver)" }
-    text += "\(c.sent) sample\(c.sent == 1 ? "" : "s")"
-    if let offset = c.lastOffset {
-      text += ", last offset " + (offset >= 0 ? "+" : "") + Numbers.fixed(offset, 3) + " s"
+    var why: [String] = []
+    if c.untrusted > 0 {
+      let last = c.lastUntrusted.map { " (last from \($0.source), written by \(writer($0)))" } ?? ""
+      why.append("\(c.untrusted) from sources that may not set the clock" + last)
     }
+    if c.disagreeing > 0 {
+      let bound = c.maxDisagreement.map { ", more than " + TimeSpan.format($0) } ?? ""
+      let last = c.lastDisagreement.map { " (last \(signed($0.offset)) s from it\(bound))" } ?? ""
+      why.append("\(c.disagreeing) off the synchronised clock" + last)
+    }
+    if !why.isEmpty { text += Style.yellow("; withheld: " + why.joined(separator: ", ")) }
     return text
+  }
+
+  /// `+0.251`, `-3600.000`: an offset in seconds with its sign.
+  static func signed(_ seconds: Double) -> String { (seconds >= 0 ? "+" : "") + Numbers.fixed(seconds, 3) }
+
+  /// Who wrote a withheld sample's fix, in words.
+  static func writer(_ w: ChronyStatusView.Withheld) -> String {
+    let uid = w.uid.map { " (uid \($0))" } ?? ""
+    switch w.writer.known {
+    case .localUser?: return "a local user" + uid
+    case .unknownUser?: return "a user the kernel did not name"
+    case .datagram?: return "anyone who can send a datagram"
+    case .remoteHost?: return "another host"
+    case .recording?: return "a recording"
+    case .namedUser?: return "a named user" + uid
+    case .device?, .privileged?: return "root"
+    case nil: return w.writer.word + uid
+    }
   }
 
   /// "on /run/locd/gpsd.sock, 127.0.0.1:2947: 3 clients (2 watching)", or that it listens

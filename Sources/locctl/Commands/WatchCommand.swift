@@ -168,7 +168,7 @@ enum WatchCommand {
     case .acquisition(let a):
       text = "\(a.from.word) -> \(a.to.word) (\(a.reason))"
     case .sourceStatus(let s):
-      var t = "\(s.uri) \(s.state.word)"
+      var t = "\(s.uri) \(Measures.state(s))"
       if let err = s.lastError, err != s.fault?.reason { t += " (\(err))" }
       if let f = s.fault {
         let (headline, rest) = Measures.fault(f, now: e.time, zone: zone)

@@ -27,6 +27,23 @@ final class SystemContainer {
     "iio-sensor-proxy.service",
   ]
 
+  /// Where the container sees this clone (read-only).
+  static let sourceInside = "/opt/locd-tier/src"
+  /// Where the container sees the folder of `package` (read-only).
+  static let debInside = "/opt/locd-tier/deb"
+
+  /// The path inside the container of `path` on the host: this clone's files and the
+  /// package's folder are bound at fixed places; any other path is taken as the container's.
+  static func inside(_ path: String) -> String {
+    let root = Binaries.packageRoot.path
+    if path == root || path.hasPrefix(root + "/") { return sourceInside + path.dropFirst(root.count) }
+    if let deb = package {
+      let folder = URL(fileURLWithPath: deb).deletingLastPathComponent().path
+      if path.hasPrefix(folder + "/") { return debInside + path.dropFirst(folder.count) }
+    }
+    return path
+  }
+
   /// The folder `/` is bound to.
   let root: String
   /// The host's folder for this container (the container has a /tmp of its own and does not
@@ -68,13 +85,20 @@ final class SystemContainer {
     let console = open(consolePath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     defer { close(console) }
     let masks = Self.masked.filter { !unmask.contains($0) }.map { "systemd.mask=\($0)" }
+    // The clone and the package's folder, read-only at fixed paths: the container has a
+    // /tmp of its own, and a clone under /tmp (or a .deb anywhere else) would not be seen.
+    var binds = ["--bind-ro=\(Binaries.packageRoot.path):\(Self.sourceInside)"]
+    if let deb = Self.package {
+      binds.append(
+        "--bind-ro=\(URL(fileURLWithPath: deb).deletingLastPathComponent().path):\(Self.debInside)")
+    }
     do {
       nspawn = try Child(
         "/usr/bin/systemd-nspawn",
         [
           "--quiet", "-D", root, "--volatile=overlay", "--register=no", "--keep-unit", "--private-network",
-          "--console=read-only", "--machine=locd-tier", "-b", "systemd.unit=multi-user.target",
-        ] + masks,
+          "--console=read-only", "--machine=locd-tier",
+        ] + binds + ["-b", "systemd.unit=multi-user.target"] + masks,
         stdoutFD: console, stderrFD: console)
     } catch {
       _ = try? run(URL(fileURLWithPath: "/usr/bin/umount"), [root])
@@ -161,12 +185,22 @@ final class SystemContainer {
     guard r.status == 0 else { throw HarnessError("writing \(path) in the container: \(r.stderr)") }
   }
 
-  /// Installs `deb` (a path the container sees) as a user would: `apt install ./FILE.deb`.
+  /// Installs `deb` (the host's path of `package`, or a path of the container's) as a user
+  /// would: `apt install ./FILE.deb`.
   func install(_ deb: String) throws {
+    let deb = Self.inside(deb)
     let r = try exec(
       ["/usr/bin/env", "DEBIAN_FRONTEND=noninteractive", "apt-get", "install", "-y", "-q", deb],
       timeout: 120)
     guard r.status == 0 else { throw HarnessError("apt-get install \(deb): \(r.stdout)\(r.stderr)") }
+  }
+
+  /// A copy of the test peer `Tests/Peers/NAME` that every user in the container can read
+  /// (the clone may lie under /root, which only root may enter), at /opt/locd-tier/NAME.
+  func peer(_ name: String) throws -> String {
+    let target = "/opt/locd-tier/" + name
+    try sh("install -D -m 0755 '\(Self.sourceInside)/Tests/Peers/\(name)' '\(target)'")
+    return target
   }
 
   /// Installs `deb`, then writes `config` as /etc/locd/locd.conf (as an administrator edits

@@ -21,7 +21,7 @@ struct SystemTierFacesTests {
   static let source = "Source=nmea+unix-listen://\(feedSocket)\n"
 
   func startFeed(_ c: SystemContainer, latitude: Double = 59.9139, longitude: Double = 10.7522) throws {
-    let feed = Binaries.packageRoot.path + "/Tests/Peers/nmea-clock-feed.py"
+    let feed = try c.peer("nmea-clock-feed.py")
     try c.sh(
       "systemd-run --unit=tier-feed --collect /usr/bin/python3 \(feed) \(Self.feedSocket) \(latitude) \(longitude)"
     )
@@ -114,7 +114,7 @@ struct SystemTierFacesTests {
     // A desktop user with an agent (Tests/Peers/geoclue-agent.py speaks GeoClue 2.6's Agent
     // interface, standing in for the desktop's prompt), and the real where-am-i.
     _ = try c.sh("useradd --create-home alice")
-    let agent = Binaries.packageRoot.path + "/Tests/Peers/geoclue-agent.py"
+    let agent = try c.peer("geoclue-agent.py")
     try c.sh(
       "systemd-run --uid=alice --unit=tier-agent sh -c 'sleep infinity | /usr/bin/python3 \(agent) 8 yes'")
     _ = try c.waitFor("the agent to register") { () throws -> String? in
@@ -127,5 +127,114 @@ struct SystemTierFacesTests {
     #expect(out.stdout.contains("Longitude:   10.752200"), "\(out.stdout)")
     let journal = try c.journal("locd.service", priority: "info")
     #expect(journal.contains("geoclue-where-am-i"), "\(journal)")
+  }
+
+  @Test func chronyTakesTheReceiversTimeThroughItsSockRefclockAsTimeMdSetsItUp() throws {
+    let c = try SystemContainer(unmask: ["chrony.service"])
+    defer { c.stop() }
+    try c.install(
+      try #require(SystemContainer.package),
+      config:
+        "[Sources]\n\(Self.source)[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=/run/chrony.locd.sock\n"
+    )
+    // chrony's own unit from its package, set up as docs/TIME.md says: the refclock line and
+    // the drop-in locd ships. Two changes for this container only: nspawn leaves it without
+    // CAP_SYS_TIME, for which chrony's unit has a condition (reset here), and chronyd runs
+    // with -x, so it never sets the clock it shares with this machine.
+    try c.sh(
+      """
+      echo 'refclock SOCK /run/chrony.locd.sock refid GNSS poll 0 offset 0.0 delay 0.2' >> /etc/chrony/chrony.conf
+      install -D -m 0644 /usr/share/locd/chrony/locd-refclock.conf /etc/systemd/system/chrony.service.d/locd-refclock.conf
+      printf '[Unit]\\nConditionCapability=\\n[Service]\\nExecStart=\\nExecStart=!/usr/sbin/chronyd $DAEMON_OPTS -x\\n' \
+        > /etc/systemd/system/chrony.service.d/tier-no-clock.conf
+      systemctl daemon-reload
+      systemctl start chrony.service
+      """)
+    // Who may send: root and group locd only.
+    let mode = try c.sh("stat -c '%a %U %G' /run/chrony.locd.sock")
+    #expect(mode == "620 root locd\n", "\(mode)")
+    let stranger = try c.exec(
+      [
+        "python3", "-c",
+        "import socket; s=socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM); s.sendto(b'x', '/run/chrony.locd.sock')",
+      ], user: "nobody")
+    #expect(stranger.status != 0 && stranger.stderr.contains("PermissionError"), "\(stranger.stderr)")
+    try startFeed(c)
+    _ = try waitForFix(c)
+    // chronyd's own view: its GNSS refclock reached (chronyc's CSV: the reach register is
+    // the sixth field, octal).
+    let reached = try c.waitFor("chronyd to take samples from locd", timeout: 40) { () throws -> String? in
+      let r = try c.exec(["chronyc", "-n", "-c", "sources"])
+      guard let line = r.stdout.split(separator: "\n").first(where: { $0.contains(",GNSS,") }) else {
+        return nil
+      }
+      let fields = line.split(separator: ",", omittingEmptySubsequences: false)
+      return fields.count > 5 && fields[5] != "0" ? String(line) : nil
+    }
+    #expect(reached.contains("GNSS"))
+    let chrony = try #require(try c.status().chrony)
+    #expect(chrony.sent > 0, "\(chrony)")
+    #expect(chrony.failed == 0, "\(chrony)")
+  }
+
+  @Test func makeInstallLetsTheGeoClueFaceOwnItsNameWithoutABusReloadByHand() throws {
+    let c = try SystemContainer()
+    defer { c.stop() }
+    // `make install` as README.md says, from this clone's release build (which `make deb`
+    // made), to /usr/local: not the package.
+    let source = SystemContainer.sourceInside
+    let release = source + "/.build/release"
+    #expect(try c.exec(["test", "-x", release + "/locd"]).status == 0, "no release build at \(release)")
+    try c.sh("make -s -C \(source) install-files INSTALL_FROM=\(release)", timeout: 120)
+    #expect(
+      try c.exec(["test", "-f", "/etc/dbus-1/system.d/org.freedesktop.GeoClue2.locd.conf"]).status == 0)
+    #expect(try c.exec(["test", "-f", "/etc/polkit-1/rules.d/50-locd.rules"]).status == 0)
+    try c.write("[GeoClue]\nEnable=yes\n", to: "/etc/locd/locd.conf")
+    try c.sh("systemctl enable --now locd.socket locd.service")
+    let locdUID = try c.sh("id -u locd").trimmingCharacters(in: .whitespacesAndNewlines)
+    let owner = try c.waitFor("locd to own org.freedesktop.GeoClue2") { () throws -> String? in
+      let r = try c.exec(["busctl", "--system", "status", "org.freedesktop.GeoClue2"])
+      return r.stdout.contains("\nEUID=\(locdUID)\n") ? r.stdout : nil
+    }
+    #expect(owner.contains("Unit=locd.service"), "\(owner)")
+    #expect(try c.exec(["/usr/local/bin/locctl", "status"]).stdout.contains("GeoClue2:"))
+  }
+
+  @Test func gpsdIsPickedUpWhenItsSocketStartsAfterLocd() throws {
+    let c = try SystemContainer(unmask: ["gpsd.socket", "gpsd.service"])
+    defer { c.stop() }
+    // Debian's gpsd package, enabled but not started: a machine where gpsd comes later.
+    try c.sh("systemctl stop gpsd.socket gpsd.service")
+    try c.install(try #require(SystemContainer.package))
+    #expect(try c.locctl(["status"]).status == 0)
+    #expect(try c.status().sources.first?.state == .known(.waiting))
+    try c.sh("systemctl start gpsd.socket")
+    let s = try c.waitFor("locd to connect to gpsd", timeout: 20) { () throws -> StatusView? in
+      let s = try c.status()
+      return s.sources.first?.state == .known(.connected) ? s : nil
+    }
+    #expect(s.sources.first?.fault == nil)
+  }
+
+  @Test func theGpsdFaceOnGpsdsPortIsNotReadByTheDefaultSource() throws {
+    let c = try SystemContainer()
+    defer { c.stop() }
+    try c.install(try #require(SystemContainer.package), config: "[Gpsd]\nEnable=yes\nListenPort=2947\n")
+    let check = try c.exec(["/usr/bin/locd", "--check-config"])
+    #expect(check.status == 0, "\(check.stdout)\(check.stderr)")
+    #expect((check.stdout + check.stderr).contains("2947"), "\(check.stdout)\(check.stderr)")
+    let s = try c.status()
+    #expect(s.sources.isEmpty, "\(s.sources)")
+    // The face serves, and lists no device of its own making.
+    let out = try c.exec(["gpspipe", "-w", "-n", "3", "127.0.0.1:2947"], timeout: 20)
+    #expect(out.stdout.contains("\"class\":\"VERSION\""), "\(out.stdout)")
+    #expect(!out.stdout.contains("gpsd://127.0.0.1:2947"), "\(out.stdout)")
+    // A configured source reading the face is refused: the unit fails, naming the loop.
+    try c.write(
+      "[Sources]\nSource=gpsd://127.0.0.1:2947\n[Gpsd]\nEnable=yes\nListenPort=2947\n",
+      to: "/etc/locd/locd.conf")
+    let refused = try c.exec(["/usr/bin/locd", "--check-config"])
+    #expect(refused.status == 1, "\(refused.stdout)\(refused.stderr)")
+    #expect(refused.stderr.contains("own gpsd face"), "\(refused.stderr)")
   }
 }

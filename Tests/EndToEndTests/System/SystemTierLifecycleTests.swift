@@ -37,6 +37,16 @@ struct SystemTierLifecycleTests {
     #expect(r.stdout.contains("Position"), "\(r.stdout)")
     #expect(try c.property("locd.service", "ActiveState") == "active")
     #expect(try c.property("locd.service", "User") == "locd")
+    // No gpsd here and no source configured: no receiver yet, not a failing source, in
+    // status, its text and the unit's STATUS= line (issue 41: "failing ... Connection
+    // refused" in every status).
+    let s = try c.status()
+    #expect(s.sources.map(\.uri) == ["gpsd://127.0.0.1:2947"])
+    #expect(s.sources.first?.state == .known(.waiting), "\(s.sources)")
+    #expect(s.sources.first?.fault == nil && s.sources.first?.lastError == nil)
+    #expect(!r.stdout.contains("failing"), "\(r.stdout)")
+    let line = try c.property("locd.service", "StatusText")
+    #expect(!line.contains("Connection refused"), "\(line)")
     // Any local user may connect (the socket is 0666); locd decides what each may see, and
     // status (a position) is for root and group locd (docs/PROTOCOL.md, "Access").
     let nobody = try c.locctl(["status"], user: "nobody")

@@ -17,7 +17,7 @@ struct SystemTierPackageTests {
   func nextVersion(of deb: String, in c: SystemContainer) throws -> String {
     try c.sh(
       """
-      rm -rf /var/tmp/next && dpkg-deb -R '\(deb)' /var/tmp/next
+      rm -rf /var/tmp/next && dpkg-deb -R '\(SystemContainer.inside(deb))' /var/tmp/next
       v=$(sed -n 's/^Version: //p' /var/tmp/next/DEBIAN/control)
       sed -i "s/^Version: .*/Version: $v+tier1/" /var/tmp/next/DEBIAN/control
       dpkg-deb -b -Zgzip -z1 /var/tmp/next /var/tmp/locd-next.deb >/dev/null

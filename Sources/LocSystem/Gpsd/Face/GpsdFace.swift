@@ -75,6 +75,8 @@ struct GpsdFace {
 
   /// Clients now.
   var clientCount: Int { clients.count }
+  /// What client `id` is to the engine (nil: no such client).
+  func standing(of id: SessionID) -> Standing? { clients[id]?.standing }
   /// Clients that watch.
   var watcherCount: Int { clients.values.filter(\.watch.enabled).count }
   /// Whether a client wants the receiver's sentences and may have them (full accuracy).
@@ -195,23 +197,34 @@ struct GpsdFace {
     }
   }
 
-  /// The app's authorization changed, or was reported.
+  /// The app's authorization changed, or was reported. A client that may have positions is
+  /// told nothing; one that may not is told why in an ERROR, and one whose grant was taken
+  /// back (denied, reset, an Allow Once that ended) is told that its reports stop: its watch
+  /// stays, and they resume if it is granted again.
   mutating func authorized(_ id: SessionID, _ report: AppStatusReport) -> [Action] {
     guard var client = clients[id], case .app(let app) = client.standing else { return [] }
     let a = report.authorization
+    let had = client.accuracy != nil
     client.accuracy = a.allowsInUse ? a.accuracy : nil
+    // Allowed: what it is told next (a refusal later) is news, even in the same words.
+    if a.allowsInUse { client.told = nil }
     clients[id] = client
+    let who = "locd: \(app) (uid \(report.identity.key.uid))"
+    let revoked = had && !a.allowsInUse
+    let stop = revoked ? "; its reports stop until it is granted again" : ""
+    let told: [Action]
     switch a.status {
     case .whenInUse, .always: return []
     case .denied, .restricted:
-      return tell(
-        id, "locd: \(app) (uid \(report.identity.key.uid)) may not have the location: \(a.status.rawValue)")
+      let verb = revoked ? "may no longer have" : "may not have"
+      told = tell(id, "\(who) \(verb) the location: \(a.status.rawValue)\(stop)")
     case .notDetermined:
-      return tell(
-        id,
-        "locd: \(app) (uid \(report.identity.key.uid)) waits for a decision: "
-          + "'locctl apps grant \(app)' or the user's agent")
+      let what =
+        revoked ? "had its authorization withdrawn and waits for a decision" : "waits for a decision"
+      told = tell(id, "\(who) \(what): 'locctl apps grant \(app)' or the user's agent\(stop)")
     }
+    if revoked && !told.isEmpty { counters.revocationsTold += 1 }
+    return told
   }
 
   /// An ERROR the client is told once (until the words change).
@@ -346,6 +359,8 @@ struct GpsdFaceCounters: Equatable, Sendable {
   var watchChanges = 0
   /// ERRORs that told a client why it gets no position.
   var refusalsTold = 0
+  /// Of them, those that told a client its grant was taken back (its reports stop).
+  var revocationsTold = 0
   /// TPV reports sent.
   var tpvReports = 0
   /// SKY reports sent.

@@ -1,7 +1,7 @@
 import LocCore
 import LocProtocol
 
-/// The rules of locd-session's faces (decision 0060, docs/LIGHTDARK.md), without sd-bus or
+/// The rules of locd-session's faces (decision 0065, docs/LIGHTDARK.md), without sd-bus or
 /// sockets: what darkman's Mode and the portal's color-scheme say, when their signals go out,
 /// when the dark-mode.d or light-mode.d scripts run, and what a write of darkman's Mode asks
 /// of locd. The shell feeds it locd's schedules and bus writes and carries out its outputs.
