@@ -8,6 +8,9 @@ SYSCONFDIR ?= /etc
 # /etc/systemd/system and SYSUSERSDIR=/etc/sysusers.d.
 SYSTEMDDIR ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+# locd-session's user unit: the user manager reads /usr/lib/systemd/user and
+# /usr/local/lib/systemd/user (`systemd-analyze --user unit-paths`).
+USERUNITDIR ?= $(PREFIX)/lib/systemd/user
 SWIFT ?= swift
 CONFIG ?= debug
 BIN := .build/$(CONFIG)
@@ -134,7 +137,7 @@ fuzz:
 	@scripts/deps.sh build
 	fuzz/run.sh
 
-MAN_PAGES := docs/man/locctl.1 docs/man/locd.8 docs/man/locd.conf.5
+MAN_PAGES := docs/man/locctl.1 docs/man/locd-session.1 docs/man/locd.8 docs/man/locd.conf.5
 
 # Every page must render without a single warning: groff -ww on its default device (which
 # reports stray control bytes such as a form feed written for "\f"), again on a terminal
@@ -188,12 +191,18 @@ DATA_FILES := $(wildcard data/*)
 # guides the man pages point to.
 DOC_FILES := LICENSE NOTICE NEWS $(wildcard docs/*.md)
 UNIT_PATHS := /etc/systemd/system /usr/local/lib/systemd/system /usr/lib/systemd/system /lib/systemd/system
+# locd-session's Settings backend for the desktop portal: xdg-desktop-portal 1.16 reads its
+# .portal files from its own data directory only (/usr/share/xdg-desktop-portal/portals) or
+# $XDG_DESKTOP_PORTAL_DIR; for another PREFIX the file is installed under PREFIX and make says
+# so.
+PORTALDIR ?= $(PREFIX)/share/xdg-desktop-portal/portals
 
 install: release install-files
 
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(DATADIR) $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/locd
-	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/locd $(INSTALL_FROM)/locctl $(DESTDIR)$(BINDIR)/
+	install -m 0755 $(INSTALL_STRIP) $(INSTALL_FROM)/locd $(INSTALL_FROM)/locctl $(INSTALL_FROM)/locd-session \
+	  $(DESTDIR)$(BINDIR)/
 	install -m 0644 $(DATA_FILES) $(DESTDIR)$(DATADIR)/
 	install -m 0644 $(DOC_FILES) $(DESTDIR)$(DOCDIR)/
 	@if [ ! -e $(DESTDIR)$(SYSCONFDIR)/locd/locd.conf ]; then \
@@ -205,6 +214,10 @@ install-files:
 	chmod 0644 $(DESTDIR)$(SYSTEMDDIR)/locd.service
 	install -m 0644 systemd/locd.socket $(DESTDIR)$(SYSTEMDDIR)/locd.socket
 	install -m 0644 systemd/locd.sysusers $(DESTDIR)$(SYSUSERSDIR)/locd.conf
+	install -d $(DESTDIR)$(USERUNITDIR) $(DESTDIR)$(PORTALDIR)
+	sed 's|@BINDIR@|$(BINDIR)|g' systemd/locd-session.service.in > $(DESTDIR)$(USERUNITDIR)/locd-session.service
+	chmod 0644 $(DESTDIR)$(USERUNITDIR)/locd-session.service
+	install -m 0644 dbus/locd.portal $(DESTDIR)$(PORTALDIR)/locd.portal
 	install -d $(DESTDIR)$(DBUSPOLICYDIR) $(DESTDIR)$(DATADIR)/geoclue
 	install -m 0644 dbus/org.freedesktop.GeoClue2.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
 	install -m 0644 dbus/net.hadess.SensorProxy.locd.conf $(DESTDIR)$(DBUSPOLICYDIR)/
@@ -215,6 +228,7 @@ install-files:
 	install -m 0644 chrony/locd-refclock.conf $(DESTDIR)$(DATADIR)/chrony/
 	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	install -m 0644 docs/man/locctl.1 $(DESTDIR)$(MANDIR)/man1/locctl.1
+	install -m 0644 docs/man/locd-session.1 $(DESTDIR)$(MANDIR)/man1/locd-session.1
 	install -m 0644 docs/man/locd.conf.5 $(DESTDIR)$(MANDIR)/man5/locd.conf.5
 	install -m 0644 docs/man/locd.8 $(DESTDIR)$(MANDIR)/man8/locd.8
 	install -d $(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR)
@@ -224,6 +238,8 @@ install-files:
 	chmod 0644 $(DESTDIR)$(BASHCOMPDIR)/locctl $(DESTDIR)$(ZSHCOMPDIR)/_locctl $(DESTDIR)$(FISHCOMPDIR)/locctl.fish
 	@case " $(UNIT_PATHS) " in *" $(SYSTEMDDIR) "*) ;; *) \
 	  echo "install: note: systemd does not look for units in $(SYSTEMDDIR); set SYSTEMDDIR=/etc/systemd/system";; esac
+	@case "$(PORTALDIR)" in /usr/share/xdg-desktop-portal/portals) ;; *) \
+	  echo "install: note: xdg-desktop-portal 1.16 reads .portal files from /usr/share/xdg-desktop-portal/portals only; copy $(PORTALDIR)/locd.portal there for locd-session's Settings backend";; esac
 	@if [ -z "$(DESTDIR)" ] && command -v systemd-sysusers >/dev/null; then systemd-sysusers $(SYSUSERSDIR)/locd.conf; fi
 	@if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload; fi
 	@# The bus reads its policies again (what Debian's dbus trigger does for a package);
@@ -235,12 +251,13 @@ install-files:
 # Removes every file install-files puts, and the directories only locd uses; keeps the
 # configuration, the state (/var/lib/locd) and the locd user.
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/locd $(DESTDIR)$(BINDIR)/locctl
+	rm -f $(DESTDIR)$(BINDIR)/locd $(DESTDIR)$(BINDIR)/locctl $(DESTDIR)$(BINDIR)/locd-session
+	rm -f $(DESTDIR)$(USERUNITDIR)/locd-session.service $(DESTDIR)$(PORTALDIR)/locd.portal
 	rm -f $(addprefix $(DESTDIR)$(DATADIR)/,$(notdir $(DATA_FILES)))
 	rm -f $(addprefix $(DESTDIR)$(DOCDIR)/,$(notdir $(DOC_FILES)))
 	rm -f $(DESTDIR)$(SYSTEMDDIR)/locd.service $(DESTDIR)$(SYSTEMDDIR)/locd.socket
 	rm -f $(DESTDIR)$(SYSUSERSDIR)/locd.conf
-	rm -f $(DESTDIR)$(MANDIR)/man1/locctl.1 $(DESTDIR)$(MANDIR)/man5/locd.conf.5 \
+	rm -f $(DESTDIR)$(MANDIR)/man1/locctl.1 $(DESTDIR)$(MANDIR)/man1/locd-session.1 $(DESTDIR)$(MANDIR)/man5/locd.conf.5 \
 	  $(DESTDIR)$(MANDIR)/man8/locd.8
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/org.freedesktop.GeoClue2.locd.conf
 	rm -f $(DESTDIR)$(DBUSPOLICYDIR)/net.hadess.SensorProxy.locd.conf

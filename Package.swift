@@ -36,6 +36,7 @@ let package = Package(
   products: [
     .executable(name: "locd", targets: ["locd"]),
     .executable(name: "locctl", targets: ["locctl"]),
+    .executable(name: "locd-session", targets: ["locd-session"]),
     .executable(name: "locbench", targets: ["locbench"]),
     // The client library for apps (docs/APPS.md, decision 0023).
     .library(name: "LocationManager", targets: ["LocationManager"]),
@@ -76,6 +77,9 @@ let package = Package(
       name: "locctl", dependencies: ["LocCore", "LocProtocol", "LocClient", "LocHost"],
       linkerSettings: [staticLibstdcxx]
     ),
+    // The per-user session service: light and dark by the Sun on the session bus (decision 0065).
+    .executableTarget(
+      name: "locd-session", dependencies: ["LocCore", "LocSystem"], linkerSettings: [staticLibstdcxx]),
     .executableTarget(name: "locbench", dependencies: ["LocCore", "LocProtocol", "LocSystem"]),
     .target(name: "LocationManager", dependencies: ["LocCore", "LocProtocol", "LocClient"]),
     // The example of docs/APPS.md; built and used by the tests, never installed.

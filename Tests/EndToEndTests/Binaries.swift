@@ -14,6 +14,8 @@ enum Binaries {
   }
   static var locd: URL { buildDirectory.appendingPathComponent("locd") }
   static var locctl: URL { buildDirectory.appendingPathComponent("locctl") }
+  /// The per-user session service (light and dark on the session bus).
+  static var locdSession: URL { buildDirectory.appendingPathComponent("locd-session") }
   /// The example app of docs/APPS.md, built on the LocationManager library.
   static var whereAmI: URL { buildDirectory.appendingPathComponent("WhereAmI") }
   /// The region example of docs/REGIONS.md.

@@ -178,14 +178,17 @@ final class LinePeer {
     stdinWrite = pipe[1]
   }
 
+  /// The peer's pid (to stop and continue it, as a suspend would).
+  var pid: pid_t { child.pid }
+
   /// What the peer printed so far.
   var text: String { (try? String(contentsOfFile: output, encoding: .utf8)) ?? "" }
 
-  /// Polls until the output contains `needle` (10 s at most).
-  @discardableResult func waitFor(_ needle: String, timeout: Double = 10) -> Bool {
+  /// Polls until the output contains `needle` `occurrences` times (10 s at most).
+  @discardableResult func waitFor(_ needle: String, occurrences: Int = 1, timeout: Double = 10) -> Bool {
     let deadline = Date().addingTimeInterval(timeout)
     while Date() < deadline {
-      if text.contains(needle) { return true }
+      if text.components(separatedBy: needle).count > occurrences { return true }
       usleep(20_000)
     }
     return false

@@ -55,7 +55,11 @@ import Testing
     let bus = prefix == "/usr" ? "usr/share/dbus-1/system.d" : "etc/dbus-1/system.d"
     let polkit = prefix == "/usr" ? "usr/share/polkit-1/rules.d" : "etc/polkit-1/rules.d"
     var files: Set<String> = [
-      "\(p)/bin/locd", "\(p)/bin/locctl",
+      "\(p)/bin/locd", "\(p)/bin/locctl", "\(p)/bin/locd-session",
+      // locd-session: its user unit where the user manager looks under PREFIX, and its
+      // Settings backend's .portal file (docs/LIGHTDARK.md).
+      "\(p)/lib/systemd/user/locd-session.service", "\(p)/share/xdg-desktop-portal/portals/locd.portal",
+      "\(p)/share/man/man1/locd-session.1",
       "\(p)/share/locd/timezone-boundaries.bin",
       "\(p)/lib/systemd/system/locd.service", "\(p)/lib/systemd/system/locd.socket",
       "\(p)/lib/sysusers.d/locd.conf",
@@ -89,6 +93,9 @@ import Testing
     #expect(empty == [], "empty directories")
     let unit = try String(contentsOfFile: "\(dest)\(prefix)/lib/systemd/system/locd.service", encoding: .utf8)
     #expect(unit.contains("ExecStart=\(prefix)/bin/locd\n"))
+    let session = try String(
+      contentsOfFile: "\(dest)\(prefix)/lib/systemd/user/locd-session.service", encoding: .utf8)
+    #expect(session.contains("ExecStart=\(prefix)/bin/locd-session\n"))
     // Every page the unit's Documentation= names is installed.
     let line = try #require(unit.split(separator: "\n").first { $0.hasPrefix("Documentation=") })
     for reference in line.dropFirst("Documentation=".count).split(separator: " ") {
@@ -111,6 +118,9 @@ import Testing
     let note =
       "systemd does not look for units in \(prefix)/lib/systemd/system; set SYSTEMDDIR=/etc/systemd/system"
     #expect(r.stdout.contains(note) == noted, "\(r.stdout)")
+    // xdg-desktop-portal 1.16 reads .portal files from /usr/share only.
+    #expect(
+      r.stdout.contains("xdg-desktop-portal 1.16 reads .portal files") == (prefix != "/usr"), "\(r.stdout)")
   }
 
   @Test func uninstallRemovesExactlyWhatInstallPutAndKeepsTheConfiguration() throws {

@@ -68,6 +68,27 @@ import Testing
     #expect(r.stderr.isEmpty, "\(r.stderr)")
   }
 
+  /// locd-session's user unit, as the user manager would load it.
+  @Test func theSessionUserUnitVerifies() throws {
+    let dest = try install()
+    let dir = dest + "/user-units"
+    try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+    let unit = try String(
+      contentsOfFile: dest + "/usr/lib/systemd/user/locd-session.service", encoding: .utf8
+    )
+    .replacingOccurrences(of: "/usr/bin/locd-session", with: dest + "/usr/bin/locd-session")
+    #expect(
+      unit.contains("WantedBy=graphical-session.target") && unit.contains("PartOf=graphical-session.target"))
+    try unit.write(toFile: dir + "/locd-session.service", atomically: true, encoding: .utf8)
+    // A user manager needs its runtime directory (XDG_RUNTIME_DIR, mode 0700).
+    let runtime = dest + "/run"
+    mkdir(runtime, 0o700)
+    let r = try run(
+      URL(fileURLWithPath: "/usr/bin/systemd-analyze"), ["verify", "--user", dir + "/locd-session.service"],
+      environment: ["MANPATH": dest + "/usr/share/man", "XDG_RUNTIME_DIR": runtime])
+    #expect(r.status == 0 && r.stderr.isEmpty, "\(r.stderr)")
+  }
+
   @Test func securityExposureIsAtMostTwo() throws {
     let (dir, _) = try unitsForAnalysis()
     let r = try run(

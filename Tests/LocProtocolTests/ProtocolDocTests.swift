@@ -94,6 +94,7 @@ import Testing
     case .unregisterRegion, .monitorVisits, .setLaunchUnit:
       return try Call.monitorVisits(true).result(json).json
     case .startHeading, .stopHeading: return try Call.stopHeading.result(json).json
+    case .lightDark, .setMode: return try Call.lightDark().result(json).json
     }
   }
 

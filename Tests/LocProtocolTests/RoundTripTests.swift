@@ -156,6 +156,7 @@ import Testing
         .waited(try S.waitedForRule()),
         .waited(.timezoneChanged(ZoneChange(from: nil, to: S.zone, reason: .start))),
         .regions(RegionWireTests.monitored), .skies([S.sky]), .skies([]),
+        .lightDark(try S.lightDark()), .lightDark(S.unknownLightDark),
       ] + AppSamples.responses
     for (n, response) in responses.enumerated() {
       let message = ServerMessage.reply(.number(Int64(n)), response)
@@ -198,6 +199,9 @@ import Testing
         #expect(try Call.wait(.rule(rule)).result(result) == WaitResult(o))
       case .regions(let list):
         #expect(try Call.regionState().result(result) == RegionsResult(regions: list.map(RegionView.init)))
+      case .lightDark(let s):
+        #expect(try Call.lightDark().result(result) == LightDarkView(s))
+        #expect(try Call.setMode(.auto).result(result) == LightDarkView(s))
       case .skies(let list):
         let decoded = try Call.sky.result(result)
         #expect(decoded == SkyResult(skies: list.map(SkyView.init)))
@@ -262,6 +266,8 @@ import Testing
         .visit(.arrived(Visit(coordinate: S.oslo, accuracy: 8, arrival: S.t))),
         .heading(HeadingReading(magneticHeading: 359.96, time: S.t, source: "compass:")),
         .heading(HeadingReading(magneticHeading: 0, trueHeading: 3.25, time: S.t, source: "compass:")),
+        .lightDark(try S.lightDark(), reason: .transition), .lightDark(S.unknownLightDark, reason: .override),
+        .lightDark(try S.lightDark(), reason: .regenerated(.resume)),
       ] + AppSamples.notices
     #expect(Set(notices.compactMap(\.kind)) == Set(EventKind.allCases), "every kind once at least")
     for notice in notices {

@@ -20,6 +20,26 @@ enum WireSamples {
       Satellite(constellation: .glonass, svid: 6, prn: 70, signal: 21),
     ]), time: t)
 
+  /// A light/dark schedule with an override and a polar note; whole seconds, as the engine
+  /// gives them.
+  static func lightDark() throws -> LightDarkSchedule {
+    LightDarkSchedule(
+      mode: .dark, scheduled: .light, since: Instant(iso8601: "2026-06-21T04:12:09Z")!,
+      transitions: [
+        LightDarkTransition(mode: .dark, at: Instant(iso8601: "2026-06-21T20:57:13Z")!),
+        LightDarkTransition(mode: .light, at: Instant(iso8601: "2026-06-22T04:12:31Z")!),
+      ],
+      rules: try LightDarkRules(dark: "civil-dusk+10m", light: "elevation:3:morning"),
+      override: LightDarkOverride(mode: .dark, until: Instant(iso8601: "2026-06-21T20:57:13Z")!),
+      note: "no sunset 2026-05-20..2026-07-22 (polar day: the Sun stays above that elevation); then",
+      zone: "Europe/Oslo")
+  }
+
+  /// The schedule without a position, with an override that has no end yet.
+  static let unknownLightDark = LightDarkSchedule(
+    mode: .light, scheduled: nil, since: nil, transitions: [], rules: .standard,
+    override: LightDarkOverride(mode: .light, until: nil), note: "no position", zone: "UTC")
+
   /// A wildcard-minor constraint of the Govee thermometers' UUID (Tests/Fixtures/beacons).
   static let beaconConstraint = BeaconConstraint("494e5445-4c4c-495f-524f-434b535f4857:20597")!
 
@@ -198,6 +218,13 @@ enum WireSamples {
         .request(.monitorVisits(false)), .request(.setLaunchUnit("app-org.example.Fences.service")),
         .request(.setLaunchUnit(nil)), .request(.startHeading(filter: 0)),
         .request(.startHeading(filter: 12.5)), .request(.stopHeading),
+        .request(.lightDark(rules: nil, follow: false)), .request(.lightDark(rules: nil, follow: true)),
+        .request(
+          .lightDark(
+            rules: try LightDarkRules(dark: "elevation:-3:evening+10m", light: "elevation:3:morning"),
+            follow: true)),
+        .request(.setMode(.dark)), .request(.setMode(.light)), .request(.setMode(.toggle)),
+        .request(.setMode(.auto)),
       ] + AppSamples.requests
   }
 }

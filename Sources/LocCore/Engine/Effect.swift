@@ -82,6 +82,8 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case networkLookup
   /// A refused or failed call setting the system time zone is due to be made again.
   case systemZone
+  /// A followed light/dark schedule's next transition (or the end of an override).
+  case lightDark
 }
 
 extension Effect {

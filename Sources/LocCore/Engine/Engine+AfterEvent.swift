@@ -24,6 +24,7 @@ extension Engine {
     syncHeading(at: now, into: &effects)
     syncRegions(at: now, into: &effects)
     arm(.apps, at: appsDeadline, into: &effects)
+    arm(.lightDark, at: lightDark.deadline, into: &effects)
     if appAuthorization.takeStoreChanged() { effects.append(.persistApps) }
     if let was = positions.tierChange(resolved) {
       effects.append(

@@ -26,6 +26,7 @@ extension Engine {
     {
       publish(.solarRegenerated(solar), at: now, into: &effects)
     }
+    regenerateLightDark(reason, position: resolved.position?.coordinate, zone: rules, at: now, into: &effects)
     regeneration.lendPlanner(to: &timers) { $0.replan(with: &$1, at: now) }
     regeneration.lendPlanner(to: &waits) { $0.replan(with: &$1) }
     arm(.localMidnight, at: regeneration.nextMidnight(after: now), into: &effects)

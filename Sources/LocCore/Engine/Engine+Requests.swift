@@ -81,6 +81,8 @@ extension Engine {
       handleRegionRequest(request, ref: ref, at: now, into: &effects)
     case .startHeading, .stopHeading:
       handleHeadingRequest(request, ref: ref, at: now, into: &effects)
+    case .lightDark, .setMode:
+      handleLightDarkRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     }
   }
 

@@ -69,6 +69,7 @@ extension Engine {
     report.manual = positions.manualLocation
     report.network = network.report
     report.heading = heading.report
+    report.lightDark = lightDark.report.counters.requests > 0 ? lightDark.report : nil
     report.staticFile = reportedStaticFile
     report.outOfBounds = positions.outOfBoundsReport
     if config.setSystemTimeZone { report.systemZone = zones.systemZoneReport }

@@ -41,6 +41,8 @@ public struct Engine {
   var network: NetworkLookupMachine
   /// Who wants the compass's heading, who may have it, and whether the compass is claimed.
   var heading = HeadingMachine()
+  /// The users' light/dark schedules, their overrides and followers.
+  var lightDark = LightDarkMachine()
 
   /// An engine with a configuration and its data.
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
@@ -104,6 +106,7 @@ public struct Engine {
       close(id, at: now, into: &effects)
       deliver(beacons.handle(.closed(id), at: now), at: now, into: &effects)
       headingClosed(id, at: now, into: &effects)
+      lightDark.closed(id)
       waits.drop(id)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
@@ -224,6 +227,7 @@ public struct Engine {
       if config.setSystemTimeZone, let zone = zones.retrySystemZone() {
         effects.append(.setSystemTimeZone(zone))
       }
+    case .lightDark: lightDarkDue(at: now, into: &effects)
     }
   }
 

@@ -71,12 +71,14 @@ public enum Notice: Sendable, Hashable {
   case visit(VisitEvent)
   /// The compass's heading (sent to the session that started heading updates).
   case heading(HeadingReading)
+  /// A user's light/dark schedule changed (sent to the sessions that follow it).
+  case lightDark(LightDarkSchedule, reason: LightDarkReason)
 
   /// The kind a subscriber asks for to get this; nil for notices that go to the session
   /// that asked for them (beacons), not to subscribers.
   public var kind: EventKind? {
     switch self {
-    case .beaconRegion, .beaconsRanged, .heading: return nil
+    case .beaconRegion, .beaconsRanged, .heading, .lightDark: return nil
     case .location: return .location
     case .significantChange: return .significantChange
     case .sourceStatus: return .sourceStatus

@@ -68,6 +68,13 @@ public enum Request: Sendable, Hashable {
   case startHeading(filter: Double)
   /// `stop-heading`.
   case stopHeading
+  /// `light-dark`: the caller's light/dark schedule (docs/LIGHTDARK.md), after taking `rules`
+  /// as its user's (nil: keep them); with `follow`, `light-dark` events to this session
+  /// whenever it changes.
+  case lightDark(rules: LightDarkRules?, follow: Bool)
+  /// `set-mode`: the caller's mode set by hand until the next transition, toggled, or back to
+  /// the schedule (`auto`).
+  case setMode(ModeChange)
 }
 
 /// What `locctl apps grant|deny|reset` does to an app.
@@ -81,6 +88,13 @@ public enum AppChange: Sendable, Hashable {
 }
 
 extension Request {
+  /// Whether the session asks to be told of changes to its light/dark schedule from now on
+  /// (`light-dark` with `follow`): such a session waits for events, as an agent does.
+  public var follows: Bool {
+    if case .lightDark(_, follow: true) = self { return true }
+    return false
+  }
+
   /// Whether answering changes nothing in the engine (`status`, `sky`): such a request is
   /// answered without the end-of-event bookkeeping (`EngineEvent.needsBookkeeping`).
   var onlyReads: Bool {

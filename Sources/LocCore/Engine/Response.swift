@@ -37,6 +37,8 @@ public enum Response: Sendable, Hashable {
   case waited(WaitOutcome)
   /// An app's regions with their states (`register-region`, `region-state`).
   case regions([RegionMonitor.Monitored])
+  /// A user's light/dark schedule (`light-dark`, `set-mode`).
+  case lightDark(LightDarkSchedule)
 }
 
 /// The answer to `hello`.

@@ -137,6 +137,8 @@ public struct StatusReport: Sendable, Hashable {
   public var regions: RegionsReport? = nil
   /// Heading: sessions that want it, whether the compass is claimed, counters.
   public var heading: HeadingReport? = nil
+  /// Light/dark schedules: users, followers, overrides, counters (nil: nobody asked yet).
+  public var lightDark: LightDarkReport? = nil
   /// With `locd --clock replay`, the simulation (the shell fills it in); nil otherwise.
   public var simulation: SimulationReport? = nil
   /// With `[GeoClue] Enable=yes`, the GeoClue2 face (the shell fills it in); nil otherwise.

@@ -152,6 +152,10 @@ struct SessionMachine: EngineMachine {
     // Which way the device points is no position, but it is the device's own state: what
     // reading the position needs (an app's delivery is gated by the engine, decision 0054).
     case .startHeading, .stopHeading: return .appOrPlain(.read)
+    // The schedule is the caller's own, worked out for a place no finer than a city
+    // (decision 0065): every local user may have it, without read access. Apps get light and
+    // dark through the desktop's portal, never the times.
+    case .lightDark, .setMode: return .plain(.none)
     }
   }
 

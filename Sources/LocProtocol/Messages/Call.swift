@@ -74,6 +74,17 @@ extension Call where Result == EmptyResult {
   public static var stopHeading: Call { Call(.request(.stopHeading)) }
 }
 
+extension Call where Result == LightDarkView {
+  /// `light-dark` (1.10): the caller's light/dark schedule, after making `rules` its user's
+  /// (nil: keep them); with `follow`, `light-dark` events whenever it changes.
+  public static func lightDark(rules: LightDarkRules? = nil, follow: Bool = false) -> Call {
+    Call(.request(.lightDark(rules: rules, follow: follow)))
+  }
+  /// `set-mode` (1.10): the caller's mode by hand until the next transition, or back to the
+  /// schedule (`auto`).
+  public static func setMode(_ change: ModeChange) -> Call { Call(.request(.setMode(change))) }
+}
+
 extension Call where Result == SkyResult {
   /// `sky` (1.7): each source's latest satellites.
   public static var sky: Call { Call(.request(.sky)) }

@@ -81,6 +81,9 @@ public enum EventData: Hashable, Sendable {
   /// `heading` (1.x): the compass's heading, sent to the session that started heading
   /// updates, not by subscription.
   case heading(HeadingEvent)
+  /// `light-dark` (1.10): the session's user's light/dark schedule changed; sent to the
+  /// sessions that follow it (`light-dark` with `follow`), not by subscription.
+  case lightDark(LightDarkEvent)
   /// `simulation-finished`: the simulation object.
   case simulationFinished(SimulationView)
   /// `region`: one of the app's regions changed.
@@ -116,6 +119,7 @@ public enum EventData: Hashable, Sendable {
     case .region(let n): self = .region(RegionEventView(n))
     case .visit(let e): self = .visit(VisitEventView(e))
     case .heading(let r): self = .heading(HeadingEvent(r))
+    case .lightDark(let s, let reason): self = .lightDark(LightDarkEvent(s, reason: reason))
     }
   }
 
@@ -125,6 +129,8 @@ public enum EventData: Hashable, Sendable {
   public static let beaconRegionName = "beacon-region"
   /// See `beaconsRangedName`.
   public static let headingName = "heading"
+  /// See `beaconsRangedName`.
+  public static let lightDarkName = "light-dark"
 
   /// Decodes the data of an event named `name`.
   public init(name: String, json: JSON, path: WirePath) throws(WireDecodingError) {
@@ -138,6 +144,10 @@ public enum EventData: Hashable, Sendable {
     }
     if name == Self.headingName {
       self = .heading(try HeadingEvent(json: json, path: path))
+      return
+    }
+    if name == Self.lightDarkName {
+      self = .lightDark(try LightDarkEvent(json: json, path: path))
       return
     }
     switch EventKind(rawValue: name) {
@@ -177,7 +187,7 @@ public enum EventData: Hashable, Sendable {
     case .simulationFinished: return .simulationFinished
     case .region: return .region
     case .visit: return .visit
-    case .beaconsRanged, .beaconRegion, .heading, .other: return nil
+    case .beaconsRanged, .beaconRegion, .heading, .lightDark, .other: return nil
     }
   }
 
@@ -188,6 +198,7 @@ public enum EventData: Hashable, Sendable {
     case .beaconsRanged: return Self.beaconsRangedName
     case .beaconRegion: return Self.beaconRegionName
     case .heading: return Self.headingName
+    case .lightDark: return Self.lightDarkName
     default: return kind?.rawValue ?? ""
     }
   }
@@ -209,6 +220,7 @@ public enum EventData: Hashable, Sendable {
     case .beaconsRanged(let e): return e.json
     case .beaconRegion(let e): return e.json
     case .heading(let e): return e.json
+    case .lightDark(let e): return e.json
     case .simulationFinished(let e): return e.json
     case .region(let e): return e.json
     case .visit(let e): return e.json

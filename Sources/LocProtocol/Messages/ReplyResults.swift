@@ -230,6 +230,7 @@ extension Response {
       return BeaconMonitorResult(constraint: c, state: state, exitAfter: exitAfter).json
     case .waited(let outcome): return WaitResult(outcome).json
     case .regions(let list): return RegionsResult(regions: list.map(RegionView.init)).json
+    case .lightDark(let schedule): return LightDarkView(schedule).json
     }
   }
 }

@@ -85,6 +85,9 @@ extension WireRequest {
       if let heading = decodeHeading(method: method, params: params) {
         return heading.map(WireRequest.request)
       }
+      if let lightDark = decodeLightDark(method: method, params: params) {
+        return lightDark.map(WireRequest.request)
+      }
       return .failure(
         RequestError(
           .unknownMethod, "unknown method '\(method.prefix(64))'; known: \(methods.joined(separator: ", "))"))

@@ -18,6 +18,7 @@ public enum WireRequest: Sendable, Hashable {
     "range-beacons", "stop-ranging-beacons",
     "monitor-beacons", "stop-monitoring-beacons", "wait", "register-region", "unregister-region",
     "region-state", "monitor-visits", "set-launch-unit", "sky", "start-heading", "stop-heading",
+    "light-dark", "set-mode",
   ]
 
   /// The method's name.
@@ -57,6 +58,8 @@ public enum WireRequest: Sendable, Hashable {
     case .setLaunchUnit: return "set-launch-unit"
     case .startHeading: return "start-heading"
     case .stopHeading: return "stop-heading"
+    case .lightDark: return "light-dark"
+    case .setMode: return "set-mode"
     }
   }
 
@@ -83,6 +86,7 @@ public enum WireRequest: Sendable, Hashable {
       .stopHeading:
       return [:]
     case .startHeading(let filter): return ["filter": .number(filter)]
+    case .lightDark, .setMode: return lightDarkParams(r)
     case .requestAuthorization, .setActivity, .startUpdates, .answerPrompt, .listApps, .changeApp:
       return appParams(r)
     case .subscribe(let kinds), .unsubscribe(let kinds):

@@ -35,6 +35,8 @@ public struct StatusView: WireCodable {
   public var regions: RegionsStatusView?
   /// Heading: who wants it, whether the compass is claimed (absent before protocol 1.9).
   public var heading: HeadingStatusView?
+  /// Light/dark schedules (absent before protocol 1.10, and until a user asked for one).
+  public var lightDark: LightDarkStatusView?
   /// The simulation of `locd --clock replay`; null under the system clock (and from a daemon
   /// before protocol 1.2).
   public var simulation: SimulationView?
@@ -80,6 +82,7 @@ public struct StatusView: WireCodable {
     beacons = r.beacons.map(BeaconStatusView.init)
     regions = r.regions.map(RegionsStatusView.init)
     heading = r.heading.map(HeadingStatusView.init)
+    lightDark = r.lightDark.map(LightDarkStatusView.init)
     simulation = r.simulation.map(SimulationView.init)
     geoclue = r.geoClue.map(GeoClueStatusView.init)
     chrony = r.chrony.map(ChronyStatusView.init)
@@ -111,6 +114,7 @@ public struct StatusView: WireCodable {
     beacons = try o.optionalDecode("beacons")
     regions = try o.optionalDecode("regions")
     heading = try o.optionalDecode("heading")
+    lightDark = try o.optionalDecode("lightDark")
     simulation = try o.optionalDecode("simulation")
     geoclue = try o.optionalDecode("geoclue")
     chrony = try o.optionalDecode("chrony")
@@ -150,6 +154,7 @@ extension StatusView: JSONWritable {
     if let beacons { s.member("beacons", beacons) }
     if let regions { s.member("regions", regions.json) }
     if let heading { s.member("heading", heading.json) }
+    if let lightDark { s.member("lightDark", lightDark.json) }
     if let geoclue { s.member("geoclue", geoclue.json) }
     if let chrony { s.member("chrony", chrony.json) }
     if let gpsd { s.member("gpsd", gpsd.json) }

@@ -43,6 +43,15 @@ final class BusConnection {
     return try BusConnection(b, loop: loop)
   }
 
+  /// Connects to the user's session bus ($DBUS_SESSION_BUS_ADDRESS, else
+  /// $XDG_RUNTIME_DIR/bus; sd_bus_open_user(3)) and attaches it to `loop`: locd-session's.
+  static func session(on loop: EventLoop) throws(Errno) -> BusConnection {
+    var b: OpaquePointer? = nil
+    _ = try Syscall.systemd("sd_bus_open_user", sd_bus_open_user(&b))
+    guard let b else { throw Errno(call: "sd_bus_open_user", code: Errno.noMemory) }
+    return try BusConnection(b, loop: loop)
+  }
+
   /// Connects as a client to the bus at `address` (a D-Bus address such as
   /// "unix:path=/run/dbus/system_bus_socket"; sd_bus_new(3), sd_bus_set_address(3),
   /// sd_bus_set_bus_client(3), sd_bus_start(3)) and attaches it to `loop`.

@@ -66,6 +66,17 @@ extension BusMessage {
     _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
   }
 
+  /// Opens a container `code` holding `contents` to append into (sd_bus_message_open_container(3)).
+  func open(_ code: CChar, _ contents: String) throws(Errno) {
+    _ = try Syscall.systemd(
+      "sd_bus_message_open_container \(contents)", sd_bus_message_open_container(raw, code, contents))
+  }
+
+  /// Closes the container being appended into (sd_bus_message_close_container(3)).
+  func close() throws(Errno) {
+    _ = try Syscall.systemd("sd_bus_message_close_container", sd_bus_message_close_container(raw))
+  }
+
   /// Appends `a{sv}` with these entries.
   func appendProperties(_ entries: [(String, Value)]) throws(Errno) {
     _ = try Syscall.systemd(
@@ -130,6 +141,12 @@ extension BusMessage {
     let reply = BusMessage(adopting: m)
     for value in values { try reply.append(value) }
     return reply
+  }
+
+  /// Sends this message (a reply being made inside a method handler) on the connection it
+  /// was made for (sd_bus_send(3) with no bus).
+  func sendOnItsConnection() throws(Errno) {
+    _ = try Syscall.systemd("sd_bus_send", sd_bus_send(nil, raw, nil))
   }
 
   /// Answers this call with `values`; a failure is logged by the caller, the call then

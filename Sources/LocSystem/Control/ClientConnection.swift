@@ -214,7 +214,9 @@ final class ClientConnection: SessionKeyed {
         refuse(requestID, RequestError(.handshakeRequired, "send hello with the protocol version first"))
         return
       }
-      if case .registerAgent = request, !engaged {
+      // An agent waits for prompts, a follower of a light/dark schedule for its events: both
+      // have a reason to stay without access.
+      if !engaged, request == .registerAgent || request.follows {
         engaged = true
         reviewIdleness()
       }

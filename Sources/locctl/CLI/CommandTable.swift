@@ -7,7 +7,8 @@ enum CommandTable {
   static let all: [CommandSpec] = [
     StatusCommand.spec, WatchCommand.spec, WaitCommand.spec, LocateCommand.spec, RefreshCommand.spec,
     SetLocationCommand.spec, ClearLocationCommand.spec, ReloadCommand.spec, TimersCommand.spec,
-    SkyCommand.spec, HeadingCommand.spec, SunCommand.spec, TzCommand.spec, DecodeCommand.spec,
+    SkyCommand.spec, HeadingCommand.spec, SunCommand.spec, ModeCommand.spec, TzCommand.spec,
+    DecodeCommand.spec,
     BeaconsCommand.spec,
     AgentCommand.spec,
     AppsCommand.spec, AppCommand.spec, RegionsCommand.spec,

@@ -18,7 +18,8 @@ enum StatusCommand {
       network positioning (off, or the service, when it last asked, how often); values from
       sources, the service, the static file or set-location refused or raised to a floor for
       lying beyond what their kind can give (implausible); the time zone in effect, the local time, and whether the system's zone is the same; today's
-      sunrise and sunset and where the Sun is now; the next timer; every source with its trust, the
+      sunrise and sunset and where the Sun is now; your light/dark mode and its next transitions
+      (locctl mode); the next timer; every source with its trust, the
       fixes it drops and how far its clock is off; the satellites the receiver sees (used, in view,
       best signal: locctl sky); the receiver; the apps using the location; with
       [GeoClue] Enable=yes, whether locd serves GeoClue2 on the system bus, its clients and agents. In
@@ -37,15 +38,20 @@ enum StatusCommand {
       if invocation.json {
         Output.line(status.json.serialized)
       } else {
+        // Your light/dark schedule beside the status (a daemon before 1.10 has none).
+        let schedule = try? client.call(.lightDark())
         Output.write(
-          render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now)))
+          render(
+            status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now),
+            lightDark: schedule))
       }
       return ExitStatus.ok
     }
   }
 
   /// The screen: label, value rows.
-  static func render(_ s: StatusView, verbose: Bool, now: Instant) -> String {
+  static func render(_ s: StatusView, verbose: Bool, now: Instant, lightDark: LightDarkView? = nil) -> String
+  {
     var out = ""
     func row(_ label: String, _ value: String) { out += Style.bold(label.padded(13)) + value + "\n" }
     let zone = ScreenZone(s.timezone.zone.id, fallbackOffset: s.timezone.zone.offset ?? 0)
@@ -80,6 +86,11 @@ enum StatusCommand {
     row("Local time:", zone.dateTime(now))
     systemZone(s.timezone, zone: zone, now: now, row)
     sun(s, zone: zone, now: now, row)
+    if let l = lightDark {
+      var text = ModeCommand.line(l, zone: zone, now: now)
+      if let f = s.lightDark?.followers, f > 0 { text += " (\(f) following; locctl mode)" }
+      row("Light/dark:", text)
+    }
     if s.timers.count > 0 {
       var text = "\(s.timers.count) defined"
       if let next = s.timers.next, let at = next.next {

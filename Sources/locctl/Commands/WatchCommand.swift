@@ -193,6 +193,8 @@ enum WatchCommand {
       text = BeaconsLiveCommands.render(r)
     case .heading(let h):
       text = HeadingCommand.render(h)
+    case .lightDark(let l):
+      text = ModeCommand.line(l.schedule, zone: zone) + " [\(l.reason.word)]"
     case .region(let r):
       text = "\"\(r.id)\" \(r.event.word), now \(r.state.word) (since \(zone.clock(r.since, seconds: true)))"
     case .visit(let v):
