@@ -135,6 +135,24 @@ extension LocationManager {
     .authorization
   }
 
+  /// Asks for full accuracy until the app is no longer in use, saying why (1–512 bytes, shown
+  /// to the person): Core Location's requestTemporaryFullAccuracyAuthorization(withPurposeKey:)
+  /// for an app whose authorization is reduced. Returns the authorization now: `full` already
+  /// (nobody asked), or still `reduced` with the prompt `asking` or `no-agent`; the answer
+  /// comes later as an `authorization` event with `accuracy` full and
+  /// `temporaryFullAccuracy` true. When the app is no longer in use (background past the
+  /// grace window, or disconnected) its accuracy is reduced again. Throws `not-authorized`
+  /// when the app is not allowed the location, not in use, or held to reduced by a policy.
+  @discardableResult
+  public func requestTemporaryFullAccuracyAuthorization(purpose: String) async throws(ControlClient.Failure)
+    -> AppStatusView
+  {
+    try await link.call(
+      .requestTemporaryFullAccuracy(purpose: purpose), timeout: timeout, carriesAuthorization: true
+    )
+    .authorization
+  }
+
   /// Whether the app says it is in the foreground.
   public var activity: AppActivity { options.withLock { $0.activity } }
 

@@ -46,6 +46,7 @@ enum AppSamples {
     .hello(protocolMajor: 1, app: "org.example.Weather", client: "LocationManager"),
     .request(.requestAuthorization(.whenInUse, purpose: "to show the weather where you are")),
     .request(.requestAuthorization(.always, purpose: "rain \"alerts\" ☔")),
+    .request(.requestTemporaryFullAccuracy(purpose: "turn-by-turn directions")),
     .request(.setActivity(.foreground)), .request(.setActivity(.background)),
     .request(.startUpdates(AppSession.Updates())),
     .request(.startUpdates(AppSession.Updates(distanceFilter: 0, desiredAccuracy: 100, background: true))),

@@ -79,7 +79,7 @@ import Testing
     case .showTimer, .addTimer: return try Call.showTimer("x").result(json).json
     case .locate: return try Call.locate().result(json).json
     case .refresh: return try Call.refresh.result(json).json
-    case .requestAuthorization, .setActivity, .startUpdates:
+    case .requestAuthorization, .requestTemporaryFullAccuracy, .setActivity, .startUpdates:
       return try Call.setActivity(.foreground).result(json).json
     case .stopUpdates, .answerPrompt: return try Call.stopUpdates.result(json).json
     case .registerAgent: return try Call.registerAgent.result(json).json

@@ -361,4 +361,60 @@ import Testing
     }
     #expect(rig.face.counters.strangersDenied == 2)
   }
+
+  /// Decision 0067: a client asking street or exact whose app was decided reduced asks the
+  /// engine for temporary full accuracy, after its updates start at full; one asking city
+  /// does not, nor one whose app has full accuracy. The agent's MaxAccuracyLevel raised from
+  /// city to exact asks too, with the updates started again at full.
+  @Test func aLevelAboveTheAppsReducedDecisionAsksForTemporaryFullAccuracy() throws {
+    func asked(_ actions: [GeoClueFace.Action]) -> [String] {
+      actions.compactMap { if case .askFullAccuracy(_, let purpose) = $0 { purpose } else { nil } }
+    }
+    var rig = Rig()
+    try rig.agent(":1.9", level: 8)
+    rig.decisions.table[rig.key()] = AppAuthorization(.whenInUse, accuracy: .reduced)
+    let exact = try rig.client()
+    _ = rig.run(
+      .setProperty(rig.nextCall(), exact, sender: ":1.1", name: "RequestedAccuracyLevel", .uint32(8)))
+    let (_, started) = rig.start(exact)
+    #expect(
+      Self.opened(started) == .full, "the updates at the level asked; the engine's gate holds them reduced")
+    #expect(asked(started) == ["'org.example.Maps' asks GeoClue for accuracy level 8 (exact)"])
+    let open = try #require(started.firstIndex { if case .openSession = $0 { true } else { false } })
+    let ask = try #require(started.firstIndex { if case .askFullAccuracy = $0 { true } else { false } })
+    #expect(open < ask)
+    #expect(rig.face.counters.fullAccuracyAsked == 1)
+    _ = rig.run(.stop(rig.nextCall(), exact, sender: ":1.1"))
+    // City: nothing to ask for.
+    let city = try rig.client()
+    _ = rig.run(
+      .setProperty(rig.nextCall(), city, sender: ":1.1", name: "RequestedAccuracyLevel", .uint32(4)))
+    #expect(asked(rig.start(city).1).isEmpty)
+    _ = rig.run(.stop(rig.nextCall(), city, sender: ":1.1"))
+    // Full accuracy decided: nothing to ask for.
+    rig.decisions.table[rig.key()] = AppAuthorization(.whenInUse)
+    let full = try rig.client()
+    _ = rig.run(
+      .setProperty(rig.nextCall(), full, sender: ":1.1", name: "RequestedAccuracyLevel", .uint32(8)))
+    #expect(asked(rig.start(full).1).isEmpty)
+    #expect(rig.face.counters.fullAccuracyAsked == 1)
+  }
+
+  @Test func aCapRaisedAboveTheAppsReducedDecisionAsksForTemporaryFullAccuracy() throws {
+    var rig = Rig()
+    try rig.agent(":1.9", level: 4)
+    rig.decisions.table[rig.key()] = AppAuthorization(.whenInUse, accuracy: .reduced)
+    let number = try rig.client()
+    _ = rig.run(
+      .setProperty(rig.nextCall(), number, sender: ":1.1", name: "RequestedAccuracyLevel", .uint32(8)))
+    let (_, started) = rig.start(number)
+    #expect(Self.opened(started) == .reduced)
+    _ = rig.run(.engineAnswered(number, .success(.done)))
+    let raised = rig.run(.agentLevelChanged(name: ":1.9", level: 8))
+    let restart = try #require(
+      raised.firstIndex { if case .restartUpdates(number, .full) = $0 { true } else { false } })
+    let ask = try #require(
+      raised.firstIndex { if case .askFullAccuracy(number, _) = $0 { true } else { false } })
+    #expect(restart < ask)
+  }
 }

@@ -53,16 +53,20 @@ public struct AppAuthorization: Sendable, Hashable {
   public var provisional: Bool
   /// Allow Once: when-in-use until the app stops being in use; never stored.
   public var once: Bool
+  /// Full accuracy for now: the app's decision is reduced and the person allowed full accuracy
+  /// until the app is no longer in use (`request-temporary-full-accuracy`); never stored.
+  public var temporaryFullAccuracy: Bool
 
   /// An authorization.
   public init(
     _ status: AuthorizationStatus, accuracy: AccuracyAuthorization = .full, provisional: Bool = false,
-    once: Bool = false
+    once: Bool = false, temporaryFullAccuracy: Bool = false
   ) {
     self.status = status
     self.accuracy = accuracy
     self.provisional = provisional
     self.once = once
+    self.temporaryFullAccuracy = temporaryFullAccuracy
   }
 
   /// Nothing decided.
@@ -72,4 +76,14 @@ public struct AppAuthorization: Sendable, Hashable {
   public var allowsBackground: Bool { status == .always && !provisional }
   /// Whether events are allowed while in use.
   public var allowsInUse: Bool { status == .always || status == .whenInUse }
+}
+
+/// Where an app's request for temporary full accuracy stands in its current use (Core
+/// Location's requestTemporaryFullAccuracyAuthorization): kept in memory only, and forgotten
+/// when the app is no longer in use.
+public enum TemporaryAccuracy: String, Sendable, Hashable {
+  /// The person allowed full accuracy until the app is no longer in use.
+  case granted
+  /// The person said no: not asked again in this use.
+  case refused
 }

@@ -6,6 +6,7 @@ extension AppAuthorizationMachine {
   static func stored(_ r: AppRecord) -> AppRecord {
     var copy = r
     copy.seenAs = nil
+    copy.temporary = nil
     if copy.once {
       copy.once = false
       copy.status = .notDetermined

@@ -45,6 +45,8 @@ struct AppAuthorizationMachine: EngineMachine {
     case .ask:
       var a = records[key]?.authorization ?? .notDetermined
       a.accuracy = min(a.accuracy, cap)
+      // A policy's cap holds a temporary grant down too (it is never asked for then).
+      a.temporaryFullAccuracy = a.temporaryFullAccuracy && a.accuracy == .full
       return a
     }
   }
@@ -213,10 +215,23 @@ struct AppAuthorizationMachine: EngineMachine {
     return true
   }
 
+  /// Forgets `key`'s answer about temporary full accuracy (the app is no longer in use);
+  /// returns what it was.
+  mutating func endTemporary(_ key: AppKey) -> TemporaryAccuracy? {
+    guard let was = records[key]?.temporary else { return nil }
+    records[key]?.temporary = nil
+    return was
+  }
+
   /// Records the person's answer to prompt `p`.
   mutating func apply(_ answer: AgentAnswer, to p: AppPrompt, precise: Bool, at now: Instant) {
     let key = p.identity.key
     guard var r = records[key] else { return }
+    if p.kind == .temporaryFullAccuracy {
+      // Not a decision: nothing is stored, and it lasts while the app is in use.
+      records[key]?.temporary = answer == .allowOnce ? .granted : .refused
+      return
+    }
     let accuracy = min(precise ? AccuracyAuthorization.full : .reduced, p.maxAccuracy)
     switch answer {
     case .allowOnce:
@@ -250,6 +265,8 @@ struct AppAuthorizationMachine: EngineMachine {
     }
     guard ensureRecord(key, at: now) else { return .failure(tooMany(key.uid)) }
     var r = records[key]!
+    // A decision by hand replaces what the person answered for this use.
+    r.temporary = nil
     switch change {
     case .grant(let level, let accuracy):
       r.status = level == .always ? .always : .whenInUse

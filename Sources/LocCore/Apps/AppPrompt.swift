@@ -26,6 +26,9 @@ public struct AppPrompt: Sendable, Hashable {
     /// May an app allowed while in use have it always (Change to Always Allow / Keep Only
     /// While Using)?
     case upgrade
+    /// May an app granted reduced accuracy have full accuracy until it is no longer in use
+    /// (Allow Once / Don't Allow; Core Location's temporary full accuracy)?
+    case temporaryFullAccuracy = "temporary-full-accuracy"
   }
 
   /// Its number.
@@ -49,7 +52,8 @@ public struct AppPrompt: Sendable, Hashable {
 
 /// An agent's answer to a prompt.
 public enum AgentAnswer: String, Sendable, Hashable, CaseIterable {
-  /// Allow Once: when-in-use until the app is no longer in use.
+  /// Allow Once: when-in-use until the app is no longer in use (for a
+  /// `temporary-full-accuracy` prompt: full accuracy until then).
   case allowOnce = "allow-once"
   /// Allow While Using the App.
   case allowWhileUsing = "allow-while-using"
@@ -63,7 +67,8 @@ public enum AgentAnswer: String, Sendable, Hashable, CaseIterable {
   /// Whether it answers prompts of `kind`.
   public func answers(_ kind: AppPrompt.Kind) -> Bool {
     switch self {
-    case .allowOnce, .allowWhileUsing, .deny: return kind == .authorization
+    case .allowOnce, .deny: return kind == .authorization || kind == .temporaryFullAccuracy
+    case .allowWhileUsing: return kind == .authorization
     case .always, .keepWhileUsing: return kind == .upgrade
     }
   }

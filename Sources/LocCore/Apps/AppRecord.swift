@@ -44,6 +44,8 @@ public struct AppRecord: Sendable, Hashable {
 
   /// Allow Once is in effect (never stored).
   public var once = false
+  /// The answer to a request for temporary full accuracy in this use (never stored).
+  public var temporary: TemporaryAccuracy? = nil
   /// How it was last seen connected in this run (never stored).
   public var seenAs: AppIdentity? = nil
 
@@ -55,7 +57,10 @@ public struct AppRecord: Sendable, Hashable {
 
   /// The decision as the app sees it, before policy.
   public var authorization: AppAuthorization {
-    AppAuthorization(status, accuracy: accuracy, provisional: provisional, once: once)
+    let raised = temporary == .granted && accuracy == .reduced && (status == .whenInUse || status == .always)
+    return AppAuthorization(
+      status, accuracy: raised ? .full : accuracy, provisional: provisional, once: once,
+      temporaryFullAccuracy: raised)
   }
 
   /// Whether there is anything to store (a decision or a registration).

@@ -47,6 +47,46 @@ extension Engine {
     return appReport(id, at: now)
   }
 
+  /// `request-temporary-full-accuracy` (Core Location's
+  /// requestTemporaryFullAccuracyAuthorization): an app granted reduced accuracy, in use,
+  /// asks for full accuracy with a purpose; the person is asked (Allow Once / Don't Allow)
+  /// and a yes lasts until the app is no longer in use (`reindexApp`), never stored. Answered
+  /// at once without a prompt when the app has full accuracy already, or was told no in this
+  /// use. Returns the app's status now, or why it may not ask (nil: not an app session).
+  mutating func requestTemporaryFullAccuracy(
+    purpose: String, from id: SessionID, at now: Instant, into outputs: inout [AppsOutput]
+  ) -> Result<AppStatusReport, RequestError>? {
+    guard let key = appDelivery.key(of: id), let r = appAuthorization.record(key) else { return nil }
+    let a = appAuthorization.authorization(key)
+    guard a.allowsInUse else {
+      return .failure(
+        RequestError(
+          .notAuthorized,
+          "\(key.app) is \(a.status.rawValue): temporary full accuracy is for an app allowed the location; ask with request-authorization"
+        ))
+    }
+    if a.accuracy == .reduced {
+      if let file = appAuthorization.policyFile(key), appAuthorization.maxAccuracy(key) == .reduced {
+        return .failure(
+          RequestError(.notAuthorized, "\(key.app) is held to reduced accuracy by the policy in \(file)"))
+      }
+      guard appDelivery.inUse(id, at: now) else {
+        return .failure(
+          RequestError(
+            .notAuthorized,
+            "\(key.app) may ask for temporary full accuracy only while in use (say set-activity foreground)"))
+      }
+      if r.temporary == nil {
+        promptApp(
+          .temporaryFullAccuracy, key, requested: a.status == .always ? .always : .whenInUse,
+          purpose: purpose,
+          at: now, into: &outputs)
+      }
+    }
+    tellApp(key, at: now, into: &outputs)
+    return appReport(id, at: now).map { .success($0) }
+  }
+
   /// `set-activity`: the app is in the foreground or not.
   mutating func setAppActivity(
     _ activity: AppActivity, of id: SessionID, at now: Instant, into outputs: inout [AppsOutput]

@@ -30,6 +30,13 @@ extension Engine {
   /// queued while it is not connected, its waiting events, and what its sessions are told.
   mutating func reindexApp(_ key: AppKey, at now: Instant, into outputs: inout [AppsOutput]) {
     reindexSessions(of: key, at: now)
+    if appAuthorization.record(key)?.temporary != nil, !appDelivery.anyInUse(key, at: now),
+      appAuthorization.endTemporary(key) == .granted
+    {
+      // Core Location's rule: temporary full accuracy lasts until the app is no longer in use.
+      outputs.append(.decided(key, appAuthorization.authorization(key), by: "temporary full accuracy ended"))
+      reindexSessions(of: key, at: now)
+    }
     if appAuthorization.record(key)?.once == true, !appDelivery.anyInUse(key, at: now),
       appAuthorization.endOnce(key)
     {
@@ -105,15 +112,17 @@ extension Engine {
     tellApp(key, at: now, into: &outputs)
   }
 
-  /// Puts a prompt about `key` in its user's queue (see `AppPromptMachine.prompt`).
+  /// Puts a prompt about `key` in its user's queue (see `AppPromptMachine.prompt`), with
+  /// `purpose` (nil: the one the app gave with its request for authorization).
   @discardableResult
   mutating func promptApp(
-    _ kind: AppPrompt.Kind, _ key: AppKey, requested: AuthorizationLevel, at now: Instant,
-    into outputs: inout [AppsOutput]
+    _ kind: AppPrompt.Kind, _ key: AppKey, requested: AuthorizationLevel, purpose: String? = nil,
+    at now: Instant, into outputs: inout [AppsOutput]
   ) -> PromptState {
     let identity = appDelivery.sessions(of: key).first.flatMap { appDelivery.identity(of: $0) }
     return appPrompts.prompt(
-      kind, for: key, as: identity, requested: requested, purpose: appAuthorization.record(key)?.purpose,
+      kind, for: key, as: identity, requested: requested,
+      purpose: purpose ?? appAuthorization.record(key)?.purpose,
       maxAccuracy: appAuthorization.maxAccuracy(key), at: now, into: &outputs)
   }
 

@@ -93,6 +93,11 @@ extension Engine {
         requestAuthorization(level, purpose: purpose, from: id, at: now, into: &outputs).map {
           .success(.appStatus($0))
         } ?? .failure(gone)
+    case .requestTemporaryFullAccuracy(let purpose):
+      result =
+        requestTemporaryFullAccuracy(purpose: purpose, from: id, at: now, into: &outputs).map {
+          $0.map { .appStatus($0) }
+        } ?? .failure(gone)
     case .setActivity(let activity):
       result =
         setAppActivity(activity, of: id, at: now, into: &outputs).map { .success(.appStatus($0)) }
@@ -188,6 +193,7 @@ extension Engine {
         if a.allowsInUse { words += ", \(a.accuracy.rawValue) accuracy" }
         if a.provisional { words += ", provisional" }
         if a.once { words += ", once" }
+        if a.temporaryFullAccuracy { words += ", full accuracy until no longer in use" }
         effects.append(.log(.info, "\(key): \(words) (\(by))"))
       case .dropped(let key, let count, let why):
         effects.append(.log(.info, "\(key): \(count) waiting event(s) dropped: \(why)"))

@@ -22,8 +22,8 @@ extension Engine {
     switch request {
     case .subscribe where isApp, .unsubscribe where isApp:
       handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
-    case .requestAuthorization, .setActivity, .startUpdates, .stopUpdates, .registerAgent, .answerPrompt,
-      .listApps, .changeApp:
+    case .requestAuthorization, .requestTemporaryFullAccuracy, .setActivity, .startUpdates, .stopUpdates,
+      .registerAgent, .answerPrompt, .listApps, .changeApp:
       handleAppRequest(request, ref: ref, peer: peer, at: now, into: &effects)
     case .status:
       reply(.status(answerStatus(at: now)))

@@ -29,6 +29,9 @@ public enum Request: Sendable, Hashable {
   case refresh
   /// An app asks to use the location, saying why.
   case requestAuthorization(AuthorizationLevel, purpose: String)
+  /// An app granted reduced accuracy asks for full accuracy until it is no longer in use,
+  /// saying why (Core Location's requestTemporaryFullAccuracyAuthorization).
+  case requestTemporaryFullAccuracy(purpose: String)
   /// An app says whether it is in the foreground.
   case setActivity(AppActivity)
   /// An app starts location updates.

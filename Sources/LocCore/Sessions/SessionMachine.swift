@@ -142,7 +142,8 @@ struct SessionMachine: EngineMachine {
     case .status, .listTimers, .showTimer, .refresh, .wait, .sky: return .plain(.read)
     case .subscribe, .unsubscribe, .locate: return .appOrPlain(.read)
     case .setLocation, .clearLocation, .reload, .addTimer, .removeTimer: return .plain(.admin)
-    case .requestAuthorization, .setActivity, .startUpdates, .stopUpdates: return .app
+    case .requestAuthorization, .requestTemporaryFullAccuracy, .setActivity, .startUpdates, .stopUpdates:
+      return .app
     case .registerRegion, .unregisterRegion, .regionState, .monitorVisits, .setLaunchUnit: return .app
     // Anyone manages their own apps and answers for them; other users' apps need admin
     // (checked where the uid is known).

@@ -75,6 +75,11 @@ extension Call where Result == AuthorizationResult {
   public static func requestAuthorization(_ level: AuthorizationLevel, purpose: String) -> Call {
     Call(.request(.requestAuthorization(level, purpose: purpose)))
   }
+
+  /// `request-temporary-full-accuracy`: full accuracy until the app is no longer in use, saying why.
+  public static func requestTemporaryFullAccuracy(purpose: String) -> Call {
+    Call(.request(.requestTemporaryFullAccuracy(purpose: purpose)))
+  }
   /// `set-activity`: the app is in the foreground or not.
   public static func setActivity(_ activity: AppActivity) -> Call { Call(.request(.setActivity(activity))) }
   /// `start-updates`: location events with these options.

@@ -10,6 +10,7 @@ extension WireRequest {
     switch r {
     case .requestAuthorization(let level, let purpose):
       return ["level": .string(level.rawValue), "purpose": .string(purpose)]
+    case .requestTemporaryFullAccuracy(let purpose): return ["purpose": .string(purpose)]
     case .setActivity(let activity): return ["activity": .string(activity.rawValue)]
     case .startUpdates(let u):
       var o: JSONObject = ["background": .bool(u.background)]
@@ -43,7 +44,8 @@ extension WireRequest {
   /// The apps request for `method`, nil if `method` is not one of them.
   static func decodeApp(method: String, params: JSONObject) -> Result<Request, RequestError>? {
     let known: [String: [String]] = [
-      "request-authorization": ["level", "purpose"], "set-activity": ["activity"],
+      "request-authorization": ["level", "purpose"], "request-temporary-full-accuracy": ["purpose"],
+      "set-activity": ["activity"],
       "start-updates": ["distanceFilter", "desiredAccuracy", "background"], "stop-updates": [],
       "agent-register": [], "agent-answer": ["prompt", "answer", "precise"], "list-apps": ["uid"],
       "change-app": ["app", "uid", "change", "level", "accuracy"],
@@ -65,12 +67,8 @@ extension WireRequest {
     switch method {
     case "request-authorization":
       let level = try word(p, "level", AuthorizationLevel.self, required: true)!
-      guard let purpose = p["purpose"]?.string, !purpose.isEmpty, purpose.utf8.count <= maxPurposeBytes else {
-        throw RequestError(
-          .invalidParams,
-          "\"purpose\" must be a string of 1 to \(maxPurposeBytes) bytes saying why the app asks")
-      }
-      return .requestAuthorization(level, purpose: purpose)
+      return .requestAuthorization(level, purpose: try purpose(p))
+    case "request-temporary-full-accuracy": return .requestTemporaryFullAccuracy(purpose: try purpose(p))
     case "set-activity": return .setActivity(try word(p, "activity", AppActivity.self, required: true)!)
     case "start-updates":
       let filter = try meters(p, "distanceFilter", above: -1)
@@ -102,6 +100,16 @@ extension WireRequest {
       }
       return .changeApp(app, uid: try uid(p), change)
     }
+  }
+
+  /// The `purpose` member: why the app asks, 1 to `maxPurposeBytes` bytes (never cut).
+  private static func purpose(_ p: JSONObject) throws(RequestError) -> String {
+    guard let purpose = p["purpose"]?.string, !purpose.isEmpty, purpose.utf8.count <= maxPurposeBytes else {
+      throw RequestError(
+        .invalidParams,
+        "\"purpose\" must be a string of 1 to \(maxPurposeBytes) bytes saying why the app asks")
+    }
+    return purpose
   }
 
   private static func word<E: RawRepresentable & CaseIterable>(

@@ -13,7 +13,8 @@ public enum WireRequest: Sendable, Hashable {
   /// Every method name, for `unknown-method` answers and the docs.
   public static let methods = [
     "hello", "status", "subscribe", "unsubscribe", "set-location", "clear-location", "reload", "list-timers",
-    "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization", "set-activity",
+    "show-timer", "add-timer", "remove-timer", "locate", "refresh", "request-authorization",
+    "request-temporary-full-accuracy", "set-activity",
     "start-updates", "stop-updates", "agent-register", "agent-answer", "list-apps", "change-app",
     "range-beacons", "stop-ranging-beacons",
     "monitor-beacons", "stop-monitoring-beacons", "wait", "register-region", "unregister-region",
@@ -39,6 +40,7 @@ public enum WireRequest: Sendable, Hashable {
     case .locate: return "locate"
     case .refresh: return "refresh"
     case .requestAuthorization: return "request-authorization"
+    case .requestTemporaryFullAccuracy: return "request-temporary-full-accuracy"
     case .setActivity: return "set-activity"
     case .startUpdates: return "start-updates"
     case .stopUpdates: return "stop-updates"
@@ -87,7 +89,8 @@ public enum WireRequest: Sendable, Hashable {
       return [:]
     case .startHeading(let filter): return ["filter": .number(filter)]
     case .lightDark, .setMode: return lightDarkParams(r)
-    case .requestAuthorization, .setActivity, .startUpdates, .answerPrompt, .listApps, .changeApp:
+    case .requestAuthorization, .requestTemporaryFullAccuracy, .setActivity, .startUpdates, .answerPrompt,
+      .listApps, .changeApp:
       return appParams(r)
     case .subscribe(let kinds), .unsubscribe(let kinds):
       if kinds == Set(EventKind.allCases) { return ["events": .string("all")] }

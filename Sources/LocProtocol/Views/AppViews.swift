@@ -20,6 +20,9 @@ public struct AppStatusView: WireCodable {
   public var provisional: Bool
   /// Allow Once (lasts while the app is in use).
   public var once: Bool
+  /// Full accuracy until the app is no longer in use, over a reduced decision (since 1.10;
+  /// false when a locd before it leaves it out).
+  public var temporaryFullAccuracy: Bool
   /// Where its request stands: `none`, `asking`, `no-agent`, `no-answer`.
   public var prompt: OpenEnum<PromptState>
   /// Whether this session is in use now.
@@ -37,6 +40,7 @@ public struct AppStatusView: WireCodable {
     accuracy = .known(r.authorization.accuracy)
     provisional = r.authorization.provisional
     once = r.authorization.once
+    temporaryFullAccuracy = r.authorization.temporaryFullAccuracy
     prompt = .known(r.prompt)
     inUse = r.inUse
     decidedBy = r.decidedBy
@@ -52,6 +56,7 @@ public struct AppStatusView: WireCodable {
     accuracy = try o.open("accuracy")
     provisional = try o.bool("provisional")
     once = try o.bool("once")
+    temporaryFullAccuracy = try o.optionalBool("temporaryFullAccuracy") ?? false
     prompt = try o.open("prompt")
     inUse = try o.bool("inUse")
     decidedBy = try o.optionalString("decidedBy")
@@ -62,7 +67,8 @@ public struct AppStatusView: WireCodable {
       "app": .string(app), "uid": .number(Double(uid)), "verified": .string(verified.word),
       "unit": unit.map(JSON.string) ?? .null, "status": .string(status.word),
       "accuracy": .string(accuracy.word),
-      "provisional": .bool(provisional), "once": .bool(once), "prompt": .string(prompt.word),
+      "provisional": .bool(provisional), "once": .bool(once),
+      "temporaryFullAccuracy": .bool(temporaryFullAccuracy), "prompt": .string(prompt.word),
       "inUse": .bool(inUse),
       "decidedBy": decidedBy.map(JSON.string) ?? .null,
     ])
@@ -83,6 +89,8 @@ public struct AppListingView: WireCodable {
   public var provisional: Bool
   /// Allow Once.
   public var once: Bool
+  /// Full accuracy until the app is no longer in use, over a reduced decision (since 1.10).
+  public var temporaryFullAccuracy: Bool
   /// `policy`, `agent`, `user`, or nil.
   public var decidedBy: String?
   /// The policy file that decides or caps it.
@@ -112,6 +120,7 @@ public struct AppListingView: WireCodable {
     accuracy = .known(l.authorization.accuracy)
     provisional = l.authorization.provisional
     once = l.authorization.once
+    temporaryFullAccuracy = l.authorization.temporaryFullAccuracy
     decidedBy = l.decidedBy
     policyFile = l.policyFile
     sessions = l.sessions
@@ -132,6 +141,7 @@ public struct AppListingView: WireCodable {
     accuracy = try o.open("accuracy")
     provisional = try o.bool("provisional")
     once = try o.bool("once")
+    temporaryFullAccuracy = try o.optionalBool("temporaryFullAccuracy") ?? false
     decidedBy = try o.optionalString("decidedBy")
     policyFile = try o.optionalString("policyFile")
     sessions = try o.int("sessions")
@@ -148,7 +158,8 @@ public struct AppListingView: WireCodable {
     .object([
       "app": .string(app), "uid": .number(Double(uid)), "status": .string(status.word),
       "accuracy": .string(accuracy.word), "provisional": .bool(provisional), "once": .bool(once),
-      "decidedBy": decidedBy.map(JSON.string) ?? .null, "policyFile": policyFile.map(JSON.string) ?? .null,
+      "temporaryFullAccuracy": .bool(temporaryFullAccuracy), "decidedBy": decidedBy.map(JSON.string) ?? .null,
+      "policyFile": policyFile.map(JSON.string) ?? .null,
       "sessions": .number(Double(sessions)), "inUse": .bool(inUse), "using": .bool(using),
       "lastUsed": WireFormat.time(lastUsed, 0), "verified": verified.map { .string($0.word) } ?? .null,
       "unit": unit.map(JSON.string) ?? .null, "purpose": purpose.map(JSON.string) ?? .null,
@@ -162,7 +173,7 @@ public struct AppListingView: WireCodable {
 public struct AgentPromptView: WireCodable {
   /// The prompt's number, for `agent-answer`.
   public var prompt: UInt64
-  /// `authorization` or `upgrade`.
+  /// `authorization`, `upgrade` or `temporary-full-accuracy`.
   public var kind: OpenEnum<AppPrompt.Kind>
   /// The app id.
   public var app: String

@@ -43,6 +43,9 @@ extension GeoClueService {
       guard let session = handles.clients[number]?.session else { return }
       handlers.request(
         session, GeoClueService.otherRequest, .startUpdates(AppSession.Updates(accuracy: accuracy)))
+    case .askFullAccuracy(let number, let purpose):
+      guard let session = handles.clients[number]?.session else { return }
+      handlers.request(session, GeoClueService.otherRequest, .requestTemporaryFullAccuracy(purpose: purpose))
     case .closeSession(let number):
       guard let client = handles.clients[number], let session = client.session else { return }
       client.session = nil

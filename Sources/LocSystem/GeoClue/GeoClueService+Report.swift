@@ -51,7 +51,7 @@ extension GeoClueFace.Counters {
       Counter("agentsRefused", agentsRefused), Counter("authorizeCalls", authorizeCalls),
       Counter("agentCallsRefused", agentCallsRefused), Counter("agentTimeouts", agentTimeouts),
       Counter("lateAgentAnswers", lateAgentAnswers),
-      Counter("locationsSignalled", locationsSignalled),
+      Counter("locationsSignalled", locationsSignalled), Counter("fullAccuracyAsked", fullAccuracyAsked),
     ]
   }
 }

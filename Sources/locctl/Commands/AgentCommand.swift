@@ -15,10 +15,14 @@ enum AgentCommand {
       user's apps until interrupted. Each prompt shows the app id (verified by its Flatpak scope or
       systemd unit, or only claimed) and its purpose, and takes Allow Once, Allow While Using the App
       or Don't Allow, with Precise on or off (add r to the number for off); an upgrade prompt takes
-      Change to Always Allow or Keep Only While Using. With --policy it answers from rules, one per
+      Change to Always Allow or Keep Only While Using; a temporary full accuracy prompt (an app
+      granted reduced accuracy asks for precise positions while it is in use) takes Allow Once or
+      Don't Allow. With --policy it answers from rules, one per
       line: APP ANSWER [reduced] [upgrade=always|upgrade=keep-while-using], where APP is an id, a
       prefix ending in *, or *, and ANSWER is allow-once, allow-while-using, deny or ignore (leave it
-      to time out); the first matching line answers, an app no line matches is ignored (APPS.md).
+      to time out); the first matching line answers, an app no line matches is ignored, and a
+      temporary full accuracy prompt is allowed once by a line that allows the app without reduced,
+      denied otherwise (APPS.md).
       """,
     examples: ["locctl agent", "locctl agent --policy ~/.config/locd/agent.rules"],
     needsDaemon: true, run: run)
@@ -53,7 +57,9 @@ enum AgentCommand {
           }
           do throws(ControlClient.Failure) {
             _ = try client.call(.answerPrompt(p.prompt, answer, precise: precise))
-            Output.line("prompt \(p.prompt) (\(p.app)): \(answer.rawValue)\(precise ? "" : ", precise off")")
+            let what = p.kind.known == .temporaryFullAccuracy ? ", temporary full accuracy" : ""
+            Output.line(
+              "prompt \(p.prompt) (\(p.app)\(what)): \(answer.rawValue)\(precise ? "" : ", precise off")")
           } catch {
             // Withdrawn meanwhile (timed out, the app went away): say so and go on.
             guard case .daemon(let reply) = error else { throw error }
@@ -74,15 +80,23 @@ enum AgentCommand {
   /// Asks in the terminal.
   static func ask(_ p: AgentPromptView) -> (AgentAnswer, precise: Bool)? {
     let who = "\(p.app) (\(p.verified.word == "claimed" ? "not verified" : "verified by \(p.verified.word)"))"
-    Output.line("\n\(Style.bold(Style.visible(who))) would like to use your location")
+    let temporary = p.kind.known == .temporaryFullAccuracy
+    let wants = temporary ? "your precise location while you use it" : "your location"
+    Output.line("\n\(Style.bold(Style.visible(who))) would like to use \(wants)")
     if let purpose = p.purpose { Output.line("  \"\(Style.visible(purpose))\"") }
     let upgrade = p.kind.known == .upgrade
-    let choices: [(String, AgentAnswer)] =
-      upgrade
-      ? [("Change to Always Allow", .always), ("Keep Only While Using", .keepWhileUsing)]
-      : [("Allow Once", .allowOnce), ("Allow While Using the App", .allowWhileUsing), ("Don't Allow", .deny)]
+    let choices: [(String, AgentAnswer)]
+    if upgrade {
+      choices = [("Change to Always Allow", .always), ("Keep Only While Using", .keepWhileUsing)]
+    } else if temporary {
+      choices = [("Allow Once", .allowOnce), ("Don't Allow", .deny)]
+    } else {
+      choices = [
+        ("Allow Once", .allowOnce), ("Allow While Using the App", .allowWhileUsing), ("Don't Allow", .deny),
+      ]
+    }
     for (i, c) in choices.enumerated() { Output.line("  \(i + 1)) \(c.0)") }
-    let canBePrecise = !upgrade && p.maxAccuracy.known != .reduced
+    let canBePrecise = !upgrade && !temporary && p.maxAccuracy.known != .reduced
     if canBePrecise { Output.line("  add 'r' for Precise off (e.g. 2r)") }
     while true {
       Output.write("> ")

@@ -12,7 +12,10 @@ import LocCore
 /// The first line whose pattern matches the app answers. `ANSWER` is `allow-once`,
 /// `allow-while-using`, `deny`, or `ignore` (leave the prompt unanswered: it times out);
 /// `reduced` turns Precise off; `upgrade=` answers upgrade prompts (default
-/// `keep-while-using`). An app no line matches is ignored.
+/// `keep-while-using`). A temporary full accuracy prompt (an app granted reduced accuracy
+/// asks for full accuracy while in use) is answered `allow-once` by a rule that allows the
+/// app without `reduced`, `deny` by one that denies it or says `reduced`. An app no line
+/// matches is ignored.
 struct AgentRules: Sendable, Hashable {
   /// One line.
   struct Rule: Sendable, Hashable {
@@ -68,6 +71,12 @@ struct AgentRules: Sendable, Hashable {
   func answer(_ kind: String, app: String) -> (AgentAnswer, precise: Bool)? {
     guard let rule = rules.first(where: { AgentRules.matches($0.pattern, app) }) else { return nil }
     if kind == AppPrompt.Kind.upgrade.rawValue { return (rule.upgrade, rule.precise) }
+    if kind == AppPrompt.Kind.temporaryFullAccuracy.rawValue {
+      // Allow Once or Don't Allow: a rule that allows the app allows full accuracy for this
+      // use, unless it turns Precise off.
+      guard let answer = rule.answer else { return nil }
+      return (answer == .deny || !rule.precise ? .deny : .allowOnce, true)
+    }
     return rule.answer.map { ($0, rule.precise) }
   }
 

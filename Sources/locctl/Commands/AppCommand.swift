@@ -2,22 +2,24 @@ import LocCore
 import LocHost
 import LocProtocol
 
-/// `locctl app APP [--request when-in-use|always] [--purpose TEXT] [--background]
-/// [--updates N] [--timeout DURATION] [--json]`: talks to locd as app APP, for trying the
-/// permission model from a shell and for tests: says hello as the app, says it is in the
-/// foreground (unless `--background`), asks for authorization if told to, and prints its
-/// authorization and, with `--updates`, the first N positions it is given.
+/// `locctl app APP [--request when-in-use|always] [--purpose TEXT] [--full-accuracy TEXT]
+/// [--background] [--updates N] [--timeout DURATION] [--json]`: talks to locd as app APP, for
+/// trying the permission model from a shell and for tests: says hello as the app, says it is
+/// in the foreground (unless `--background`), asks for authorization if told to, and for
+/// temporary full accuracy with `--full-accuracy`, and prints its authorization and, with
+/// `--updates`, the first N positions it is given.
 enum AppCommand {
   static let levels = ["when-in-use", "always"]
 
   static let spec = CommandSpec(
     name: "app", summary: "act as an app: ask for authorization, print what it is given",
     usage: [
-      "app APP [--request when-in-use|always] [--purpose TEXT] [--background] [--updates N] [--timeout DURATION] [--json]"
+      "app APP [--request when-in-use|always] [--purpose TEXT] [--full-accuracy TEXT] [--background] [--updates N] [--timeout DURATION] [--json]"
     ],
     options: [
       .valued("request", "LEVEL", "ask for when-in-use or always authorization", completion: .words(levels)),
       .valued("purpose", "TEXT", "the reason shown in the prompt (default 'locctl app')"),
+      .valued("full-accuracy", "TEXT", "ask for temporary full accuracy, giving this reason"),
       .flag("background", "do not say the app is in the foreground"),
       .valued("updates", "N", "start updates and print the first N positions given"),
       .valued("timeout", "DURATION", "give up after this long (default 30s), exit status 1"),
@@ -25,8 +27,10 @@ enum AppCommand {
     arguments: [.live(.appIDs)],
     help: """
       Talks to locd as app APP, to try the permission model from a shell: says it is in the
-      foreground (unless --background), asks for authorization (--request), and prints its
-      authorization until the request is decided, or the first N positions it is given
+      foreground (unless --background), asks for authorization (--request) and for full
+      accuracy until it is no longer in use (--full-accuracy: an app granted reduced accuracy,
+      as Core Location's temporary full accuracy), and prints its authorization until the
+      requests are decided, or the first N positions it is given
       (--updates). Exit status 1 when that does not happen within --timeout. --json prints the
       authorization objects and location events of the protocol (PROTOCOL.md, APPS.md).
       """,
@@ -74,6 +78,9 @@ enum AppCommand {
       if let level {
         let purpose = invocation.value("purpose") ?? "locctl app"
         last = try client.call(.requestAuthorization(level, purpose: purpose)).authorization
+      }
+      if let purpose = invocation.value("full-accuracy") {
+        last = try client.call(.requestTemporaryFullAccuracy(purpose: purpose)).authorization
       }
       show(last, json: json)
       if updates > 0 {
@@ -132,6 +139,7 @@ enum AppCommand {
       var words = "\(a.app) (uid \(a.uid), \(a.verified.word)): \(a.status.word), \(a.accuracy.word) accuracy"
       if a.provisional { words += ", provisional" }
       if a.once { words += ", once" }
+      if a.temporaryFullAccuracy { words += " (temporary, while in use)" }
       if a.prompt.known != PromptState.none { words += ", prompt \(a.prompt.word)" }
       Output.line(words)
     }

@@ -90,7 +90,8 @@ enum AppsCommand {
     if a.once { status += " (once)" }
     var parts = ["\(Style.bold(Style.visible(a.app))) uid \(a.uid)", status]
     if a.status.known == .whenInUse || a.status.known == .always {
-      parts.append("\(a.accuracy.word) accuracy")
+      parts.append(
+        "\(a.accuracy.word) accuracy\(a.temporaryFullAccuracy ? " (temporary, while in use)" : "")")
     }
     if a.using {
       parts.append(Style.green("using the location now"))

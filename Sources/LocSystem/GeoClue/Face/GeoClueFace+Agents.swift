@@ -205,8 +205,11 @@ extension GeoClueFace {
       .info,
       "GeoClue: '\(client.desktopID)' of uid \(client.peer.uid) now at level \(new.rawValue) (\(served(new).rawValue) accuracy), its agent's MaxAccuracyLevel",
       &out)
-    guard served(new) != served(old) else { return }
-    clients[number]?.served.mustSignal = true
+    // The updates follow the level (an app decided reduced gets full positions only by a
+    // temporary grant, asked for below); what the client sees changes with `served`.
+    guard new.isReduced != old.isReduced else { return }
+    if served(new) != served(old) { clients[number]?.served.mustSignal = true }
     out.append(.restartUpdates(number, new.isReduced ? .reduced : .full))
+    askFullAccuracyIfHeld(number, at: new, &out)
   }
 }

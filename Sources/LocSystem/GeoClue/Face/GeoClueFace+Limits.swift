@@ -69,5 +69,8 @@ extension GeoClueFace {
     public var lateAgentAnswers = 0
     /// LocationUpdated signals sent.
     public var locationsSignalled = 0
+    /// Starts (and raised caps) at street or exact of an app decided reduced, which asked
+    /// the engine for temporary full accuracy (decision 0067).
+    public var fullAccuracyAsked = 0
   }
 }

@@ -159,6 +159,23 @@ extension GeoClueFace {
     clients[number]?.served.grantedLevel = level
     clients[number]?.served.mustSignal = false
     out.append(.openSession(number, client.peer, identity, level.isReduced ? .reduced : .full))
+    askFullAccuracyIfHeld(number, at: level, &out)
+  }
+
+  /// A client served at street or exact whose app was decided reduced (say, by an earlier
+  /// Start at city) asks the engine for temporary full accuracy, as an app on the socket
+  /// would: the person is asked again, and a yes lasts while the client runs (decision 0067).
+  mutating func askFullAccuracyIfHeld(
+    _ number: ClientNumber, at level: GeoClueAccuracyLevel, _ out: inout Output
+  ) {
+    guard let client = clients[number], let key = client.start.identity?.key, !level.isReduced else { return }
+    let app = apps(key).0
+    guard app.allowsInUse, app.accuracy == .reduced else { return }
+    counters.fullAccuracyAsked += 1
+    out.append(
+      .askFullAccuracy(
+        number, purpose: "'\(client.desktopID)' asks GeoClue for accuracy level \(level.rawValue) (\(level))")
+    )
   }
 
   /// The level a client may have now: what its Start allowed, capped by its user's agent's

@@ -87,6 +87,9 @@ public struct GeoClueFace {
     case openSession(ClientNumber, Peer, AppIdentity, AccuracyAuthorization)
     /// Starts the session's updates again at `accuracy`.
     case restartUpdates(ClientNumber, AccuracyAuthorization)
+    /// Asks the engine for temporary full accuracy for the session's app, saying why: the
+    /// client asked a level above its app's reduced decision (decision 0067).
+    case askFullAccuracy(ClientNumber, purpose: String)
     /// Closes the client's engine session.
     case closeSession(ClientNumber)
     /// Remembers an agent's answer as the app's decision.
