@@ -98,6 +98,66 @@ import Testing
     #expect(c["readers"] == 1 && (c["relayed"] ?? 0) >= 12 * 3 && c["cycles"] == 0, "\(c)")
   }
 
+  /// The chain issue 42 found broken: a source without NMEA (gpsd's JSON, from the real gpsd
+  /// under gpsfake) through locd's NMEA output, read by a second real gpsd as a serial GPS.
+  /// The sentences locd writes for it must be read as the same fixes: before, its GGA said
+  /// "00" satellites used whenever gpsd's SKY had no used flags, and gpsd takes a GGA under
+  /// three satellites as no fix (1 of 22 positions came through).
+  @Test func gpsdReadingTheOutputOfAGpsdSourceGetsItsFixes() throws {
+    let dir = LocdProcess.makeDirectory()
+    let link = dir + "/nmea0"
+    let gpsdPort = freePort()
+    let fake = try GpsFake("nmea/bu353s4.log", port: gpsdPort, interval: 0.02, directory: dir)
+    defer { fake.stop() }
+    let daemon = try LocdProcess(
+      arguments: ["--source", "gpsd://127.0.0.1:\(gpsdPort)"], directory: dir,
+      config: "[NMEAOut]\nEnable=yes\nLink=\(link)\nGroup=\nMode=0600\n[Acquisition]\nPolicy=continuous\n")
+    _ = try daemon.waitForStatus(timeout: 30) { _ in FileManager.default.fileExists(atPath: link) }
+    // The second gpsd: on the link as on a serial device, its own port and control socket.
+    let port = freePort()
+    let err = open(dir + "/second.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let second = try Child(
+      "/usr/sbin/gpsd", ["-N", "-n", "-S", "\(port)", "-F", dir + "/second.sock", link], stderrFD: err)
+    close(err)
+    defer {
+      kill(second.pid, SIGTERM)
+      second.wait(timeout: 5)
+    }
+    let deadline = Date().addingTimeInterval(15)
+    while (try? connectTCP("127.0.0.1", port, timeout: 0.2)).map({ close($0) }) == nil {
+      guard Date() < deadline else { throw HarnessError("the second gpsd did not listen") }
+    }
+    let pipe = try GpsdFaceRig.Capture(
+      "/usr/bin/gpspipe", ["-w", "127.0.0.1:\(port)"], path: dir + "/second.out")
+    // Twenty cycles with a position through the chain, each the log's own fix.
+    let log = try GpsdFaceRig.decode(
+      try String(contentsOfFile: Binaries.fixture("nmea/bu353s4.log").path, encoding: .isoLatin1))
+    var byTimeOfDay: [String: Fix] = [:]
+    for (time, fix) in log {
+      byTimeOfDay[String(time.iso8601(fractionDigits: 3).drop(while: { $0 != "T" }))] = fix
+    }
+    func positions() -> [String: JSON] {
+      var out: [String: JSON] = [:]
+      for tpv in pipe.reports("TPV") where tpv["lat"] != nil {
+        if let t = tpv["time"]?.string { out[String(t.drop(while: { $0 != "T" }))] = tpv }
+      }
+      return out
+    }
+    try pipe.wait(timeout: 60) { _ in positions().count >= 20 }
+    pipe.stop()
+    let got = positions()
+    for (time, tpv) in got {
+      let fix = try #require(byTimeOfDay[time], "\(time) is a cycle of the log")
+      let c = try #require(fix.coordinate)
+      #expect(abs((tpv["lat"]?.number ?? 0) - c.latitude.value) < 1e-7, "\(time)")
+      #expect(abs((tpv["lon"]?.number ?? 0) - c.longitude.value) < 1e-7, "\(time)")
+      #expect(tpv["mode"] == .int(fix.mode.rawValue), "\(time): \(tpv.serialized)")
+      // gpsd's eph comes from the HDOP locd wrote: gpsd's own figure for this fix, HDOP 1.1.
+      #expect(tpv["eph"]?.number == 20.9, "\(time): \(tpv.serialized)")
+    }
+    _ = daemon
+  }
+
   @Test func itsModeIsItsPolicy() throws {
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
     let dir = LocdProcess.makeDirectory()
