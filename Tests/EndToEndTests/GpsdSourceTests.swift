@@ -17,7 +17,7 @@ final class GpsFake {
   /// handling such as "device 0 (fd 7) released").
   init(
     _ log: String, port: Int, interval: Double = 0.01, directory: String, nowait: Bool = true,
-    debugLevel: Int? = nil
+    debugLevel: Int? = nil, once: Bool = false
   ) throws {
     self.port = port
     logPath = directory + "/gpsfake-\(port).log"
@@ -25,6 +25,8 @@ final class GpsFake {
     defer { close(err) }
     var arguments = ["-q", "-c", "\(interval)", "-P", "\(port)"]
     if nowait { arguments.append("-n") }
+    // -1: the log once, then gpsfake ends (gpsd with it).
+    if once { arguments.append("-1") }
     if let debugLevel { arguments += ["-D", "\(debugLevel)"] }
     child = try Child("/usr/bin/gpsfake", arguments + [Binaries.fixture(log).path], stderrFD: err)
     // gpsd listens once it runs; a bare connection (no WATCH) costs nothing.

@@ -53,6 +53,14 @@ extension Daemon {
     }
   }
 
+  /// Every cycle a source decoded, before the engine sees it: the gpsd face sends a TPV for
+  /// each, as gpsd does (a lost fix too, and fixes the engine will not take); it goes first,
+  /// so a watcher is not kept waiting for the engine's work.
+  func gpsdCycle(_ fix: Fix, from id: SourceID) {
+    guard let gpsd = faces.gpsd, config.effectiveSources.indices.contains(id.index) else { return }
+    gpsd.cycle(fix, device: config.effectiveSources[id.index].description)
+  }
+
   /// What `DEVICES` calls a source's driver.
   static func gpsdDriver(_ uri: String) -> String {
     if uri.hasPrefix("gpsd:") { return "gpsd" }

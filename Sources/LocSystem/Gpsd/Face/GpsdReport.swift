@@ -100,11 +100,14 @@ enum GpsdReport {
   static func sky(_ sky: SourceSky, dops fix: Fix?, time: Instant?) -> JSONObject {
     var o: JSONObject = ["class": .string("SKY"), "device": .string(sky.source)]
     if let time { o["time"] = .string(time.iso8601(fractionDigits: 3)) }
-    if let fix {
-      if let v = fix.hdop { o["hdop"] = .number(v) }
-      if let v = fix.vdop { o["vdop"] = .number(v) }
-      if let v = fix.pdop { o["pdop"] = .number(v) }
-    }
+    // gpsd's order and decimals; the DOPs the receiver did not send, worked out from the
+    // satellites used as gpsd does (`GpsdDilution`).
+    let d = GpsdDilution(sky.sky)
+    let dops: [(String, Double?)] = [
+      ("xdop", d?.x), ("ydop", d?.y), ("vdop", fix?.vdop ?? d?.vertical), ("tdop", d?.time),
+      ("hdop", fix?.hdop ?? d?.horizontal), ("gdop", d?.geometric), ("pdop", fix?.pdop ?? d?.position),
+    ]
+    for case (let key, let value?) in dops { o[key] = .number(rounded(value, 2)) }
     let summary = sky.sky.summary
     o["nSat"] = .int(summary.inView)
     o["uSat"] = .int(summary.used)
