@@ -11,7 +11,7 @@ final class GpsFake {
   /// Where gpsfake's (and gpsd's) standard error goes.
   let logPath: String
 
-  /// Starts gpsfake on `port` with `log` (under Tests/Fixtures), one sentence every
+  /// Starts gpsfake on `port` with `log` (under Tests/Fixtures, or an absolute path), one sentence every
   /// `interval` seconds. With `nowait` gpsd reads at once (-n) rather than when a client
   /// watches; `debugLevel` makes gpsd log what it does (gpsd -D: 2 client traffic, 4 device
   /// handling such as "device 0 (fd 7) released").
@@ -28,7 +28,8 @@ final class GpsFake {
     // -1: the log once, then gpsfake ends (gpsd with it).
     if once { arguments.append("-1") }
     if let debugLevel { arguments += ["-D", "\(debugLevel)"] }
-    child = try Child("/usr/bin/gpsfake", arguments + [Binaries.fixture(log).path], stderrFD: err)
+    let path = log.hasPrefix("/") ? log : Binaries.fixture(log).path
+    child = try Child("/usr/bin/gpsfake", arguments + [path], stderrFD: err)
     // gpsd listens once it runs; a bare connection (no WATCH) costs nothing.
     let deadline = Date().addingTimeInterval(15)
     while true {
