@@ -5,21 +5,28 @@ import LocProtocol
 import Testing
 
 /// chrony's samples from locd against gpsd's, from the same receiver bytes at the same moments,
-/// measured by the real chronyd (issue 42): gpsd 3.22 reads a pseudo-terminal and writes its
+/// measured by the real chronyd (issue 42): gpsd 3.22 reads the receiver over TCP and writes its
 /// shared-memory refclock (SHM 0), locd reads a Unix socket and sends to its SOCK refclock;
 /// one feeder writes each cycle to both, its sentences spread over 46 ms as a SiRF receiver's
 /// are. chronyd's refclocks log gives each sample's offset. locd stamps a sample with the
 /// arrival of the cycle's first sentence, as gpsd does: their median offsets are within 5 ms
 /// and locd's spread is no larger than gpsd's (decision 0064).
+///
+/// gpsd is fed over TCP, not a pseudo-terminal: gpsd 3.22 writes no SHM sample for a device
+/// that is a pty (`ntpshm_link_activate()` in gpsd/timehint.c: "don't talk to NTP when we're
+/// running inside the test harness"), which is why this test first saw none of gpsd's.
 @Suite(.serialized) struct ChronyStampTests {
-  /// The receiver stand-in: a pty for gpsd (its path printed first) and locd's socket; after
-  /// each second + 100 ms, GGA, then 23 ms later GSA, then 23 ms later RMC, of that second,
-  /// written to both at once.
+  /// The receiver stand-in: a TCP listener for gpsd (its port printed first) and a client of
+  /// locd's socket; after each second + 100 ms, GGA, then 23 ms later GSA, then 23 ms later
+  /// RMC, of that second, written to both at once (gpsd first, then locd, a few microseconds
+  /// apart).
   static let feeder = """
-    import functools, os, socket, sys, time, tty
-    master, slave = os.openpty()
-    tty.setraw(master)
-    print(os.ttyname(slave), flush=True)
+    import functools, socket, sys, time
+    server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    server.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    server.bind(("127.0.0.1", 0))
+    server.listen(1)
+    print(server.getsockname()[1], flush=True)
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     for _ in range(200):
         try:
@@ -27,10 +34,13 @@ import Testing
             break
         except OSError:
             time.sleep(0.05)
+    server.settimeout(30)
+    g, _ = server.accept()
+    g.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
     def sentence(body):
         return ("$%s*%02X\\r\\n" % (body, functools.reduce(lambda a, c: a ^ ord(c), body, 0))).encode()
     def both(data):
-        os.write(master, data)
+        g.sendall(data)
         s.sendall(data)
     while True:
         time.sleep(1 - time.time() % 1 + 0.1)
@@ -100,11 +110,12 @@ import Testing
       kill(feeder.pid, SIGTERM)
       feeder.wait(timeout: 5)
     }
-    let pty = try waitForFile(feederOut) { $0.hasSuffix("\n") }.trimmingCharacters(
+    let feederPort = try waitForFile(feederOut) { $0.hasSuffix("\n") }.trimmingCharacters(
       in: .whitespacesAndNewlines)
     let gpsdLog = open(dir + "/gpsd.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     let gpsd = try Child(
-      "/usr/sbin/gpsd", ["-N", "-n", "-b", "-S", "\(freePort())", "-F", dir + "/gpsd.sock", pty],
+      "/usr/sbin/gpsd",
+      ["-N", "-n", "-b", "-S", "\(freePort())", "-F", dir + "/gpsd.sock", "tcp://127.0.0.1:\(feederPort)"],
       stderrFD: gpsdLog)
     close(gpsdLog)
     defer {
