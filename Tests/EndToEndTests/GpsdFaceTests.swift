@@ -199,7 +199,9 @@ import Testing
     let deadline = Date().addingTimeInterval(30)
     repeat {
       screen = (try? run(tmux, ["capture-pane", "-p", "-t", session]).stdout) ?? ""
-      if screen.contains("3D FIX") && screen.contains("Used") { break }
+      // The fix and the sky: cgps draws the TPV when it comes and the satellites with the SKY
+      // after it (the "Used" heading is there before any).
+      if screen.contains("3D FIX") && screen.contains("GP  1 ") { break }
       usleep(100_000)
     } while Date() < deadline
     // cgps prints the latitude with 8 decimals and a hemisphere letter: the log is at 37.78° S

@@ -23,7 +23,7 @@ extension Daemon {
           let connected = s.state == .connected
           return GpsdDevice(
             path: s.uri, driver: Daemon.gpsdDriver(s.uri), activated: connected ? self.now : nil,
-            seenData: connected)
+            seenData: connected, line: Daemon.gpsdLine(s.uri))
         }
       },
       skies: { [unowned self] in self.engine.skies },
@@ -66,6 +66,13 @@ extension Daemon {
     if uri.hasPrefix("gpsd:") { return "gpsd" }
     if uri.hasPrefix("replay:") { return "replay" }
     return "NMEA0183"
+  }
+
+  /// The serial line of a source, as DEVICE reports it: a `serial:` source at a fixed speed
+  /// (at `baud=auto` the speed is the one the source finds, not reported).
+  static func gpsdLine(_ uri: String) -> GpsdDevice.SerialLine? {
+    guard case .serial(_, .fixed(let rate))? = try? SourceURI(parsing: uri) else { return nil }
+    return GpsdDevice.SerialLine(bitsPerSecond: rate)
   }
 
   /// Stops the face: its clients are dropped, its socket removed.

@@ -140,10 +140,21 @@ struct GpsdFace {
     switch command {
     case .version:
       return [.send(id, GpsdReport.version(release: environment.release) + GpsdReport.end)]
-    case .devices, .device:
+    case .devices:
       return [.send(id, devicesLine(for: client) + GpsdReport.end)]
+    case .device:
+      // gpsd answers `?DEVICE;` with a DEVICE report a device, not DEVICES.
+      return visibleDevices(for: client).map {
+        .send(id, GpsdReport.line(GpsdReport.device($0)) + GpsdReport.end)
+      }
     case .poll:
-      let active = environment.devices().filter { $0.activated != nil }.count
+      // gpsd's `active`: the devices this client watches that have sent data (none before
+      // it watches, whatever is open).
+      let active =
+        client.watch.enabled
+        ? visibleDevices(for: client).filter {
+          $0.activated != nil && $0.seenData && (client.watch.device ?? $0.path) == $0.path
+        }.count : 0
       return [
         .send(
           id,
@@ -165,7 +176,11 @@ struct GpsdFace {
   /// `DEVICES` as this client may see it: the sources for a plain session or an app that may
   /// have positions now; none for the others (a source's URI can name a host).
   private func devicesLine(for client: Client) -> String {
-    GpsdReport.devices(client.accuracy == nil ? [] : environment.devices())
+    GpsdReport.devices(visibleDevices(for: client))
+  }
+
+  private func visibleDevices(for client: Client) -> [GpsdDevice] {
+    client.accuracy == nil ? [] : environment.devices()
   }
 
   /// The requests that start or stop the client's stream: a subscription for a plain
