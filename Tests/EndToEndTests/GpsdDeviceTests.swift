@@ -34,9 +34,9 @@ import Testing
   /// The client: for each daemon (argv: name port ...), the greeting; DEVICES once the device
   /// has sent data (flags 1); POLL before any WATCH; the answer to `?DEVICE;` (every line
   /// before the VERSION asked after it); then a WATCH, its first TPV with a fix, and POLL.
-  /// Prints one JSON object a daemon: `name {...}`. Each command line ends with a newline, as
-  /// libgps and python3-gps send them (locd's face reads lines; gpsd also acts on a command
-  /// without one, a difference this test leaves alone).
+  /// Prints one JSON object a daemon: `name {...}`. Some commands end with a newline, as libgps
+  /// and python3-gps send them, the two before the WATCH without one: gpsd acts on the commands
+  /// a read brings, newline or not.
   static let client = """
     import json, socket, sys, time
     def talk(port):
@@ -60,9 +60,9 @@ import Testing
                 break
             time.sleep(0.2)
         out["devices"] = d
-        c.sendall(b"?POLL;\\n")
+        c.sendall(b"?POLL;")
         out["pollBefore"], _ = until("POLL")
-        c.sendall(b"?DEVICE;?VERSION;\\n")
+        c.sendall(b"?DEVICE;?VERSION;")
         _, out["device"] = until("VERSION")
         c.sendall(b'?WATCH={"enable":true,"json":true};\\n')
         while True:
