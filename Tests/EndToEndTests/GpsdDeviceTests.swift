@@ -144,4 +144,34 @@ import Testing
     #expect(answered == [.string("DEVICE")])
     _ = daemon
   }
+
+  /// At `baud=auto` DEVICE's `bps` is the speed locd's hunt settled on. A pseudo-terminal
+  /// carries bytes at whatever speed its termios says, so the hunt's first speed already
+  /// reads NMEA: `SourceURI.autoBaudRates.first` (9600), and the line's other members as for a
+  /// fixed speed (gpsd's for a tty, the test above).
+  @Test func aHuntedSpeedIsTheOneFound() throws {
+    let dir = LocdProcess.makeDirectory()
+    let feederOut = dir + "/feeder.out"
+    let out = open(feederOut, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let feeder = try Child("/usr/bin/python3", ["-c", Self.feeder], stdoutFD: out)
+    close(out)
+    defer {
+      kill(feeder.pid, SIGTERM)
+      feeder.wait(timeout: 5)
+    }
+    let pty = try waitForFile(feederOut) { $0.split(separator: "\n").count == 2 }.split(separator: "\n")[1]
+    let port = freePort()
+    let daemon = try LocdProcess(
+      arguments: ["--source", "serial:\(pty)?baud=auto"], directory: dir,
+      config:
+        "[Acquisition]\nPolicy=continuous\n[Gpsd]\nEnable=yes\nSocket=\(dir)/gpsd.sock\nListenPort=\(port)\n")
+    let talk = try run(URL(fileURLWithPath: "/usr/bin/python3"), ["-c", Self.client, "locd", "\(port)"])
+    #expect(talk.status == 0, "\(talk.stderr)")
+    let line = try #require(talk.stdout.split(separator: "\n").first { $0.hasPrefix("locd ") })
+    let answers = try JSON.parse(String(line.dropFirst(5)))
+    let device = try #require(answers["devices"]?["devices"]?.array?.first)
+    #expect(device["bps"] == .int(SourceURI.autoBaudRates[0]), "\(device)")
+    #expect(device["parity"] == .string("N") && device["stopbits"] == .int(1), "\(device)")
+    _ = daemon
+  }
 }

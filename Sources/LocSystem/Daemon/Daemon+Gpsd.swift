@@ -23,7 +23,7 @@ extension Daemon {
           let connected = s.state == .connected
           return GpsdDevice(
             path: s.uri, driver: Daemon.gpsdDriver(s.uri), activated: connected ? self.now : nil,
-            seenData: connected, line: Daemon.gpsdLine(s.uri))
+            seenData: connected, line: Daemon.gpsdLine(s))
         }
       },
       skies: { [unowned self] in self.engine.skies },
@@ -68,10 +68,13 @@ extension Daemon {
     return "NMEA0183"
   }
 
-  /// The serial line of a source, as DEVICE reports it: a `serial:` source at a fixed speed
-  /// (at `baud=auto` the speed is the one the source finds, not reported).
-  static func gpsdLine(_ uri: String) -> GpsdDevice.SerialLine? {
-    guard case .serial(_, .fixed(let rate))? = try? SourceURI(parsing: uri) else { return nil }
+  /// The serial line of a source, as DEVICE reports it: a connected `serial:` source at the
+  /// speed it reads (its `baud` counter: the URI's, or at `baud=auto` the one its hunt found,
+  /// for it is connected only once NMEA comes at that speed).
+  static func gpsdLine(_ s: SourceSnapshot) -> GpsdDevice.SerialLine? {
+    guard s.state == .connected, case .serial? = try? SourceURI(parsing: s.uri),
+      let rate = s.counters.first(where: { $0.name == "baud" })?.value
+    else { return nil }
     return GpsdDevice.SerialLine(bitsPerSecond: rate)
   }
 
