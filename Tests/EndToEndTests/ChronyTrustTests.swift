@@ -138,7 +138,11 @@ struct ChronyTrustTests {
       arguments: ["--source", "nmea+tcp-listen://127.0.0.1:\(port)", "--log-level", "info"],
       config: "[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=\(dir)/refclock.sock\n")
     let attacker = try Feeder("tcp", String(port), offset: 3600, uid: Self.nobody)
-    try Self.wait(40, "8 fixes of the listener") { try daemon.status().counters()["fixes"] ?? 0 >= 8 }
+    // 8 of its samples judged: a sample is a cycle whose start locd knows, from the fourth
+    // cycle on (decision 0064), so the counter, not the fixes, says when 8 were.
+    try Self.wait(40, "8 samples of the listener withheld") {
+      try daemon.status().chrony?.untrusted ?? 0 >= 8
+    }
     let samples = chronyd.samples
     #expect(samples.isEmpty, "\(samples.filter { abs($0 - 3600) < 2 }.count) of \(samples.count) at +3600 s")
     #expect(!chronyd.log.contains("Selected source GNSS"), "\(chronyd.log)")
@@ -169,7 +173,11 @@ struct ChronyTrustTests {
       arguments: ["--source", "nmea+unix-listen://\(dir)/nmea.sock", "--log-level", "info"],
       config: "[Acquisition]\nPolicy=continuous\n[Time]\nChronySocket=\(link)\n")
     let receiver = try Feeder("unix", dir + "/nmea.sock", offset: 0)
-    try Self.wait(40, "8 fixes of the receiver") { try daemon.status().counters()["fixes"] ?? 0 >= 8 }
+    // 8 of its samples refused at the link (the counter: a sample is a cycle whose start
+    // locd knows, from the fourth cycle on; decision 0064).
+    try Self.wait(40, "8 samples of the receiver refused") {
+      try daemon.status().chrony?.socketRefused ?? 0 >= 8
+    }
     let samples = chronyd.samples
     #expect(samples.isEmpty, "\(samples.count) samples delivered through the link")
     let gnss = try #require(try chronyd.gnss())

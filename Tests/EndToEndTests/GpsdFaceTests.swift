@@ -190,16 +190,26 @@ import Testing
     let rig = try GpsdFaceRig()
     let session = "locd-cgps-\(getpid())-\(rig.port)"
     let tmux = URL(fileURLWithPath: "/usr/bin/tmux")
+    // cgps's warnings go to its standard error (gpsd 3.22's cgps warns "gpsd release R, API:
+    // 3.14, expected 3.22" when VERSION's release is not its own).
+    let errors = URL(fileURLWithPath: rig.gpsdSocket).deletingLastPathComponent().appendingPathComponent(
+      "cgps.stderr"
+    ).path
     let started = try run(
       tmux,
-      ["new-session", "-d", "-s", session, "-x", "100", "-y", "30", "/usr/bin/cgps 127.0.0.1:\(rig.port)"])
+      [
+        "new-session", "-d", "-s", session, "-x", "100", "-y", "30",
+        "/usr/bin/cgps 127.0.0.1:\(rig.port) 2>\(errors)",
+      ])
     #expect(started.status == 0, "\(started.stderr)")
     defer { _ = try? run(tmux, ["kill-session", "-t", session]) }
     var screen = ""
     let deadline = Date().addingTimeInterval(30)
     repeat {
       screen = (try? run(tmux, ["capture-pane", "-p", "-t", session]).stdout) ?? ""
-      if screen.contains("3D FIX") && screen.contains("Used") { break }
+      // The fix and the sky: cgps draws the TPV when it comes and the satellites with the SKY
+      // after it (the "Used" heading is there before any).
+      if screen.contains("3D FIX") && screen.contains("GP  1 ") { break }
       usleep(100_000)
     } while Date() < deadline
     // cgps prints the latitude with 8 decimals and a hemisphere letter: the log is at 37.78° S
@@ -208,5 +218,7 @@ import Testing
     #expect(screen.contains("37.7847") && screen.contains(" S "), "\(screen)")
     #expect(screen.contains("175.3148") && screen.contains(" E "), "\(screen)")
     #expect(screen.contains("GP  1    1  29.0  132.0"), "\(screen)")
+    let warned = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+    #expect(!warned.contains("WARNING"), "\(warned)")
   }
 }

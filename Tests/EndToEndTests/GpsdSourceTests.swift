@@ -11,13 +11,13 @@ final class GpsFake {
   /// Where gpsfake's (and gpsd's) standard error goes.
   let logPath: String
 
-  /// Starts gpsfake on `port` with `log` (under Tests/Fixtures), one sentence every
+  /// Starts gpsfake on `port` with `log` (under Tests/Fixtures, or an absolute path), one sentence every
   /// `interval` seconds. With `nowait` gpsd reads at once (-n) rather than when a client
   /// watches; `debugLevel` makes gpsd log what it does (gpsd -D: 2 client traffic, 4 device
   /// handling such as "device 0 (fd 7) released").
   init(
     _ log: String, port: Int, interval: Double = 0.01, directory: String, nowait: Bool = true,
-    debugLevel: Int? = nil
+    debugLevel: Int? = nil, once: Bool = false
   ) throws {
     self.port = port
     logPath = directory + "/gpsfake-\(port).log"
@@ -25,8 +25,11 @@ final class GpsFake {
     defer { close(err) }
     var arguments = ["-q", "-c", "\(interval)", "-P", "\(port)"]
     if nowait { arguments.append("-n") }
+    // -1: the log once, then gpsfake ends (gpsd with it).
+    if once { arguments.append("-1") }
     if let debugLevel { arguments += ["-D", "\(debugLevel)"] }
-    child = try Child("/usr/bin/gpsfake", arguments + [Binaries.fixture(log).path], stderrFD: err)
+    let path = log.hasPrefix("/") ? log : Binaries.fixture(log).path
+    child = try Child("/usr/bin/gpsfake", arguments + [path], stderrFD: err)
     // gpsd listens once it runs; a bare connection (no WATCH) costs nothing.
     let deadline = Date().addingTimeInterval(15)
     while true {

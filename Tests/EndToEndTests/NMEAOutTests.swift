@@ -98,6 +98,113 @@ import Testing
     #expect(c["readers"] == 1 && (c["relayed"] ?? 0) >= 12 * 3 && c["cycles"] == 0, "\(c)")
   }
 
+  /// A receiver log without GSA, written for `gpsdReadingTheOutputOfAGpsdSourceGetsItsFixes`:
+  /// `cycles` seconds from 2025-09-04 10:00:00 UTC (a date gpsd 3.22 takes as it is: it
+  /// moves dates before its build 1024 weeks ahead), each a GGA (a 3D fix of 8 satellites,
+  /// HDOP 0.9), an RMC and three GSVs of those 8 satellites; moving north at 22 m/s, so
+  /// each cycle is a new position for locd's engine. With no GSA, gpsd marks no satellite
+  /// used: its SKY says `uSat` 0 and its TPVs carry no count of satellites used.
+  static func logWithoutGSA(cycles: Int) -> String {
+    func sentence(_ body: String) -> String {
+      var sum: UInt8 = 0
+      for b in body.utf8 { sum ^= b }
+      return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
+    }
+    let satellites =
+      [(3, 67, 41), (6, 23, 300), (9, 44, 97), (14, 12, 210), (17, 58, 152), (19, 31, 12)]
+      + [(22, 15, 265), (28, 80, 330)]
+    var out = "# Synthesized by NMEAOutTests: a 3D fix of 8 satellites, no GSA (issue 42, item 3).\n"
+    for i in 0..<cycles {
+      let hms = String(format: "10%02d%02d.00", i / 60, i % 60)
+      // 59°54.6000'N + 0.0120' (22.2 m) a second, 10°45.0000'E.
+      let lat = String(format: "5954.%06d", 600_000 + 12_000 * i)
+      out += sentence("GPGGA,\(hms),\(lat),N,01045.000000,E,1,08,0.9,20.0,M,40.0,M,,")
+      out += sentence("GPRMC,\(hms),A,\(lat),N,01045.000000,E,43.2,0.0,040925,,,A")
+      for part in 0..<3 {
+        var body = "GPGSV,3,\(part + 1),08"
+        for (prn, el, az) in satellites.dropFirst(part * 3).prefix(3) {
+          body += String(format: ",%02d,%02d,%03d,40", prn, el, az)
+        }
+        out += sentence(body)
+      }
+    }
+    return out
+  }
+
+  /// The chain issue 42 found broken: a source without NMEA (gpsd's JSON, from the real gpsd
+  /// under gpsfake) through locd's NMEA output, read by a second real gpsd as a serial GPS.
+  /// The receiver sends no GSA, so gpsd's SKY marks no satellite used (uSat 0) and its TPV has
+  /// no count. The sentences locd writes for it must be read as the same fixes: before, its
+  /// GGA said "00" satellites used, and gpsd takes a GGA under three satellites as no fix
+  /// (gpsd 3.22 processGGA: `3 > satellites_visible` gives MODE_NO_FIX), so no position came
+  /// through the chain (issue 42: 1 of 22).
+  @Test func gpsdReadingTheOutputOfAGpsdSourceGetsItsFixes() throws {
+    let dir = LocdProcess.makeDirectory()
+    let link = dir + "/nmea0"
+    let logPath = dir + "/no-gsa.log"
+    let logText = Self.logWithoutGSA(cycles: 40)
+    try logText.write(toFile: logPath, atomically: true, encoding: .utf8)
+    let gpsdPort = freePort()
+    let fake = try GpsFake(logPath, port: gpsdPort, interval: 0.05, directory: dir)
+    defer { fake.stop() }
+    let daemon = try LocdProcess(
+      arguments: ["--source", "gpsd://127.0.0.1:\(gpsdPort)"], directory: dir,
+      config: "[NMEAOut]\nEnable=yes\nLink=\(link)\nGroup=\nMode=0600\n[Acquisition]\nPolicy=continuous\n")
+    _ = try daemon.waitForStatus(timeout: 30) { _ in FileManager.default.fileExists(atPath: link) }
+    // The second gpsd: on the link as on a serial device, its own port and control socket.
+    let port = freePort()
+    let err = open(dir + "/second.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let second = try Child(
+      "/usr/sbin/gpsd", ["-N", "-n", "-S", "\(port)", "-F", dir + "/second.sock", link], stderrFD: err)
+    close(err)
+    defer {
+      kill(second.pid, SIGTERM)
+      second.wait(timeout: 5)
+    }
+    let deadline = Date().addingTimeInterval(15)
+    while (try? connectTCP("127.0.0.1", port, timeout: 0.2)).map({ close($0) }) == nil {
+      guard Date() < deadline else { throw HarnessError("the second gpsd did not listen") }
+    }
+    let pipe = try GpsdFaceRig.Capture(
+      "/usr/bin/gpspipe", ["-w", "127.0.0.1:\(port)"], path: dir + "/second.out")
+    let log = try GpsdFaceRig.decode(logText)
+    var byTimeOfDay: [String: Fix] = [:]
+    for (time, fix) in log {
+      byTimeOfDay[String(time.iso8601(fractionDigits: 3).drop(while: { $0 != "T" }))] = fix
+    }
+    // Ten cycles the second gpsd read (each cycle of this receiver is a new position, which
+    // locd's engine passes on): every one a fix, and the log's own. gpsd sends a TPV per
+    // sentence until it has learnt the cycle (the first, after RMC, is 2D): a cycle's last
+    // TPV is what gpsd made of it (the latest time is left out: it may still be building).
+    func cycles() -> [String: JSON] {
+      var out: [String: JSON] = [:]
+      for tpv in pipe.reports("TPV") {
+        if let t = tpv["time"]?.string { out[String(t.drop(while: { $0 != "T" }))] = tpv }
+      }
+      return out
+    }
+    try pipe.wait(timeout: 60) { _ in cycles().count >= 11 }
+    pipe.stop()
+    let got = cycles().sorted { $0.key < $1.key }.dropLast()
+    // No cycle the second gpsd read as no fix: every GGA locd wrote had a fix and said so.
+    let noFix = got.filter { ($0.1["mode"]?.number ?? 0) < 2 }
+    #expect(
+      noFix.isEmpty, "\(noFix.count) of \(got.count) read as no fix: \(noFix.prefix(2).map(\.1.serialized))")
+    for (time, tpv) in got where (tpv["mode"]?.number ?? 0) >= 2 {
+      let fix = try #require(byTimeOfDay[time], "\(time) is a cycle of the log")
+      let c = try #require(fix.coordinate)
+      #expect(abs((tpv["lat"]?.number ?? 0) - c.latitude.value) < 1e-7, "\(time)")
+      #expect(abs((tpv["lon"]?.number ?? 0) - c.longitude.value) < 1e-7, "\(time)")
+      // 3D, as the receiver's GGA said: locd's GGA said 4 satellites (the fewest a 3D fix
+      // needs) where it knew no count, and gpsd takes 4 or more with an altitude as 3D.
+      #expect(tpv["mode"] == .int(3), "\(time): \(tpv.serialized)")
+      // Every GGA carried an HDOP, the log's 0.9 as the first gpsd gave it: gpsd's eph for
+      // it, 0.9 × 19 m (gpsd_error_model's P_UERE_NO_DGPS).
+      #expect(tpv["eph"]?.number == 17.1, "\(time): \(tpv.serialized)")
+    }
+    _ = daemon
+  }
+
   @Test func itsModeIsItsPolicy() throws {
     guard getuid() == 0 else { return }  // setpriv to another uid needs root
     let dir = LocdProcess.makeDirectory()

@@ -110,7 +110,7 @@ import Testing
   @Test func aPausedDecoderFinishesItsLineAndResumesAtTheNextOne() throws {
     let loop = try EventLoop()
     var fixes: [Fix] = []
-    let live = LiveDecoder(loop: loop, gpsdJSON: false) { fixes.append($0) }
+    let live = LiveDecoder(loop: loop, gpsdJSON: false) { fix, _ in fixes.append(fix) }
     defer { live.stop() }
     func rmc(_ t: String) -> String { sentence("GPRMC,\(t),A,5954.0000,N,01042.0000,E,0.4,0.0,010526,,,A") }
     func gga(_ t: String) -> String {

@@ -12,7 +12,7 @@ final class Recorder {
 
   var sink: SourceSink {
     SourceSink(
-      fix: { [unowned self] fix, _, _ in self.fixes.append(fix) },
+      fix: { [unowned self] fix, _, _, _ in self.fixes.append(fix) },
       update: { [unowned self] snapshot, restarted in self.updates.append((snapshot, restarted)) },
       log: { [unowned self] level, message in self.logs.append((level, message)) })
   }

@@ -9,6 +9,12 @@ extension EpochAssembler {
     var time: TimeOfDay?
     var date: CivilDate?
     var lastKey: UInt32 = 0
+    /// A sentence was added: `arrival` is the first one's.
+    var begun = false
+    /// When the epoch's first sentence arrived (the caller's clock), if it keeps one.
+    var arrival: Instant?
+    /// Whether that sentence began a cycle: the one before closed on its learned end.
+    var startKnown = false
     /// An RMC, GGA, GNS or GLL was seen: the receiver stated its fix status.
     var hasStatus = false
     var coordinate: Coordinate?

@@ -105,6 +105,8 @@ public struct EpochAssembler: Sendable {
   private var lastDimension: FixMode?
   /// The latest epoch that had no date yet, waiting for the next epoch's.
   private var undated: Epoch?
+  /// The last cycle closed on its learned last sentence: the next sentence begins a cycle.
+  private var afterCycleEnd = false
   /// The GSV and GSA of the cycles, joined into skies (unless `assemblesSkies` is off).
   private var skies = SkyAssembler()
   /// Whether skies are assembled at all.
@@ -137,10 +139,23 @@ public struct EpochAssembler: Sendable {
 
   /// Adds one sentence; calls `onFix` for an epoch it completes.
   public mutating func add(_ sentence: NMEASentence, _ onFix: (Fix) -> Void) {
+    add(sentence, arrivedAt: nil) { fix, _ in onFix(fix) }
+  }
+
+  /// Adds one sentence that arrived at `arrival` (this machine's clock, when the caller keeps
+  /// one); calls `onCycle` for an epoch it completes, with the arrival of the cycle's first
+  /// sentence when the cycle's start is known: the epoch began right after a cycle closed on
+  /// its learned last sentence (so not before the end is learned, nor after a cycle that was
+  /// closed by a time change or a pause, which may have taken the next cycle's first
+  /// sentences). That moment is the one nearest the receiver's second, which chrony's sample
+  /// is stamped with (decision 0064).
+  public mutating func add(
+    _ sentence: NMEASentence, arrivedAt arrival: Instant?, _ onCycle: (Fix, _ cycleStart: Instant?) -> Void
+  ) {
     if let time = sentence.time {
       if let current = epoch.time {
         if time != current {
-          close(onFix, onCycleEnd: false)
+          close(onCycle, onCycleEnd: false)
           epoch.time = time
         }
       } else if time == emittedEarly {
@@ -154,12 +169,19 @@ public struct EpochAssembler: Sendable {
         emittedEarly = nil
       }
     }
+    if !epoch.begun {
+      epoch.begun = true
+      epoch.arrival = arrival
+      epoch.startKnown = afterCycleEnd
+      afterCycleEnd = false
+    }
     merge(sentence)
     let key = EpochAssembler.key(sentence)
     epoch.lastKey = key
     if key == cycleEnd {
       emittedEarly = epoch.time
-      close(onFix, onCycleEnd: true)
+      close(onCycle, onCycleEnd: true)
+      afterCycleEnd = true
     }
   }
 
@@ -170,7 +192,15 @@ public struct EpochAssembler: Sendable {
   /// seen, and without this would never be learned, each of its fixes held back until the
   /// pause. The end of the input teaches nothing.
   public mutating func flush(afterPause: Bool = false, _ onFix: (Fix) -> Void) {
-    if epoch.time != nil || epoch.lastKey != 0 { close(onFix, onCycleEnd: !afterPause) }
+    flush(afterPause: afterPause) { fix, _ in onFix(fix) }
+  }
+
+  /// `flush`, with each cycle's start as `add(_:arrivedAt:_:)` gives it.
+  public mutating func flush(afterPause: Bool = false, _ onCycle: (Fix, _ cycleStart: Instant?) -> Void) {
+    if epoch.time != nil || epoch.lastKey != 0 {
+      afterCycleEnd = false
+      close(onCycle, onCycleEnd: !afterPause)
+    }
     if undated != nil {
       counters.undatedEpochs += 1
       undated = nil
@@ -290,7 +320,7 @@ public struct EpochAssembler: Sendable {
     if endStreak >= EpochAssembler.cycleEndConfirmations { cycleEnd = endCandidate }
   }
 
-  private mutating func close(_ onFix: (Fix) -> Void, onCycleEnd: Bool) {
+  private mutating func close(_ onFix: (Fix, Instant?) -> Void, onCycleEnd: Bool) {
     let e = epoch
     epoch = Epoch()
     if assemblesSkies, let newSky = skies.closeEpoch() {
@@ -313,7 +343,7 @@ public struct EpochAssembler: Sendable {
     emit(e, on: date, onFix)
   }
 
-  private mutating func emit(_ e: Epoch, on date: CivilDate, _ onFix: (Fix) -> Void) {
+  private mutating func emit(_ e: Epoch, on date: CivilDate, _ onFix: (Fix, Instant?) -> Void) {
     guard let timeOfDay = e.time else { return }
     var time = timeOfDay.instant(on: date)
     var suspect = false
@@ -343,7 +373,7 @@ public struct EpochAssembler: Sendable {
       fix.mode = dimension
       lastDimension = dimension
     }
-    onFix(fix)
+    onFix(fix, e.startKnown ? e.arrival : nil)
   }
 
   /// The epoch's date: its own, else the last known one across midnight, else the reference's.

@@ -73,14 +73,24 @@ public struct NMEADecoder: Sendable {
 
   /// Decodes one line already cut by the caller (no terminator).
   public mutating func decodeLine(_ line: UnsafeRawBufferPointer, _ onFix: (Fix) -> Void) {
+    decodeLine(line, arrivedAt: nil) { fix, _ in onFix(fix) }
+  }
+
+  /// Decodes one line that arrived at `arrival` (the caller's clock); `onCycle` gets each fix
+  /// with the arrival of its cycle's first sentence where the cycle's start is known
+  /// (`EpochAssembler.add(_:arrivedAt:_:)`), for a gpsd TPV the arrival of its line.
+  public mutating func decodeLine(
+    _ line: UnsafeRawBufferPointer, arrivedAt arrival: Instant?,
+    _ onCycle: (Fix, _ cycleStart: Instant?) -> Void
+  ) {
     if line.first == 0x7B {  // {
-      decodeJSON(line, onFix)
+      decodeJSON(line) { fix in onCycle(fix, arrival) }
       return
     }
     switch NMEASentence.parse(line, satellites: assemblesSkies) {
     case .sentence(let sentence):
       own.sentences += 1
-      assembler.add(sentence, onFix)
+      assembler.add(sentence, arrivedAt: arrival, onCycle)
       takeAssembledSky()
     case .badChecksum: own.badChecksums += 1
     case .proprietary, .unsupported: own.skipped += 1
@@ -117,7 +127,12 @@ public struct NMEADecoder: Sendable {
   /// receiver cycle, so the last fix is not held back. The pause also teaches the assembler
   /// which sentence ends this receiver's cycles (`EpochAssembler.flush(afterPause:)`).
   public mutating func flush(_ onFix: (Fix) -> Void) {
-    assembler.flush(afterPause: true, onFix)
+    flush { fix, _ in onFix(fix) }
+  }
+
+  /// `flush`, each fix with its cycle's start (`decodeLine(_:arrivedAt:_:)`).
+  public mutating func flush(_ onCycle: (Fix, _ cycleStart: Instant?) -> Void) {
+    assembler.flush(afterPause: true, onCycle)
     takeAssembledSky()
   }
 

@@ -7,7 +7,9 @@ public enum NMEAWriter {
   /// `sky` if given.
   public static func cycle(_ fix: Fix, sky: Sky?) -> [String] {
     let talker = sky.map(talker(for:)) ?? "GP"
-    var out = [rmc(fix, talker: talker), gga(fix, talker: talker), gsa(fix, sky: sky, talker: talker)]
+    var out = [
+      rmc(fix, talker: talker), gga(fix, sky: sky, talker: talker), gsa(fix, sky: sky, talker: talker),
+    ]
     out.append(vtg(fix, talker: talker))
     if let sky { out += gsv(sky) }
     return out
@@ -26,17 +28,45 @@ public enum NMEAWriter {
   }
 
   /// `$..GGA`: time, position, quality, satellites used, HDOP, altitude, geoid separation.
-  public static func gga(_ fix: Fix, talker: String = "GP") -> String {
+  /// A reader takes a GGA's fix only with satellites enough for it (gpsd and gpsdecode: under
+  /// three is no fix, four or more with an altitude 3D), so a fix always says how many it used
+  /// and its HDOP (`usedCount`, `hdop`), also when its source did not.
+  public static func gga(_ fix: Fix, sky: Sky? = nil, talker: String = "GP") -> String {
     let (time, _) = timeAndDate(fix.time)
     var f = [time]
     f += position(fix.coordinate)
-    f.append(fix.coordinate == nil || fix.mode == .noFix ? "0" : quality(fix.quality))
-    f.append(fix.satellitesUsed.map { twoDigits($0) } ?? "")
-    f.append(fix.hdop.map { decimal($0, 2) } ?? "")
+    let valid = fix.coordinate != nil && fix.mode != .noFix
+    f.append(valid ? quality(fix.quality) : "0")
+    f.append((valid ? usedCount(fix, sky: sky) : fix.satellitesUsed).map { twoDigits($0) } ?? "")
+    f.append((valid ? hdop(fix) : fix.hdop).map { decimal($0, 2) } ?? "")
     f += [fix.altitudeMSL.map { decimal($0.value, 1) } ?? "", fix.altitudeMSL == nil ? "" : "M"]
     f += [fix.geoidSeparation.map { decimal($0.value, 1) } ?? "", fix.geoidSeparation == nil ? "" : "M"]
     f += ["", ""]
     return sentence(talker + "GGA", f)
+  }
+
+  /// The satellites a fix used, for GGA: its own count; else the sky's used flags; else, with
+  /// neither (a gpsd source whose SKY marks none, a position that is not a receiver's), the
+  /// fewest its dimension needs (NMEA readers take no fix from fewer): 3 for 2D, 4 for 3D.
+  static func usedCount(_ fix: Fix, sky: Sky?) -> Int {
+    if let n = fix.satellitesUsed, n > 0 { return n }
+    var seen = Set<Int64>()
+    for s in sky?.satellites ?? [] where s.used {
+      seen.insert(Int64(s.constellation.rawValue) << 32 | Int64(s.svid))
+    }
+    if !seen.isEmpty { return seen.count }
+    return fix.mode == .threeD ? 4 : 3
+  }
+
+  /// The HDOP a fix is written with: its own; else the one its accuracy stands for in gpsd's
+  /// error model, so that gpsd reading it reports the `eph` the fix came with (eph = HDOP ×
+  /// 19 m at 95 %, 4.75 m with DGPS; locd's accuracy is a 68 % radius, × 1.6214 at 95 %);
+  /// nil with neither.
+  static func hdop(_ fix: Fix) -> Double? {
+    if let h = fix.hdop, h > 0 { return h }
+    guard let accuracy = fix.horizontalAccuracy?.value else { return nil }
+    let eph = accuracy * HorizontalAccuracy.radius95PerSigma / HorizontalAccuracy.radius68PerSigma
+    return eph / (fix.quality == .dgps ? 4.75 : 19)
   }
 
   /// `$..GSA`: automatic mode, fix dimension, up to 12 satellites used, PDOP, HDOP, VDOP.

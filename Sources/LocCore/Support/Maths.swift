@@ -25,6 +25,10 @@ public enum Maths {
   @inlinable @inline(__always) public static func atan2(_ y: Double, _ x: Double) -> Double {
     Glibc.atan2(y, x)
   }
+  /// tan(3), radians.
+  @inlinable @inline(__always) public static func tan(_ x: Double) -> Double { Glibc.tan(x) }
+  /// atan(3), radians.
+  @inlinable @inline(__always) public static func atan(_ x: Double) -> Double { Glibc.atan(x) }
   /// pow(3).
   @inlinable @inline(__always) public static func pow(_ x: Double, _ y: Double) -> Double { Glibc.pow(x, y) }
   /// log10(3).

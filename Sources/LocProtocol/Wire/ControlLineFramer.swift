@@ -76,6 +76,12 @@ public struct ControlLineFramer {
     return line.isEmpty ? nil : line
   }
 
+  /// Whether the unfinished line (not one being skipped) ends with `byte`, spaces and CRs
+  /// after it aside: a gpsd command ended by `;` is whole without its newline.
+  public func pendingEnds(with byte: UInt8) -> Bool {
+    !discarding && pending.last(where: { $0 != 0x20 && $0 != 0x0D }) == byte
+  }
+
   /// Forgets the unfinished line (a connection that reads no more).
   public mutating func dropPending() {
     pending = []

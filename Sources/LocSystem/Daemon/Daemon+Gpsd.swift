@@ -23,7 +23,7 @@ extension Daemon {
           let connected = s.state == .connected
           return GpsdDevice(
             path: s.uri, driver: Daemon.gpsdDriver(s.uri), activated: connected ? self.now : nil,
-            seenData: connected)
+            seenData: connected, line: Daemon.gpsdLine(s))
         }
       },
       skies: { [unowned self] in self.engine.skies },
@@ -53,11 +53,29 @@ extension Daemon {
     }
   }
 
+  /// Every cycle a source decoded, before the engine sees it: the gpsd face sends a TPV for
+  /// each, as gpsd does (a lost fix too, and fixes the engine will not take); it goes first,
+  /// so a watcher is not kept waiting for the engine's work.
+  func gpsdCycle(_ fix: Fix, from id: SourceID) {
+    guard let gpsd = faces.gpsd, config.effectiveSources.indices.contains(id.index) else { return }
+    gpsd.cycle(fix, device: config.effectiveSources[id.index].description)
+  }
+
   /// What `DEVICES` calls a source's driver.
   static func gpsdDriver(_ uri: String) -> String {
     if uri.hasPrefix("gpsd:") { return "gpsd" }
     if uri.hasPrefix("replay:") { return "replay" }
     return "NMEA0183"
+  }
+
+  /// The serial line of a source, as DEVICE reports it: a connected `serial:` source at the
+  /// speed it reads (its `baud` counter: the URI's, or at `baud=auto` the one its hunt found,
+  /// for it is connected only once NMEA comes at that speed).
+  static func gpsdLine(_ s: SourceSnapshot) -> GpsdDevice.SerialLine? {
+    guard s.state == .connected, case .serial? = try? SourceURI(parsing: s.uri),
+      let rate = s.counters.first(where: { $0.name == "baud" })?.value
+    else { return nil }
+    return GpsdDevice.SerialLine(bitsPerSecond: rate)
   }
 
   /// Stops the face: its clients are dropped, its socket removed.

@@ -11,8 +11,9 @@ extension Daemon {
     }
     var sink = SourceSink(
       // With the replay clock a fix's time moves simulated time first (the driver).
-      fix: { [unowned self] fix, id, writer in
-        self.sampleTime(fix, from: id, writer: writer)
+      fix: { [unowned self] fix, id, writer, cycleStart in
+        self.sampleTime(fix, from: id, writer: writer, cycleStart: cycleStart)
+        self.gpsdCycle(fix, from: id)
         self.feed(.fixDecoded(fix, source: id), advancingTo: fix.time)
       },
       update: { [unowned self] snapshot, restarted in
@@ -68,17 +69,19 @@ extension Daemon {
 
   func stopSources() { sources.stopAll() }
 
-  /// The receiver's time of `fix` to chrony (`[Time] ChronySocket=`), read on the wall clock
-  /// now, when `ClockSampleRule` lets it: the writer is the source kind's own, or the one the
-  /// source learned (`writer`), so a replay's recorded times and any user's feed are withheld
-  /// (decision 0060). Under `--clock replay` nothing is judged or sent.
-  func sampleTime(_ fix: Fix, from id: SourceID, writer learned: FixWriter?) {
-    guard let chrony = actions.chrony, clock == .system, config.effectiveSources.indices.contains(id.index)
+  /// The receiver's time of `fix` to chrony (`[Time] ChronySocket=`), against the wall clock
+  /// when its cycle's first sentence arrived (`cycleStart`: the moment nearest the receiver's
+  /// second; none while the source does not yet know where its cycles begin, so none is
+  /// sent then; decision 0064), when `ClockSampleRule` lets it: the writer is the source
+  /// kind's own, or the one the source learned (`writer`), so a replay's recorded times and
+  /// any user's feed are withheld (decision 0060). Under `--clock replay` nothing is judged
+  /// or sent.
+  func sampleTime(_ fix: Fix, from id: SourceID, writer learned: FixWriter?, cycleStart: Instant?) {
+    guard let chrony = actions.chrony, clock == .system, let cycleStart,
+      config.effectiveSources.indices.contains(id.index)
     else { return }
     let uri = config.effectiveSources[id.index]
-    chrony.send(
-      fix, readAt: Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime)),
-      writer: uri.writer(learned: learned), source: uri.description)
+    chrony.send(fix, readAt: cycleStart, writer: uri.writer(learned: learned), source: uri.description)
   }
 
   /// Makes, replaces or drops the chrony refclock for `[Time] ChronySocket=` (at start and

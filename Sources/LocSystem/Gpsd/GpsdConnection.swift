@@ -49,6 +49,12 @@ final class GpsdConnection {
     }
     for _ in 0..<overlong { server.overlong(self) }
     for line in lines where isOpen { server.received(line, from: self) }
+    // gpsd acts on the commands a read brings, newline or not (`?POLL;` alone is answered):
+    // what is held up to a `;` is a line.
+    if case .endOfFile = outcome {
+    } else if framer.pendingEnds(with: UInt8(ascii: ";")), let last = framer.finish(), isOpen {
+      server.received(Substring(String(decoding: last, as: UTF8.self)), from: self)
+    }
     switch outcome {
     case .endOfFile:
       // A last command without its newline still counts (gpsd reads `?POLL;` the same way).

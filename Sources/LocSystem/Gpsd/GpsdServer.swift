@@ -258,6 +258,9 @@ final class GpsdServer {
   /// One of a receiver's own sentences (`Daemon.relay`).
   func relay(_ sentence: String, device: String) { carryOut(face.relayed(sentence, device: device)) }
 
+  /// A receiver cycle of `device`, each one as it was decoded: its TPV to the full watchers.
+  func cycle(_ fix: Fix, device: String) { carryOut(face.cycle(fix, device: device)) }
+
   /// A source's satellites came: a SKY for the watchers that may have it.
   func skyDecoded() {
     guard flavour == .gpsd else { return }

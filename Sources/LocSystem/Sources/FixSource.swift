@@ -35,8 +35,11 @@ extension FixSource {
 public struct SourceSink {
   /// A fix was decoded, from bytes that the writer the source learned wrote (the device's
   /// owner, the server's, the peer's), or nil where the source's kind alone says who writes
-  /// (`SourceURI.writerBasis`): what decides whether its time may go to chrony.
-  public var fix: (Fix, SourceID, FixWriter?) -> Void
+  /// (`SourceURI.writerBasis`): what decides whether its time may go to chrony. The last
+  /// argument is when the cycle's first sentence arrived (this machine's wall clock), where
+  /// the source knows where its cycles begin: chrony's samples are stamped with it (decision
+  /// 0064); nil sends no sample.
+  public var fix: (Fix, SourceID, FixWriter?, Instant?) -> Void
   /// A receiver cycle's satellites were decoded (never logged above debug).
   public var sky: (Sky, SourceID) -> Void
   /// State or counters changed; `restarted` marks a new stream (fix times may start over).
@@ -65,7 +68,8 @@ public struct SourceSink {
 
   /// A sink; `sky` defaults to dropping skies, `admission` defaults to no list, root and this process's uid privileged.
   public init(
-    fix: @escaping (Fix, SourceID, FixWriter?) -> Void, update: @escaping (SourceSnapshot, Bool) -> Void,
+    fix: @escaping (Fix, SourceID, FixWriter?, Instant?) -> Void,
+    update: @escaping (SourceSnapshot, Bool) -> Void,
     log: @escaping (LogLevel, String) -> Void,
     beacon: @escaping (BeaconAdvertisement, SourceID) -> Void = { _, _ in },
     sighting: @escaping (BeaconSighting, SourceID) -> Void = { _, _ in },

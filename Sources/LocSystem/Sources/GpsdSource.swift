@@ -53,7 +53,7 @@ public final class GpsdSource: FixSource {
     self.live = LiveDecoder(
       loop: loop, gpsdJSON: true, coalescingSameTime: !nmea,
       onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id, self.connection.serverWriter()) }
+    ) { [unowned self] fix, start in self.sink.fix(fix, self.id, self.connection.serverWriter(), start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     live.onLine = { [unowned self] line in self.inspect(line) }
     live.logSilences(of: "source \(uri): gpsd", to: sink.log) { [unowned self] in

@@ -15,7 +15,7 @@ final class LiveDecoder {
   let loop: EventLoop
   private var framer: NMEAFramer
   private var decoder: NMEADecoder
-  private var coalescer: FixCoalescer?
+  private var coalescing: Coalescing?
   /// The flush after a pause, and the silence deadline.
   private var timer: Timer?
   private var flushDue = false
@@ -26,9 +26,14 @@ final class LiveDecoder {
   private var silence = SilenceWatch()
   /// Where fixes, skies and lines go.
   private var outputs: Outputs
+  /// When the bytes being decoded were read (this machine's wall clock).
+  private var arrival: Instant?
   /// Sees every line before it is decoded (for gpsd's protocol messages). It must not end
   /// this decoder synchronously.
-  var onLine: ((UnsafeRawBufferPointer) -> Void)?
+  var onLine: ((UnsafeRawBufferPointer) -> Void)? {
+    get { outputs.seen }
+    set { outputs.seen = newValue }
+  }
   /// Sees every line too, to pass the receiver's own sentences on (`SourceSink.sentence`).
   var relay: ((UnsafeRawBufferPointer) -> Void)? {
     get { outputs.line }
@@ -84,9 +89,19 @@ final class LiveDecoder {
   /// Where a decoder's results go: each fix, and each new sky (`NMEADecoder.sky`); and each
   /// line, as it came.
   private struct Outputs {
-    var fix: (Fix) -> Void
+    /// A fix, with the arrival of its cycle's first sentence where that is known.
+    var fix: (Fix, Instant?) -> Void
     var sky: (Sky) -> Void
     var line: ((UnsafeRawBufferPointer) -> Void)? = nil
+    /// Each line before it is decoded (`onLine`).
+    var seen: ((UnsafeRawBufferPointer) -> Void)? = nil
+  }
+
+  /// gpsd's TPVs of one time held until another time comes (`FixCoalescer`), and the arrival
+  /// of the first of the held time's.
+  private struct Coalescing {
+    var coalescer = FixCoalescer()
+    var start: Instant? = nil
   }
 
   /// A decoder on `loop`. `gpsdJSON`: also frame and decode gpsd JSON lines.
@@ -96,14 +111,14 @@ final class LiveDecoder {
   init(
     loop: EventLoop, gpsdJSON: Bool, coalescingSameTime: Bool = false,
     onSky: @escaping (Sky) -> Void = { _ in },
-    onFix: @escaping (Fix) -> Void
+    onFix: @escaping (Fix, _ cycleStart: Instant?) -> Void
   ) {
     self.loop = loop
     framer = NMEAFramer(
       maxLineLength: NMEAFramer.defaultMaxLineLength,
       maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
     decoder = NMEADecoder(gpsdJSON: gpsdJSON)
-    coalescer = coalescingSameTime ? FixCoalescer() : nil
+    coalescing = coalescingSameTime ? Coalescing() : nil
     outputs = Outputs(fix: onFix, sky: onSky)
   }
 
@@ -152,12 +167,15 @@ final class LiveDecoder {
 
   private func decode(bytes: UnsafeRawBufferPointer) {
     decoder.referenceTime = loop.now
+    // When these bytes came: the wall clock at the read (chrony's samples are stamped with
+    // the arrival of a cycle's first sentence, decision 0064).
+    arrival = Instant(microsecondsSinceEpoch: Clocks.microseconds(.realtime))
     let now = loop.monotonicMicroseconds
     if silence.heard(at: now) { onSilence?(false) }
     framer.feed(bytes) { line in decode(line) }
     // Once the cycle's last sentence is learned its epoch goes out on arrival, and there is
     // nothing to flush at the pause: no wakeup for it, only the silence deadline.
-    guard decoder.holdsEpoch || coalescer?.held != nil else {
+    guard decoder.holdsEpoch || coalescing?.coalescer.held != nil else {
       flushDue = false
       armSilence()
       return
@@ -184,19 +202,30 @@ final class LiveDecoder {
   }
 
   private func decode(_ line: UnsafeRawBufferPointer) {
-    onLine?(line)
+    outputs.seen?(line)
     outputs.line?(line)
     let skies = decoder.skyCount
-    decoder.decodeLine(line) { fix in emit(fix) }
+    var fixes: [(Fix, Instant?)] = []
+    decoder.decodeLine(line, arrivedAt: arrival) { fix, start in fixes.append((fix, start)) }
+    // A cycle's sky goes before its fix (the assembler closes both with the same sentence):
+    // the gpsd face reads the sky for the TPV's epx and epy, as gpsd does.
     reportSky(after: skies)
+    for (fix, start) in fixes { emit(fix, start) }
   }
 
-  private func emit(_ fix: Fix) {
-    if coalescer != nil {
-      coalescer!.add(fix, outputs.fix)
-    } else {
-      outputs.fix(fix)
+  private func emit(_ fix: Fix, _ start: Instant?) {
+    guard var c = coalescing else {
+      outputs.fix(fix, start)
+      return
     }
+    // gpsd's TPVs of one time are held until another time comes: the held one's start is
+    // the arrival of the first of them.
+    let held = c.start
+    if c.coalescer.held?.time != fix.time { c.start = start }
+    var emitted: Fix? = nil
+    c.coalescer.add(fix) { emitted = $0 }
+    coalescing = c
+    if let emitted { outputs.fix(emitted, held) }
   }
 
   /// Hands the decoder's sky on when it changed since the decoder's count was `count`.
@@ -207,9 +236,16 @@ final class LiveDecoder {
   private func flush() {
     flushDue = false
     let skies = decoder.skyCount
-    decoder.flush { fix in emit(fix) }
+    var fixes: [(Fix, Instant?)] = []
+    decoder.flush { fix, start in fixes.append((fix, start)) }
     reportSky(after: skies)
-    coalescer?.flush(outputs.fix)
+    for (fix, start) in fixes { emit(fix, start) }
+    if var c = coalescing {
+      var emitted: Fix? = nil
+      c.coalescer.flush { emitted = $0 }
+      coalescing = c
+      if let emitted { outputs.fix(emitted, c.start) }
+    }
   }
 
   private func timerFired() {

@@ -96,7 +96,7 @@ extension NMEAListenSource {
     let writer = FixWriter.peer(uid: newcomer.uid, standing: standing, restricted: sink.admission.restricted)
     let live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id, writer) }
+    ) { [unowned self] fix, start in self.sink.fix(fix, self.id, writer, start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,

@@ -25,7 +25,7 @@ public final class NMEATCPSource: FixSource {
     self.connection = StreamConnection(host: host, port: port, name: uri, loop: loop)
     self.live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id, self.connection.serverWriter()) }
+    ) { [unowned self] fix, start in self.sink.fix(fix, self.id, self.connection.serverWriter(), start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)

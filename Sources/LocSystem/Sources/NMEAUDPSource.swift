@@ -43,7 +43,7 @@ public final class NMEAUDPSource: FixSource {
       uri: uri, host: address, port: port, socketType: SocketAddress.datagramSocket, loop: loop, sink: sink)
     self.live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in self.sink.fix(fix, self.id, nil) }
+    ) { [unowned self] fix, start in self.sink.fix(fix, self.id, nil, start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in
       self.sink.update(self.snapshot, false)

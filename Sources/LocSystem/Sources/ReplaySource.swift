@@ -108,7 +108,7 @@ public final class ReplaySource: FixSource, PacedPlayback {
 
   /// Hands a decoded fix on, moved to its round's day.
   func emit(_ fix: Fix) {
-    sink.fix(rounds.shifted(fix), id, nil)
+    sink.fix(rounds.shifted(fix), id, nil, nil)
   }
 
   func beginRound() {
@@ -156,11 +156,14 @@ public final class ReplaySource: FixSource, PacedPlayback {
       let cycle = tape.cycles[tape.next]
       for n in cycle.lines {
         let skies = decoder.skyCount
+        var fixes: [Fix] = []
         tape.line(n).withUnsafeBytes { line in
           sink.sentence(line, id)
-          decoder.feed(line) { fix in emit(fix) }
+          decoder.feed(line) { fix in fixes.append(fix) }
         }
+        // The cycle's sky before its fix, as a live decoder hands them on (`LiveDecoder`).
         emitSky(after: skies)
+        for fix in fixes { emit(fix) }
         fed += 1
       }
       tape.next += 1
@@ -179,8 +182,10 @@ public final class ReplaySource: FixSource, PacedPlayback {
 
   func finishRound() {
     let skies = decoder.skyCount
-    decoder.finish { fix in emit(fix) }
+    var fixes: [Fix] = []
+    decoder.finish { fix in fixes.append(fix) }
     emitSky(after: skies)
+    for fix in fixes { emit(fix) }
     if rounds.loops {
       sink.update(snapshot, false)
       pace.start(at: loop.monotonicMicroseconds)

@@ -39,9 +39,9 @@ public final class SerialSource: FixSource {
     self.speed = SerialSpeed(baud)
     self.live = LiveDecoder(
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
-    ) { [unowned self] fix in
+    ) { [unowned self] fix, start in
       self.sink.fix(
-        fix, self.id, FixWriter.device(owner: self.device.owner, daemonUID: CurrentProcess.userID))
+        fix, self.id, FixWriter.device(owner: self.device.owner, daemonUID: CurrentProcess.userID), start)
     }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
     live.logSilences(of: "source \(uri)", to: sink.log) { [unowned self] in

@@ -70,6 +70,11 @@ struct GpsdFace {
   private var lastAltitude: [String: (time: Instant, altitude: Double, climb: Double?)] = [:]
   /// Each device's last full fix: the DOPs of a SKY sent when its satellites come.
   private var lastFix: [String: Fix] = [:]
+  /// The TPV of each receiver cycle, as gpsd makes it, with what it keeps of the cycle before.
+  private var cycles = GpsdTPV()
+  /// The devices whose every cycle has come as a TPV (`cycle`): a full client gets their
+  /// TPVs from there, never again from the engine's positions.
+  private var cycleDevices: Set<String> = []
 
   init(environment: Environment) { self.environment = environment }
 
@@ -135,10 +140,21 @@ struct GpsdFace {
     switch command {
     case .version:
       return [.send(id, GpsdReport.version(release: environment.release) + GpsdReport.end)]
-    case .devices, .device:
+    case .devices:
       return [.send(id, devicesLine(for: client) + GpsdReport.end)]
+    case .device:
+      // gpsd answers `?DEVICE;` with a DEVICE report a device, not DEVICES.
+      return visibleDevices(for: client).map {
+        .send(id, GpsdReport.line(GpsdReport.device($0)) + GpsdReport.end)
+      }
     case .poll:
-      let active = environment.devices().filter { $0.activated != nil }.count
+      // gpsd's `active`: the devices this client watches that have sent data (none before
+      // it watches, whatever is open).
+      let active =
+        client.watch.enabled
+        ? visibleDevices(for: client).filter {
+          $0.activated != nil && $0.seenData && (client.watch.device ?? $0.path) == $0.path
+        }.count : 0
       return [
         .send(
           id,
@@ -160,7 +176,11 @@ struct GpsdFace {
   /// `DEVICES` as this client may see it: the sources for a plain session or an app that may
   /// have positions now; none for the others (a source's URI can name a host).
   private func devicesLine(for client: Client) -> String {
-    GpsdReport.devices(client.accuracy == nil ? [] : environment.devices())
+    GpsdReport.devices(visibleDevices(for: client))
+  }
+
+  private func visibleDevices(for client: Client) -> [GpsdDevice] {
+    client.accuracy == nil ? [] : environment.devices()
   }
 
   /// The requests that start or stop the client's stream: a subscription for a plain
@@ -246,7 +266,7 @@ struct GpsdFace {
     if let fix, resolved.tier == .fix {
       full = GpsdReport.tpv(fix, device: device, climb: climb(fix, device: device))
       reduced = nil
-      lastFix[device] = fix
+      if !cycleDevices.contains(device) { lastFix[device] = fix }
       // A receiver's own sentences went out as they came (`relayed`): none rebuilt for it.
       if !environment.sendsSentences(device) { fixForSentences = fix }
     } else if fix == nil, resolved.tier == .fix, let p = resolved.position {
@@ -267,11 +287,23 @@ struct GpsdFace {
     let sentences = fixForSentences.map { NMEAWriter.cycle($0, sky: full != nil ? sky?.sky : nil) }
     let sentenceText = sentences?.joined()
     var out: [Action] = []
+    // A receiver's cycles went to full clients as they came (`cycle`), and so did its sky;
+    // what the engine makes of them (a fix it took, a cached position when the fix is lost)
+    // would be a second TPV that gpsd never sends.
+    let cyclesSaidIt = full != nil ? cycleDevices.contains(device) : reduced == nil && !cycleDevices.isEmpty
     for id in ids {
       guard var client = clients[id], client.watch.enabled else { continue }
       if let wanted = client.watch.device, wanted != device { continue }
       // The engine's gate decided what this session gets: a fix only at full accuracy.
       if full != nil || reduced != nil { client.accuracy = full != nil ? .full : .reduced }
+      if cyclesSaidIt, client.accuracy == .full {
+        clients[id] = client
+        if client.watch.wantsSentences, let sentences, let sentenceText {
+          counters.sentences += sentences.count
+          out.append(.send(id, sentenceText))
+        }
+        continue
+      }
       client.lastTPV = tpv
       var sendSky = false
       if let sky, let skyReport, client.skySent[sky.source] != sky.time {
@@ -292,6 +324,29 @@ struct GpsdFace {
         counters.sentences += sentences.count
         out.append(.send(id, sentenceText))
       }
+    }
+    return out
+  }
+
+  /// A receiver cycle of `device` was decoded (every one, with or without a position, whether
+  /// or not the engine takes it): its TPV, as gpsd sends one each cycle, goes to the JSON
+  /// watchers of full accuracy (a plain session, an app whose decision is full accuracy), as
+  /// the receiver's own sentences do (decision 0051); an app reduced or without a decision
+  /// gets what the engine gives it.
+  mutating func cycle(_ fix: Fix, device: String) -> [Action] {
+    cycleDevices.insert(device)
+    if fix.coordinate != nil { lastFix[device] = fix }
+    let sky = environment.skies().first { $0.source == device }?.sky
+    let tpv = cycles.report(fix, device: device, sky: sky)
+    var line: String? = nil
+    var out: [Action] = []
+    for (id, var client) in clients where client.watch.wantsJSON && client.accuracy == .full {
+      if let wanted = client.watch.device, wanted != device { continue }
+      if line == nil { line = JSON.object(tpv).serialized + GpsdReport.end }
+      client.lastTPV = tpv
+      clients[id] = client
+      counters.tpvReports += 1
+      out.append(.send(id, line!))
     }
     return out
   }

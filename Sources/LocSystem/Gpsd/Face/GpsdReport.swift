@@ -13,10 +13,15 @@ enum GpsdReport {
   /// only when it ends so).
   static let end = "\r\n"
 
-  /// `VERSION`, sent on connect and for `?VERSION`.
+  /// The gpsd release whose protocol locd speaks, as `VERSION`'s `release` names it: cgps
+  /// (gpsd 3.22) warns "gpsd release ..., expected 3.22" when the release is another string.
+  static let gpsdRelease = "3.22"
+
+  /// `VERSION`, sent on connect and for `?VERSION`: gpsd's members, `release` the gpsd release
+  /// whose protocol locd speaks, `rev` locd's own release (`locd VERSION`).
   static func version(release: String) -> String {
     line([
-      "class": .string("VERSION"), "release": .string(release), "rev": .string(release),
+      "class": .string("VERSION"), "release": .string(gpsdRelease), "rev": .string(release),
       "proto_major": .int(protocolMajor), "proto_minor": .int(protocolMinor),
     ])
   }
@@ -39,6 +44,16 @@ enum GpsdReport {
     if let activated = d.activated { o["activated"] = .string(activated.iso8601(fractionDigits: 3)) }
     // gpsd_json(5): flags 1 means "seen GPS data".
     o["flags"] = .int(d.seenData ? 1 : 0)
+    // The line's settings, for a serial line whose speed locd knows (gpsd sends them for a
+    // tty, none for a network device); `native` 0: NMEA, the receiver's binary mode unused.
+    if let line = d.line {
+      o["native"] = .int(0)
+      o["bps"] = .int(line.bitsPerSecond)
+      o["parity"] = .string("N")
+      o["stopbits"] = .int(1)
+      let c = line.cycle.components
+      o["cycle"] = .number(Double(c.seconds) + Double(c.attoseconds) / 1e18)
+    }
     return o
   }
 
@@ -100,11 +115,14 @@ enum GpsdReport {
   static func sky(_ sky: SourceSky, dops fix: Fix?, time: Instant?) -> JSONObject {
     var o: JSONObject = ["class": .string("SKY"), "device": .string(sky.source)]
     if let time { o["time"] = .string(time.iso8601(fractionDigits: 3)) }
-    if let fix {
-      if let v = fix.hdop { o["hdop"] = .number(v) }
-      if let v = fix.vdop { o["vdop"] = .number(v) }
-      if let v = fix.pdop { o["pdop"] = .number(v) }
-    }
+    // gpsd's order and decimals; the DOPs the receiver did not send, worked out from the
+    // satellites used as gpsd does (`GpsdDilution`).
+    let d = GpsdDilution(sky.sky)
+    let dops: [(String, Double?)] = [
+      ("xdop", d?.x), ("ydop", d?.y), ("vdop", fix?.vdop ?? d?.vertical), ("tdop", d?.time),
+      ("hdop", fix?.hdop ?? d?.horizontal), ("gdop", d?.geometric), ("pdop", fix?.pdop ?? d?.position),
+    ]
+    for case (let key, let value?) in dops { o[key] = .number(rounded(value, 2)) }
     let summary = sky.sky.summary
     o["nSat"] = .int(summary.inView)
     o["uSat"] = .int(summary.used)
@@ -155,6 +173,17 @@ struct GpsdDevice: Sendable, Equatable {
   var activated: Instant?
   /// Whether it has sent data.
   var seenData: Bool
+  /// The serial line it reads, when locd knows its speed.
+  var line: SerialLine? = nil
+
+  /// A serial line as gpsd reports it: 8 data bits, no parity, 1 stop bit (how `SerialPort`
+  /// sets every line), at a known speed.
+  struct SerialLine: Sendable, Equatable {
+    var bitsPerSecond: Int
+    /// The receiver's cycle: gpsd's NMEA0183 driver reports 1 s (its default cycle) for an
+    /// NMEA receiver, and so does locd.
+    var cycle = Duration.seconds(1)
+  }
 }
 
 /// A client's watch policy (gpsd_json(5), "?WATCH").
