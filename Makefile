@@ -186,7 +186,7 @@ endif
 BASHCOMPDIR := $(PREFIX)/share/bash-completion/completions
 ZSHCOMPDIR := $(PREFIX)/share/zsh/site-functions
 FISHCOMPDIR := $(PREFIX)/share/fish/vendor_completions.d
-DATA_FILES := $(wildcard data/*)
+DATA_FILES := $(filter-out data/geodesy,$(wildcard data/*))
 # The licence, the notices (the ODbL one for the boundary data), the changes, and the
 # guides the man pages point to.
 DOC_FILES := LICENSE NOTICE NEWS $(wildcard docs/*.md)
