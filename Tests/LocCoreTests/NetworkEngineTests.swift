@@ -16,6 +16,9 @@ import Testing
     c.network.freshFor = .seconds(300)
     // Acquisition wants a fix all along, so only the network's own rules hold lookups back.
     c.acquisition.mode = .continuous
+    // The harness's watcher subscribes to locations, so the Wi-Fi scene is followed; its
+    // quiet scans (NetworkFollowEngineTests) would add to the scans counted here.
+    c.network.rescanAfter = .seconds(86_400)
     return c
   }
 
