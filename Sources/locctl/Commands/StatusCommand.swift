@@ -123,8 +123,11 @@ enum StatusCommand {
     if let r = s.regions { row("Regions:", describe(regions: r, zone: zone, verbose: verbose)) }
     if let h = s.heading, h.sessions > 0 || s.sources.contains(where: { $0.uri.hasPrefix("compass:") }) {
       let wanting = h.sessions == 1 ? "1 session wants heading" : "\(h.sessions) sessions want heading"
-      row(
-        "Heading:", "compass \(h.claimed ? "claimed" : "not claimed"), \(wanting), \(h.eligible) may have it")
+      // The engine's claim is a wish; without a compass: source nothing is claimed (issue 43).
+      let compass =
+        s.sources.contains(where: { $0.uri.hasPrefix("compass:") })
+        ? "compass \(h.claimed ? "claimed" : "not claimed")" : "no compass source (Source=compass: reads one)"
+      row("Heading:", "\(compass), \(wanting), \(h.eligible) may have it")
     }
     if verbose {
       row("Rejected:", counters(s.rejectedFixes))
@@ -190,9 +193,8 @@ enum StatusCommand {
     }
     var text = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
     if let acc = position.accuracy { text += " " + Measures.accuracy(acc) }
-    let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
-    var detail = [tierText]
-    if let provenance = p.provenance?.word, provenance != p.tier.rawValue { detail.append(provenance) }
+    let words = PositionWords.words(tier: p.tier, provenance: p.provenance)
+    var detail = [p.tier == .fix ? Style.green(words[0]) : Style.yellow(words[0])] + words.dropFirst()
     if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
     if let name = position.name { detail.append("\"\(Style.visible(name))\"") }
     text += "  (" + detail.joined(separator: ", ") + ")"
