@@ -4,7 +4,7 @@ import LocCore
 import LocProtocol
 import Testing
 
-/// Following the laptop (issue 43, item 1; decision 0064): while a client follows the
+/// Following the laptop (issue 43, item 1; decision 0066): while a client follows the
 /// position, locd reads what NetworkManager or wpa_supplicant publish anyway and looks up
 /// again when the scene moved, without scanning itself. STAND-INS, said so: wpa_supplicant
 /// is Tests/Peers/wpa-supplicant-stand-in.py (python3-dbus), which publishes a scene change

@@ -2,7 +2,7 @@ import LocCore
 import Testing
 
 /// Following the Wi-Fi scene while a client follows the position (issue 43, item 1; decision
-/// 0064): the engine reads what the devices publish (`wifiPublished`), looks up again when
+/// 0066): the engine reads what the devices publish (`wifiPublished`), looks up again when
 /// the scene moved (`WifiScene.moveThreshold`), sends nothing while it is the same, and scans
 /// itself only when nothing was published for `RescanAfter=`. The harness's watcher
 /// subscribes to locations, so it holds acquisition open as a GeoClue client does.

@@ -10,7 +10,7 @@ BSSFILE: [{"bssid": "00:11:22:33:44:01", "ssid": "home", "signal": -52, "frequen
 "age": 3}, ...]. Each Scan call is appended to CALLLOG as a line "Scan TYPE". Prints
 "ready" once it owns the name.
 
-Scene changes, as the real service publishes them (for following the laptop, decision 0064):
+Scene changes, as the real service publishes them (for following the laptop, decision 0066):
 the test interface org.locd.test.Supplicant at / has SetScene(s BSSJSON, i DELAY): the
 radio now sees the BSSs of BSSJSON (the same form as BSSFILE). With DELAY >= 0 the stand-in
 publishes the change DELAY seconds later as wpa_supplicant does after a scan of its own (it

@@ -53,7 +53,7 @@ public enum Effect: Sendable, Hashable {
   /// Follow what the Wi-Fi devices publish (true: NetworkManager's AccessPointAdded and
   /// AccessPointRemoved, its LastScan and ActiveAccessPoint; wpa_supplicant's BSSAdded,
   /// BSSRemoved, ScanDone and CurrentBSS), reading the access points after each change
-  /// (`wifiPublished`) without asking for a scan; or stop (false). Decision 0064.
+  /// (`wifiPublished`) without asking for a scan; or stop (false). Decision 0066.
   case followWifi(Bool)
 }
 

@@ -3,7 +3,7 @@
 /// network candidate, published like a fix (never with its coordinates in the log).
 extension Engine {
   /// Asks for a lookup when one is wanted and may go out; arms the timer for one held back.
-  /// While something holds acquisition open the Wi-Fi scene is followed (decision 0064): what
+  /// While something holds acquisition open the Wi-Fi scene is followed (decision 0066): what
   /// the devices publish is read, a scene that moved wants a lookup however fresh the
   /// position, and locd scans itself only when nothing was published for `RescanAfter=`.
   mutating func syncNetwork(at now: Instant, into effects: inout [Effect]) {

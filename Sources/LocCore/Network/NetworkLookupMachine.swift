@@ -41,7 +41,7 @@ struct NetworkLookupMachine: EngineMachine {
   private var scanned: (query: GeolocateQuery, at: Instant)?
   /// The cells each modem source is registered with now (kept only while the switch is on).
   private var cells: [SourceID: [CellTower]] = [:]
-  /// Following the Wi-Fi scene (decision 0064): what the shell was last told (nil: nothing
+  /// Following the Wi-Fi scene (decision 0066): what the shell was last told (nil: nothing
   /// yet), since when it follows, when the devices last published a scene (or a scan of
   /// locd's own ended), the scene of the lookup the network position stands for, and whether
   /// the scene seen since moved away from it.

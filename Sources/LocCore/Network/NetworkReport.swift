@@ -17,7 +17,7 @@ public struct NetworkReport: Sendable, Hashable {
   public var retryAt: Instant?
   /// Why the last lookup gave no position, in words.
   public var lastProblem: String?
-  /// Whether the Wi-Fi scene is followed now (a client follows the position; decision 0064).
+  /// Whether the Wi-Fi scene is followed now (a client follows the position; decision 0066).
   public var following = false
   /// Why the last Wi-Fi scan found nothing to read (no NetworkManager nor wpa_supplicant on
   /// the bus, no Wi-Fi device), in words; nil when it read the devices.

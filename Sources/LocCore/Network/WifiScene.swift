@@ -1,7 +1,7 @@
 /// The Wi-Fi scene a lookup stands for: the BSSIDs of every access point seen that may be
 /// sent (`WifiAccessPoint.exclusion` leaves the rest out), whatever their signals. A laptop
 /// that moved sees other networks; one at rest sees the same ones with wandering signals and
-/// now and then one more or one less. `change(from:)` tells the two apart (decision 0064).
+/// now and then one more or one less. `change(from:)` tells the two apart (decision 0066).
 public struct WifiScene: Sendable, Hashable {
   /// The mappable BSSIDs seen.
   public private(set) var bssids: Set<[UInt8]>

@@ -1,6 +1,6 @@
 import LocCore
 
-/// Following the Wi-Fi scene without scanning (decision 0064): while the engine asks
+/// Following the Wi-Fi scene without scanning (decision 0066): while the engine asks
 /// (`Effect.followWifi`), the scanner listens to what NetworkManager and wpa_supplicant
 /// publish anyway — NetworkManager's Device.Wireless AccessPointAdded and AccessPointRemoved
 /// and its LastScan and ActiveAccessPoint properties, wpa_supplicant's Interface BSSAdded,
