@@ -247,6 +247,9 @@ struct PositionMachine: EngineMachine {
       }.joined(separator: "; ")
     }
     guard let first = snapshots.first else { return nil }
+    if case .waiting = first.state, first.heldForSubscriber {
+      return "the replay waits for the first subscriber ('locctl watch', 'locctl locate' start it)"
+    }
     if case .waiting = first.state {
       return "no gpsd on this machine yet (locd connects to \(first.uri) when it starts)"
     }

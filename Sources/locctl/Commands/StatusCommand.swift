@@ -88,7 +88,8 @@ enum StatusCommand {
       row("Timers:", text + " (locctl timers)")
     }
     for (i, source) in s.sources.enumerated() {
-      var text = source.uri + "  " + Measures.state(source)
+      var text =
+        source.uri + "  " + Measures.state(source, replayWaiting: s.simulation?.state == .known(.waiting))
       // An outage's fault is the error that began it; the latest attempt's is `lastError`.
       if let err = source.lastError, err != source.fault?.reason { text += " (\(err))" }
       if let trust = source.trust { text += ", trust \(trust.word)" }
