@@ -197,6 +197,8 @@ import Testing
     #expect(sources.contains("waiting for the first subscriber"), "\(held.stdout)")
     #expect(!held.stdout.contains("failing"), "\(held.stdout)")
     #expect(held.stdout.contains("the replay waits for the first subscriber"), "\(held.stdout)")
+    // Issue 43, item 8: the hint reaches this locd ("run 'locctl watch'" reached none).
+    #expect(held.stdout.contains("run 'locctl --socket \(daemon.socketPath) watch'"), "\(held.stdout)")
     let locate = try run(Binaries.locctl, ["--socket", daemon.socketPath, "locate", "--timeout", "5s"])
     #expect(locate.status == 0, "\(locate.stderr)")
     #expect(!locate.stderr.contains("is it stuck"), "\(locate.stderr)")

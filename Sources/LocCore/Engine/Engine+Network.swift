@@ -9,7 +9,11 @@ extension Engine {
   mutating func syncNetwork(at now: Instant, into effects: inout [Effect]) {
     let follow = syncWifiFollow(at: now, into: &effects)
     defer { armWifiRescan(follow, at: now, into: &effects) }
-    guard config.network.enabled, acquisition.isAcquiring else { return }
+    // A valid static file outranks every network answer (PositionResolver): while one is in
+    // use nothing is sent, at start either (issue 43, item 8).
+    guard config.network.enabled, acquisition.isAcquiring, positions.staticFile.position == nil else {
+      return
+    }
     if let last = positions.networkPosition, let age = PositionResolver.age(of: last, at: now),
       age < config.network.freshFor, !network.sceneMoved
     {
@@ -44,6 +48,7 @@ extension Engine {
   mutating func syncWifiFollow(at now: Instant, into effects: inout [Effect]) -> Bool {
     let follow =
       config.network.enabled && acquisition.isAcquiring && acquisition.hasHolders && !hasFreshGNSS(at: now)
+      && positions.staticFile.position == nil
     if let change = network.following(follow, at: now) {
       effects.append(.followWifi(change))
       effects.append(

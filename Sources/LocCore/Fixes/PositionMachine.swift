@@ -248,7 +248,7 @@ struct PositionMachine: EngineMachine {
     }
     guard let first = snapshots.first else { return nil }
     if case .waiting = first.state, first.heldForSubscriber {
-      return "the replay waits for the first subscriber ('locctl watch', 'locctl locate' start it)"
+      return "the replay waits for the first subscriber (a watch, a locate or a wait starts it)"
     }
     if case .waiting = first.state {
       return "no gpsd on this machine yet (locd connects to \(first.uri) when it starts)"

@@ -38,20 +38,25 @@ enum StatusCommand {
         Output.line(status.json.serialized)
       } else {
         Output.write(
-          render(status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now)))
+          render(
+            status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now),
+            locctl: invocation.locctlCommand))
       }
       return ExitStatus.ok
     }
   }
 
   /// The screen: label, value rows.
-  static func render(_ s: StatusView, verbose: Bool, now: Instant) -> String {
+  /// `locctl` is the command line the hints name: with `--socket PATH` given, the same
+  /// socket (`locctl --socket PATH`).
+  static func render(_ s: StatusView, verbose: Bool, now: Instant, locctl: String = "locctl") -> String {
     var out = ""
     func row(_ label: String, _ value: String) { out += Style.bold(label.padded(13)) + value + "\n" }
     let zone = ScreenZone(s.timezone.zone.id, fallbackOffset: s.timezone.zone.offset ?? 0)
     if s.simulation?.state == .known(.waiting) {
       // No receiver to connect: the replay starts with the first subscriber.
-      position(s.position) { label, value in row(label, label == "To fix:" ? "run 'locctl watch'" : value) }
+      position(s.position) { label, value in row(label, label == "To fix:" ? "run '\(locctl) watch'" : value)
+      }
     } else {
       position(s.position, row)
     }
@@ -140,7 +145,7 @@ enum StatusCommand {
     if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
     if let c = s.chrony { row("Time:", describe(chrony: c, zone: zone)) }
     if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
-    if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
+    if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone, locctl: locctl)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     if let f = s.daemon.stateFilesFault {
       row(
@@ -400,9 +405,10 @@ extension StatusCommand {
 
   /// "playing, simulated time 2026-06-21 21:57:05 WEST; paused 3 time(s) ...": the replay
   /// clock's simulation (`locd --clock replay`), in the screen's zone.
-  static func describe(simulation sim: SimulationView, zone: ScreenZone) -> String {
+  static func describe(simulation sim: SimulationView, zone: ScreenZone, locctl: String = "locctl") -> String
+  {
     var parts = [sim.state.word]
-    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('locctl watch' starts it)" }
+    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('\(locctl) watch' starts it)" }
     if let t = sim.time { parts.append("simulated time \(zone.dateTime(t))") }
     if sim.pauses > 0 {
       parts.append(
