@@ -93,6 +93,8 @@ import Testing
     #expect(first["contentType"] as? String == "application/json")
     let body = try #require((first["body"] as? String).flatMap { try? JSON.parse($0) })
     #expect(body.object?.keys == ["considerIp"] && body["considerIp"] == .bool(true))
+    // Issue 43, item 10: the log said "for a ip position".
+    #expect(locd.log.contains("for an ip position") && !locd.log.contains("a ip position"), "\(locd.log)")
     // MaxAge=1s: the position ages, and the next want (each status request is an event) is
     // answered from memory, the same networks (here: the IP) being cached for CacheFor= (1 h).
     s = try locd.waitForStatus { ($0.network?.count("cacheHits") ?? 0) >= 2 }

@@ -175,9 +175,11 @@ struct NetworkLookupMachine: EngineMachine {
       return .off
     }
     if let kept = cache[query.cacheKey], now < kept.at.adding(settings.cacheFor) {
-      counts.cacheHits += 1
       lookedUp(query)
+      // A remembered 'not found' answers nothing: status's 'from memory' counts positions
+      // (it climbed with every event after a 404; issue 43, item 10).
       guard let located = kept.located else { return .cachedNotFound }
+      counts.cacheHits += 1
       return .cached(located, query.origin)
     }
     guard inFlight == nil else { return .later(nil) }

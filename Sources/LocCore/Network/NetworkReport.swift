@@ -33,7 +33,8 @@ public struct NetworkReport: Sendable, Hashable {
     public var requests = 0
     /// Positions received.
     public var answers = 0
-    /// Lookups answered from memory, nothing sent.
+    /// Lookups answered from memory with a position, nothing sent (a remembered 'not
+    /// found' is not counted: it answers nothing).
     public var cacheHits = 0
     /// Lookups not sent (an IP lookup while a VPN carries the default route).
     public var skipped = 0

@@ -145,6 +145,7 @@ enum StatusCommand {
     if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
     if let c = s.chrony { row("Time:", describe(chrony: c, zone: zone)) }
     if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
+    if let n = s.nmeaOut { row("NMEA out:", describe(nmeaOut: n)) }
     if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone, locctl: locctl)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     if let f = s.daemon.stateFilesFault {
@@ -371,6 +372,17 @@ extension StatusCommand {
     case .device?, .privileged?: return "root"
     case nil: return w.writer.word + uid
     }
+  }
+
+  /// "/run/locd/nmea0 -> /dev/pts/3, read; 120 sentences (36 relayed, 0 dropped)", or that
+  /// the pty could not be made (`[NMEAOut] Enable=yes`, docs/NMEAOUT.md; issue 43, item 10:
+  /// it was only in --json).
+  static func describe(nmeaOut n: NMEAOutStatusView) -> String {
+    guard let pty = n.pty else { return Style.yellow("\(n.link): no pseudo-terminal (see the log)") }
+    func count(_ name: String) -> Int { n.counters.first { $0.name == name }?.value ?? 0 }
+    let state = n.reading ? "read" : "not read"
+    return "\(n.link) -> \(pty), \(state); \(count("sentences")) sentences written, "
+      + "\(count("relayed")) relayed, \(count("dropped")) dropped"
   }
 
   /// "on /run/locd/gpsd.sock, 127.0.0.1:2947: 3 clients (2 watching)", or that it listens
