@@ -25,7 +25,7 @@ RUN_SOURCE ?= replay:$(CURDIR)/demo/badajoz-elvas.nmea?speed=$(RUN_SPEED)&loop=1
 RUN_ARGS = --config /dev/null --socket $(RUN_DIR)/locd.sock --state-dir $(RUN_DIR)/state \
   --timers-dir $(RUN_DIR)/timers.d --clock replay --source '$(RUN_SOURCE)' --log-level info
 
-.PHONY: all deps deps-test build release test test-release test-system run run-files run-args bench soak lint format fuzz install install-files uninstall docs tzdata clean
+.PHONY: all deps deps-test build release test test-release test-system run run-build run-files run-args bench soak lint format fuzz install install-files uninstall docs tzdata clean
 
 all: build
 
@@ -85,12 +85,17 @@ test-system:
 	  --xunit-output .build/test-results-system.xml || status=$$?; \
 	  scripts/test-summary.sh .build/test-results-system-swift-testing.xml || true; exit $$status
 
-run: build run-files
+# Only the two programs the demo runs: no tests, benchmarks or examples (issue 43, item 9).
+run: deps run-build run-files
 	@echo "locd: socket $(RUN_DIR)/locd.sock, state $(RUN_DIR)/state. The drive starts when you watch;"
 	@echo "in another terminal:"
 	@echo "  $(BIN)/locctl --socket $(RUN_DIR)/locd.sock watch"
 	@echo "  $(BIN)/locctl --socket $(RUN_DIR)/locd.sock status"
 	$(BIN)/locd $(RUN_ARGS)
+
+run-build:
+	$(SWIFT) build -c $(CONFIG) --product locd
+	$(SWIFT) build -c $(CONFIG) --product locctl
 
 # A fresh state for every run (the simulation replays the same evening, and a timer fires
 # once per day), and the demo timer copied with mode 0644 whatever the umask (locd refuses

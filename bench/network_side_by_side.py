@@ -27,7 +27,16 @@ RequestedAccuracyLevel 8, Start) start at the same moment; measured per service:
     networks' SSIDs (geoclue 2.6 sends them; locd never does, PRIVACY.md).
 The clients start as soon as each service owns its name and the agent is registered; geoclue
 is started first, so locd has had less time before its client's Start, not more.
-Usage: network_side_by_side.py LOCD_BINARY [RUNS WINDOW JITTER]   (JITTER 0: no second pair)
+Then the moving laptop (issue 43): a fresh pair of rigs per variant, one client each held for
+MOVING seconds, the scene (SCENES below: three places, none of their networks in common)
+changed at 100 s and 175 s of it through the stand-in's test interface (SetScene). Variant
+"published": the stand-in publishes each change 3 s later as wpa_supplicant does after a scan
+of its own (it scans by itself when it loses its access point: BSSRemoved, BSSAdded, BSSs and
+CurrentBSS, ScanDone); variant "not published": the change shows only at the next Scan call,
+anyone's. Per service: the time from each change to the first lookup naming a network of the
+new place ("time to notice"), the scans asked of the stand-in, the lookups sent.
+Usage: network_side_by_side.py LOCD_BINARY [RUNS WINDOW JITTER MOVING]   (JITTER 0: no second
+pair; MOVING 0: no moving laptop)
 """
 import json, os, shutil, statistics, subprocess, sys, tempfile, threading, time
 
@@ -40,6 +49,16 @@ BSS = [
     {"bssid": "00:11:22:33:44:02", "ssid": "office", "signal": -61, "frequency": 5180, "age": 2},
     {"bssid": "00:11:22:33:44:03", "ssid": "cafe", "signal": -70, "frequency": 2412, "age": 5},
 ]
+# The moving laptop's places after the first (BSS): when (s after the client's Start) and what.
+SCENES = [
+    (100, [{"bssid": "00:11:22:33:55:%02x" % i, "ssid": "work%d" % i, "signal": -50 - 8 * i, "frequency": 2437,
+            "age": 1} for i in range(1, 4)]),
+    (175, [{"bssid": "00:11:22:33:66:%02x" % i, "ssid": "station%d" % i, "signal": -48 - 9 * i, "frequency": 5180,
+            "age": 1} for i in range(1, 5)]),
+]
+# What the stand-in waits before publishing a change (its own scan after losing its access
+# point); -1: nothing published until someone scans.
+PUBLISH_DELAY = 3
 
 # The private system bus and waiting, as geoclue's side-by-side bench has them.
 from geoclue_side_by_side import BUS_CONF, wait_for  # noqa: E402
@@ -107,8 +126,8 @@ def run_client(hold):
 class Rig:
     """One service (geoclue or locd) with its bus, wpa_supplicant and geolocate stand-ins and agent."""
 
-    def __init__(self, name, tmp, locd, jitter=0):
-        self.name = name + ("_jitter" if jitter else "")
+    def __init__(self, name, tmp, locd, jitter=0, suffix=""):
+        self.name = name + ("_jitter" if jitter else "") + suffix
         self.dir, self.children = os.path.join(tmp, self.name), []
         try:
             self.start(name, locd, jitter)
@@ -196,6 +215,54 @@ class Rig:
                 p.wait()
 
 
+def set_scene(rig, scene, delay):
+    """The stand-in's radio sees `scene` now (published `delay` s later, -1: at the next Scan)."""
+    subprocess.run(["busctl", "--address=" + rig.env["DBUS_SYSTEM_BUS_ADDRESS"], "call", "--",
+                    "fi.w1.wpa_supplicant1", "/", "org.locd.test.Supplicant", "SetScene", "si",
+                    json.dumps(scene), str(delay)], check=True, capture_output=True)
+
+
+def moving_run(locd, hold):
+    """The moving laptop: per variant (published, not published) a geoclue and a locd rig, the
+    scene changed at SCENES' times after the clients' Start. Returns, per rig, the seconds from
+    each change to the first lookup naming one of the new place's networks (None: not noticed
+    within the window), the scans and the lookups."""
+    tmp = tempfile.mkdtemp(prefix="locd-bench-moving-")
+    rigs = []
+    try:
+        for suffix in ("_published", "_quiet"):
+            for name in ("geoclue", "locd"):
+                rigs.append(Rig(name, tmp, locd, 0, suffix))
+        results = {}
+        threads = [threading.Thread(target=r.client, args=(hold, results)) for r in rigs]
+        start = time.time()
+        for t in threads:
+            t.start()
+        changed = []
+        for at, scene in SCENES:
+            time.sleep(max(0, start + at - time.time()))
+            changed.append(time.time())
+            for r in rigs:
+                set_scene(r, scene, PUBLISH_DELAY if r.name.endswith("_published") else -1)
+        for t in threads:
+            t.join()
+        out = {}
+        for r in rigs:
+            requests = [json.loads(line) for line in lines(r.requests)]
+            notice = []
+            for (at, scene), when in zip(SCENES, changed):
+                macs = [b["bssid"].lower() for b in scene]
+                hits = [q["time"] - when for q in requests
+                        if q.get("time", 0) >= when and any(m in (q.get("body") or "").lower() for m in macs)]
+                notice.append(min(hits) if hits else None)
+            out[r.name] = {"notice": notice, "scans": results[r.name]["scans"], "lookups": len(requests)}
+        return out
+    finally:
+        for r in rigs:
+            r.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def one_run(locd, hold, jitter):
     tmp = tempfile.mkdtemp(prefix="locd-bench-network-")
     rigs = []
@@ -217,7 +284,7 @@ def one_run(locd, hold, jitter):
 
 def main():
     locd = sys.argv[1]
-    runs, window, jitter = (int(a) for a in (sys.argv[2:] + ["3", "600", "5"][len(sys.argv[2:]):])[:3])
+    runs, window, jitter, moving = (int(a) for a in (sys.argv[2:] + ["3", "600", "5", "240"][len(sys.argv[2:]):])[:4])
     runs = max(runs, 1)
     firsts = {"geoclue": [], "locd": []}
     execs = {"geoclue": [], "locd": []}
@@ -256,6 +323,23 @@ def main():
             ("  lookups sent in all, to the window's end", moving("lookups")),
             ("  Wi-Fi scans asked, to the window's end", moving("scans")),
             ("  LocationUpdated over %d s" % window, moving("updates")),
+        ]
+    if moving:
+        m = moving_run(locd, moving)
+        seconds = lambda key: lambda n: ", ".join(
+            "%.1f s" % x if x is not None else "none" for x in m[n + key]["notice"])
+        count = lambda key, what: lambda n: str(m[n + key][what])
+        changes = " and ".join("%d s" % at for at, _ in SCENES)
+        rows += [
+            ("a moving laptop: the scene changed at %s of a %d s client," % (changes, moving), lambda n: ""),
+            ("  the supplicant publishing each change %d s later:" % PUBLISH_DELAY, lambda n: ""),
+            ("    time to notice each change", seconds("_published")),
+            ("    Wi-Fi scans asked", count("_published", "scans")),
+            ("    lookups sent", count("_published", "lookups")),
+            ("  nothing published until a scan:", lambda n: ""),
+            ("    time to notice each change", seconds("_quiet")),
+            ("    Wi-Fi scans asked", count("_quiet", "scans")),
+            ("    lookups sent", count("_quiet", "lookups")),
         ]
     width = max(len(r[0]) for r in rows)
     print("%-*s  %18s  %18s" % (width, "", "geoclue 2.6", "locd"))

@@ -24,6 +24,11 @@ public final class ControlClient {
     public var description: String {
       switch self {
       case .notRunning(let path, let e):
+        // systemd's unit serves the system socket; another path is a locd started by hand
+        // (issue 43, item 8).
+        guard path == DaemonConfig().socketPath else {
+          return "locd is not running (\(path): \(e.message)); start one with 'locd --socket \(path)'"
+        }
         return
           "locd is not running (\(path): \(e.message)); start it with 'systemctl start locd'"
       case .permissionDenied(let path):
@@ -31,6 +36,10 @@ public final class ControlClient {
       case .daemon(let reply): return reply.description
       case .versionMismatch(let m): return m.description
       case .timedOut(let path, let after):
+        guard path == DaemonConfig().socketPath else {
+          return
+            "locd did not answer on \(path) within \(TimeFormat.duration(after)); see the log of the locd started with --socket \(path)"
+        }
         return
           "locd did not answer on \(path) within \(TimeFormat.duration(after)); is it stuck? see 'systemctl status locd'"
       case .protocolError(let why): return "protocol error: \(why)"

@@ -27,7 +27,9 @@ func main(_ arguments: [String]) -> Int32 {
     } catch {
       Output.flush()
       printError("locctl \(invocation.command.name): \(error)")
-      printError("see 'locctl help \(invocation.command.name)'")
+      // 'locctl help help' for a mistyped command name would not help (issue 43, item 10).
+      let name = invocation.command.name
+      printError(name == "help" ? "see 'locctl --help' for the commands" : "see 'locctl help \(name)'")
       return ExitStatus.usage
     }
   }

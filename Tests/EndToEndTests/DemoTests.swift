@@ -182,6 +182,58 @@ import Testing
       "NEXT - LEFT = \(impliedNow), locd's clock \(before) to \(after): \(line)")
   }
 
+  /// Issue 43, item 2: before anyone watches, the demo's sources are held; `locctl locate
+  /// --timeout 5s` waited 15 s and said "is it stuck?", and status said the held source was
+  /// "failing". A locate starts the replay (it asks for a position), so it is answered by
+  /// the drive's first fixes; the held source is waiting, not failing.
+  @Test func theDemoAnswersLocateBeforeTheFirstSubscriber() throws {
+    let dir = LocdProcess.makeDirectory()
+    let root = Binaries.packageRoot.path
+    let r = try run(URL(fileURLWithPath: "/usr/bin/make"), ["-s", "-C", root, "run-args", "RUN_DIR=\(dir)"])
+    guard r.status == 0 else { throw HarnessError("make run-args: \(r.stderr)") }
+    let daemon = try LocdProcess(arguments: r.stdout.split(separator: "\n").map(String.init), directory: dir)
+    let held = try run(Binaries.locctl, ["--socket", daemon.socketPath, "status"])
+    let sources = try #require(held.stdout.split(separator: "\n").first { $0.hasPrefix("Sources:") })
+    #expect(sources.contains("waiting for the first subscriber"), "\(held.stdout)")
+    #expect(!held.stdout.contains("failing"), "\(held.stdout)")
+    #expect(held.stdout.contains("the replay waits for the first subscriber"), "\(held.stdout)")
+    // Issue 43, item 8: the hint reaches this locd ("run 'locctl watch'" reached none).
+    #expect(held.stdout.contains("run 'locctl --socket \(daemon.socketPath) watch'"), "\(held.stdout)")
+    let locate = try run(Binaries.locctl, ["--socket", daemon.socketPath, "locate", "--timeout", "5s"])
+    #expect(locate.status == 0, "\(locate.stderr)")
+    #expect(!locate.stderr.contains("is it stuck"), "\(locate.stderr)")
+    // The drive is near Badajoz and Elvas (38.9 N, 7.0 W; demo/README.md).
+    #expect(locate.stdout.hasPrefix("38.8") || locate.stdout.hasPrefix("38.9"), "\(locate.stdout)")
+    #expect(daemon.log.contains("replay clock: a client asked for a position; playing"), "\(daemon.log)")
+  }
+
+  /// Issue 43, item 9: `make run` built everything (tests, benchmarks, examples: 262 s cold
+  /// on 2 cores) before the demo; it builds the two programs it runs and nothing else.
+  @Test func makeRunBuildsOnlyLocdAndLocctl() throws {
+    let root = Binaries.packageRoot.path
+    let dir = LocdProcess.makeDirectory()
+    let r = try run(URL(fileURLWithPath: "/usr/bin/make"), ["-n", "-s", "-C", root, "run", "RUN_DIR=\(dir)"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let builds = r.stdout.split(separator: "\n").filter { $0.contains(" build") && $0.hasPrefix("swift") }
+    #expect(builds.count == 2, "\(r.stdout)")
+    #expect(builds.contains { $0.hasSuffix("--product locd") }, "\(builds)")
+    #expect(builds.contains { $0.hasSuffix("--product locctl") }, "\(builds)")
+  }
+
+  /// Issue 43, item 2: before the replay's first fix the engine runs on the wall clock, and
+  /// its deadlines did not: status said "acquiring since 14:50; gives up at 14:52" at 15:03.
+  /// With `Timeout=1s` the attempt made at start gives up while the replay is held.
+  @Test func deadlinesBeforeTheReplayStartsComeOnTheClockStatusShows() throws {
+    let log = Binaries.fixture("nmea/bt451.log").path
+    let daemon = try LocdProcess(
+      arguments: ["--clock", "replay", "--source", "replay:\(log)"], config: "[Acquisition]\nTimeout=1s\n")
+    let s = try daemon.waitForStatus {
+      if case .timedOut? = $0.acquisition?.lastOutcome { return true } else { return false }
+    }
+    #expect(s.simulation?.state == .known(.waiting), "the replay is still held")
+    #expect(s.acquisition?.phase == .idle)
+  }
+
   @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/python3"), "needs python3"))
   func theDemoDriveIsWhatItsGeneratorWrites() throws {
     let root = Binaries.packageRoot.path

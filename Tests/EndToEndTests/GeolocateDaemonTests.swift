@@ -58,14 +58,17 @@ import Testing
     }
   }
 
-  static func locd(_ standIn: StandIn, enable: Bool = true, extra: String = "") throws -> LocdProcess {
+  static func locd(_ standIn: StandIn, enable: Bool = true, staticFile: String = "", extra: String = "")
+    throws
+    -> LocdProcess
+  {
     let dir = LocdProcess.makeDirectory()
     FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
     return try LocdProcess(
       arguments: ["--source", "replay:\(dir)/empty.nmea"], directory: dir,
       config: """
         [Position]
-        StaticFile=
+        StaticFile=\(staticFile)
         [Network]
         Enable=\(enable ? "yes" : "no")
         IPLookup=yes
@@ -90,6 +93,8 @@ import Testing
     #expect(first["contentType"] as? String == "application/json")
     let body = try #require((first["body"] as? String).flatMap { try? JSON.parse($0) })
     #expect(body.object?.keys == ["considerIp"] && body["considerIp"] == .bool(true))
+    // Issue 43, item 10: the log said "for a ip position".
+    #expect(locd.log.contains("for an ip position") && !locd.log.contains("a ip position"), "\(locd.log)")
     // MaxAge=1s: the position ages, and the next want (each status request is an event) is
     // answered from memory, the same networks (here: the IP) being cached for CacheFor= (1 h).
     s = try locd.waitForStatus { ($0.network?.count("cacheHits") ?? 0) >= 2 }
@@ -98,6 +103,25 @@ import Testing
     #expect(s.network?.enabled == true && s.network?.service == standIn.url && s.network?.lastAsked != nil)
     let text = try locd.locctl(["status"]).stdout
     #expect(text.contains("Network:") && text.contains("1 sent, 1 answered"), "\(text)")
+    #expect(locd.stop() == 0)
+  }
+
+  /// Issue 43, item 8: a lookup was sent at start although a valid static file was in use;
+  /// the static file outranks every network answer (docs/NETWORK.md), so nothing is sent
+  /// while it is in use, at start or for a locate.
+  @Test(.enabled(if: noTunnel, "the default route goes through a VPN here: IP lookups are not sent"))
+  func nothingIsSentWhileAValidStaticFileIsInUse() throws {
+    let standIn = try StandIn(mode: "ok")
+    let file = LocdProcess.makeDirectory() + "/geolocation"
+    try "59.9139\n10.7522\n0\n15\n".write(toFile: file, atomically: true, encoding: .utf8)
+    let locd = try Self.locd(standIn, staticFile: file)
+    _ = try locd.waitForStatus { $0.position.provenance == .known(.staticFile) }
+    // A locate wants a fix: the moment a lookup would go out. It ends at its timeout.
+    let located = try locd.locctl(["locate", "--timeout", "1s"])
+    #expect(located.stdout.contains("static file"), "\(located.stdout)")
+    let s = try locd.status()
+    #expect(s.network?.count("requests") == 0, "\(standIn.requests)")
+    #expect(standIn.requests.isEmpty, "\(standIn.requests)")
     #expect(locd.stop() == 0)
   }
 

@@ -96,6 +96,11 @@ import Testing
     #expect(out.link == link && out.pty?.hasPrefix("/dev/pts/") == true)
     // 12 GGAs read, each with its GSA and RMC at least: the receiver's, none rebuilt.
     #expect(c["readers"] == 1 && (c["relayed"] ?? 0) >= 12 * 3 && c["cycles"] == 0, "\(c)")
+    // Issue 43, item 10: the text status says it too (it was only in --json).
+    let screen = try daemon.locctl(["status"]).stdout
+    let line = screen.split(separator: "\n").first { $0.hasPrefix("NMEA out:") }
+    #expect(line?.contains("\(link) -> \(out.pty ?? "?"), not read;") == true, "\(screen)")
+    #expect(line?.contains("\(c["relayed"] ?? -1) relayed") == true, "\(screen)")
   }
 
   /// A receiver log without GSA, written for `gpsdReadingTheOutputOfAGpsdSourceGetsItsFixes`:

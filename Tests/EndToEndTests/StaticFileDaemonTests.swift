@@ -125,7 +125,9 @@ import Testing
     let plain = try LocdProcess(arguments: ["--source", "replay:\(dir)/empty.nmea"], directory: dir)
     #expect(try plain.status().staticFile == nil)
     let text = try plain.locctl(["status"]).stdout
-    #expect(!text.contains("Static file:") && !text.contains("/etc/geolocation"), "\(text)")
+    // The file is named only as the remedy's step (issue 43, item 4: "To fix" names it).
+    let naming = text.split(separator: "\n").filter { $0.contains("/etc/geolocation") }
+    #expect(!text.contains("Static file:") && naming.allSatisfy { $0.hasPrefix("To fix:") }, "\(text)")
     #expect(plain.stop() == 0)
     let other = LocdProcess.makeDirectory()
     let locd = try Self.locd(in: other)
@@ -144,6 +146,20 @@ import Testing
     let text = try locd.locctl(["status"]).stdout
     #expect(text.contains("static"), "\(text)")
     #expect(text.contains("Static file:") && text.contains("\(dir)/geolocation: in use"), "\(text)")
+    // Issue 43, item 5: it was "(manual, static)" and the zone "at the manual location".
+    #expect(text.contains("(static file") && !text.contains("manual, static"), "\(text)")
+    #expect(text.contains("at the static location") && !text.contains("at the manual location"), "\(text)")
+    // The watch says the same words (it said "manual static").
+    let out = dir + "/watch.txt"
+    let fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let watch = try Child(Binaries.locctl.path, ["--socket", locd.socketPath, "watch"], stdoutFD: fd)
+    close(fd)
+    defer {
+      kill(watch.pid, SIGTERM)
+      watch.wait(timeout: 5)
+    }
+    let watched = try waitForFile(out) { $0.contains("location") }
+    #expect(watched.contains("location  static file ") && !watched.contains("manual static"), "\(watched)")
     #expect(locd.stop() == 0)
   }
 

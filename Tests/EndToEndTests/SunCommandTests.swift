@@ -5,6 +5,16 @@ import Testing
 
 /// `locctl sun`, through the built binary.
 @Suite struct SunCommandTests {
+  /// Issue 43, item 10: a place in degrees, minutes and seconds was shown with 15 decimals
+  /// (59.91388888888889). 54'50" is 54.8333' = 0.913889°; 45'8" is 0.752222°: at most 7
+  /// decimals, as status shows a coordinate given without an accuracy.
+  @Test func aPlaceInDMSIsShownWithAtMostSevenDecimals() throws {
+    let r = try run(Binaries.locctl, ["sun", "--at", "59°54'50\"N 10°45'8\"E", "--date", "2026-12-07"])
+    #expect(r.status == 0, "\(r.stderr)")
+    let first = String(r.stdout.split(separator: "\n").first ?? "")
+    #expect(first.contains(" at 59.9138889, 10.7522222"), "\(first)")
+  }
+
   @Test func jsonMatchesTheReferenceForTromsoInDecember() throws {
     let r = try run(
       Binaries.locctl,

@@ -74,3 +74,21 @@ struct SupplicantStandIn {
 
   func stop() { peer.stop() }
 }
+
+extension SupplicantStandIn {
+  /// The radio now sees `bss` (JSON, as the stand-in reads it); published `delay` seconds
+  /// later as wpa_supplicant does after a scan of its own (BSSRemoved, BSSAdded, the
+  /// interface's BSSs and CurrentBSS, ScanDone), or with -1 only at the next Scan call.
+  func setScene(_ bss: String, on bus: PrivateSystemBus, delay: Int = 0) throws {
+    let r = try bus.busctl([
+      "call", "--", "fi.w1.wpa_supplicant1", "/", "org.locd.test.Supplicant", "SetScene", "si", bss,
+      String(delay),
+    ])
+    guard r.status == 0 else { throw HarnessError("SetScene: \(r.stderr)") }
+  }
+
+  /// How many scene changes the stand-in published so far.
+  var publications: Int { recorded.split(separator: "\n").filter { $0.hasPrefix("Published") }.count }
+  /// How many scans were asked of it so far.
+  var scans: Int { recorded.split(separator: "\n").filter { $0.hasPrefix("Scan") }.count }
+}

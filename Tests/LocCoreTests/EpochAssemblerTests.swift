@@ -179,6 +179,28 @@ import Testing
     #expect(recent.fixes.first?.dateSuspect == false)
   }
 
+  /// Issue 43, item 3: a log recorded in 2014 played through a serial port on 2026-12-07 was
+  /// 12.6 years behind, more than 512 weeks, so every fix was moved forward one period of
+  /// 1024 weeks (19.6 years) to 2034: "dated 7.7 years ahead", 39 corrections. A receiver
+  /// with the week bug reports a date one period early, so its corrected date lands on the
+  /// clock; a correction that lands in the future is no such receiver (an old log, a clock
+  /// set back) and the date is kept as it came. A day of slack covers a clock a little
+  /// behind (a machine without a real-time clock that booted with an old time).
+  @Test func aRolloverCorrectionThatWouldLandInTheFutureIsNotMade() {
+    let stream = [Self.rmc("102030", date: "150614")]
+    let now = Self.at(2026, 12, 7, 12, 0, 0)
+    let r = Self.decode(stream, referenceTime: now)
+    #expect(r.fixes.first?.time == Self.at(2014, 6, 15, 10, 20, 30))
+    #expect(r.fixes.first?.dateSuspect == false)
+    #expect(r.counters.rolloverCorrections == 0 && r.counters.rolloverRefused == 1)
+    // The gp-320fw case still is corrected, and so is one whose corrected date lies a few
+    // hours after a clock that is behind.
+    let buggy = Self.decode(
+      [Self.rmc("000429", date: "220899")], referenceTime: Self.at(2019, 4, 6, 20, 0, 0))
+    #expect(buggy.fixes.first?.time == Self.at(2019, 4, 7, 0, 4, 29))
+    #expect(buggy.counters.rolloverCorrections == 1)
+  }
+
   @Test func modeFollowsAltitudeSatellitesAndThePreviousEpoch() {
     let r = Self.decode([
       // GSA says 2D, but GGA has an altitude from 8 satellites: 3D (Telit).

@@ -30,7 +30,7 @@ import Testing
     #expect(pump(loop, seconds: 30) { Self.fault(r)??.kind == .silent })
     #expect(r.updates.count == before + 1, "one report when the silence begins")
     #expect(r.updates.last?.snapshot.state == .connected)
-    #expect(r.updates.last?.snapshot.fault?.reason == "sent nothing for 10 s")
+    #expect(r.updates.last?.snapshot.fault?.reason == "nothing came in the 10 s before")
     #expect(counter(source.snapshot, "silences") == 1)
     server.send(peer, sentence("GPRMC,120001.00,A,5954.000,N,01042.000,E,0.0,0.0,010524,,,A"))
     #expect(pump(loop) { r.updates.count == before + 2 })

@@ -5,7 +5,8 @@ it answers what the test tells it and records every request it gets.
 
 Usage: geolocate-stand-in.py PORTFILE LOGFILE
 Prints nothing; writes its port to PORTFILE once listening. Each request is appended to
-LOGFILE as one JSON line: {"path", "userAgent", "contentType", "body"} (body as text).
+LOGFILE as one JSON line: {"path", "userAgent", "contentType", "body", "time"} (body as
+text, time the wall clock's seconds when it came).
 What it answers is read, per request, from the file MODE next to LOGFILE (one word; the
 test rewrites it between requests):
   ok        200 {"location":{"lat":59.9139,"lng":10.7522},"accuracy":5000}
@@ -71,7 +72,8 @@ class Handler(BaseHTTPRequestHandler):
             with open(log_file, "a") as log:
                 log.write(json.dumps({
                     "path": self.path, "userAgent": self.headers.get("User-Agent"),
-                    "contentType": self.headers.get("Content-Type"), "body": body}) + "\n")
+                    "contentType": self.headers.get("Content-Type"), "body": body,
+                    "time": time.time()}) + "\n")
         try:
             mode = open(mode_file).read().strip()
         except OSError:

@@ -58,6 +58,10 @@ struct AcquisitionMachine: EngineMachine {
   /// Whether receivers should be powered now.
   var isAcquiring: Bool { acquisition.isAcquiring }
 
+  /// Whether a subscriber holds acquisition open: someone follows the position, not only
+  /// asks for it once (policy `continuous` alone is no one).
+  var hasHolders: Bool { acquisition.holders > 0 }
+
   /// Whether the last attempt gave up without a good fix (its retry back-off runs).
   var lastTimedOut: Bool { if case .timedOut? = acquisition.lastOutcome { true } else { false } }
 

@@ -46,7 +46,8 @@ public struct ReducedGrid: Sendable, Hashable {
 
   /// `p` as an app with reduced accuracy sees it: the centre of the current cell (the cell
   /// of `p` when there is none yet), the cell's radius or `p`'s accuracy if worse, no
-  /// altitude and no name.
+  /// altitude and no name; its provenance kept (a reduced Wi-Fi position is still Wi-Fi's:
+  /// GeoClue's Description said `gnss`, issue 43).
   public func snapped(_ p: Position) -> Position {
     ReducedGrid.snapped(p, to: current ?? ReducedGrid.cell(of: p.coordinate))
   }
@@ -60,6 +61,6 @@ public struct ReducedGrid: Sendable, Hashable {
     let accuracy = p.accuracy.map { max($0, radius) } ?? radius
     return Position(
       coordinate: ReducedGrid.centre(cell), accuracy: accuracy, altitude: nil, time: p.time,
-      receivedAt: p.receivedAt, source: p.source, name: nil)
+      receivedAt: p.receivedAt, source: p.source, name: nil, origin: p.origin)
   }
 }

@@ -55,6 +55,7 @@ extension DaemonConfig {
     .span("Network", "ScanWait", \.network.scanWait, .seconds(1) ... .seconds(3600)),
     .span("Network", "Timeout", \.network.timeout, .seconds(1) ... .seconds(120)),
     .span("Network", "MaxAge", \.network.freshFor, .seconds(1) ... .seconds(7 * 86_400)),
+    .span("Network", "RescanAfter", \.network.rescanAfter, .seconds(10) ... .seconds(86_400)),
     .span("Network", "CacheFor", \.network.cacheFor, .zero ... .seconds(7 * 86_400)),
     // [Modem]
     .text(

@@ -17,6 +17,9 @@ public struct NetworkSettings: Sendable, Hashable {
   /// `ScanWait=`: the longest wait for a Wi-Fi scan whose end is not signalled (an older
   /// NetworkManager without LastScan, a refused scan); a signalled end is not waited past.
   public var scanWait: Duration = .seconds(3)
+  /// `RescanAfter=`: while a client follows the position, locd asks for a scan of its own
+  /// only when the Wi-Fi devices published nothing for this long (decision 0066).
+  public var rescanAfter: Duration = .seconds(120)
   /// `CacheFor=`: an answer (or a 404) is reused for the same networks this long.
   public var cacheFor: Duration = .seconds(3600)
   /// The longest wait after failures (the backoff doubles from `MinInterval=` up to it).

@@ -50,6 +50,11 @@ public enum Effect: Sendable, Hashable {
   /// Ask the Wi-Fi devices to scan and report what they see (`wifiScanned`), once each scan
   /// has ended, or after `wait` where its end is not signalled.
   case scanWifi(wait: Duration)
+  /// Follow what the Wi-Fi devices publish (true: NetworkManager's AccessPointAdded and
+  /// AccessPointRemoved, its LastScan and ActiveAccessPoint; wpa_supplicant's BSSAdded,
+  /// BSSRemoved, ScanDone and CurrentBSS), reading the access points after each change
+  /// (`wifiPublished`) without asking for a scan; or stop (false). Decision 0066.
+  case followWifi(Bool)
 }
 
 /// Timers the engine asks the shell to arm (one of each at a time).
@@ -80,6 +85,9 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case regionsFix
   /// A network lookup held back by the minimum interval or the backoff may go out.
   case networkLookup
+  /// While following the Wi-Fi scene, the devices published nothing for `RescanAfter=`: a
+  /// scan of locd's own is due.
+  case wifiRescan
   /// A refused or failed call setting the system time zone is due to be made again.
   case systemZone
   /// A followed light/dark schedule's next transition (or the end of an override).

@@ -21,6 +21,8 @@ extension Engine {
     answerDueWaits(at: now, into: &effects)
     arm(.timers, at: earliestDeadline, into: &effects)
     syncAcquisition(at: now, into: &effects)
+    // A subscriber that came or left in this event starts or stops the follow now.
+    syncWifiFollow(at: now, into: &effects)
     syncHeading(at: now, into: &effects)
     syncRegions(at: now, into: &effects)
     arm(.apps, at: appsDeadline, into: &effects)

@@ -8,7 +8,20 @@ extension Engine {
       noSource: config.defaultSourceSetAside.map {
         "no source: the default \(SourceURI.defaultSource) would read \($0), which stands in for gpsd; "
           + "set Source= to the receiver"
-      })
+      }, advice: fallbackAdvice)
+  }
+
+  /// What the engine knows of the fallback tiers for the remedy (the positions machine adds
+  /// the receiver and the static file).
+  var fallbackAdvice: FallbackAdvice {
+    var a = FallbackAdvice()
+    let n = network.report
+    a.networkEnabled = n.enabled
+    a.ipLookup = n.ipLookup
+    a.lookupProblem = n.lastProblem
+    a.scanProblem = n.scanProblem
+    a.staticFile = config.staticFile.flatMap { $0.isEmpty ? nil : $0 }
+    return a
   }
 
   /// The engine's part of the full status at `now`; the shell completes the rest

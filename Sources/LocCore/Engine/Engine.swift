@@ -70,7 +70,7 @@ public struct Engine {
     case .geolocateAnswered(let outcome):
       handleGeolocate(outcome, at: now, into: &effects)
     case .wifiScanned(let accessPoints, let problem, let unread):
-      network.scanned(accessPoints, unread: unread, at: now)
+      network.scanned(accessPoints, unread: unread, problem: problem, at: now)
       if let problem { effects.append(.log(.info, "no Wi-Fi scan: \(problem)")) }
       if unread > 0 {
         effects.append(
@@ -79,6 +79,8 @@ public struct Engine {
             "Wi-Fi scan: \(unread) access points not read (at most \(WifiAccessPoint.scanLimit) are, in a bounded time)"
           ))
       }
+    case .wifiPublished(let accessPoints, let unread):
+      network.published(accessPoints, unread: unread, at: now)
     case .cellsSeen(let cells, let source):
       network.cellsSeen(cells, from: source)
     case .skyDecoded(let sky, let source):
@@ -204,7 +206,7 @@ public struct Engine {
     armed.fired(timer)
     switch timer {
     case .freshness: break  // the tier check after every event does the work
-    case .networkLookup: break  // after every event, a lookup that is due goes out
+    case .networkLookup, .wifiRescan: break  // after every event, a lookup or scan that is due goes out
     case .statusRefresh: statusLine.refreshFired()
     case .timers: break  // after every event, what is due fires
     case .zoneTransition: break  // after every event, the new offset is seen

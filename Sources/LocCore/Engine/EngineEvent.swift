@@ -13,6 +13,11 @@ public enum EngineEvent: Sendable {
   /// seen (none, with `problem`, when there is no scanner to ask), and how many more were
   /// published than the shell reads (`WifiAccessPoint.scanLimit`).
   case wifiScanned([WifiAccessPoint], problem: String?, unread: Int = 0)
+  /// While the engine follows the Wi-Fi scene (`Effect.followWifi`): the devices published
+  /// a change (access points came or went, the connected one changed, a scan another
+  /// program asked for ended), and these are the access points they publish now, read
+  /// without asking for a scan (`unread` as for a scan).
+  case wifiPublished([WifiAccessPoint], unread: Int = 0)
   /// A modem source's serving cells now (ModemManager's 3GPP location; none when it has
   /// none): the cells of the next geolocation lookups, while `[Network] Enable=yes`.
   case cellsSeen([CellTower], source: SourceID)

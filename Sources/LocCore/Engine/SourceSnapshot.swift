@@ -54,12 +54,17 @@ public struct SourceSnapshot: Sendable, Hashable {
   /// say (silent, no NMEA at any speed). The engine adds one for `lastError` and dates each
   /// from its beginning (`SourceFault.continuing`); nil while all is well.
   public var fault: SourceFault?
+  /// A replay source held by `locd --clock replay` until the first subscriber (state
+  /// `waiting`): no receiver to wait for, and nothing wrong.
+  public var heldForSubscriber: Bool
 
   /// A snapshot.
   public init(
     id: SourceID, uri: String, state: SourceState, counters: [Counter] = [], lastError: String? = nil,
-    trust: SourceTrust = .system, givesFixes: Bool = true, fault: SourceFault? = nil
+    trust: SourceTrust = .system, givesFixes: Bool = true, fault: SourceFault? = nil,
+    heldForSubscriber: Bool = false
   ) {
+    self.heldForSubscriber = heldForSubscriber
     self.id = id
     self.uri = uri
     self.state = state

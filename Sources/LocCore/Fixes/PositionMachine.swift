@@ -189,14 +189,23 @@ struct PositionMachine: EngineMachine {
   /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep;
   /// `noSource` why no source is in effect, if that is so.
   func resolve(
-    at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool, noSource: String? = nil
+    at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool, noSource: String? = nil,
+    advice: FallbackAdvice? = nil
   ) -> ResolvedPosition {
-    PositionResolver.resolve(
+    var advice = advice
+    if advice != nil {
+      let live = sortedSources.filter { $0.givesFixes && ($0.state == .connected || $0.state == .idle) }
+      advice?.receiverConnected = !live.isEmpty
+      advice?.receiverDropping = live.contains { reports[$0.id]?.dropping != nil }
+      if let path = staticRead.path { advice?.staticFile = path }
+      advice?.staticProblem = staticRead.problem
+    }
+    return PositionResolver.resolve(
       PositionCandidates(
         fix: latest?.position, network: network, staticFile: staticRead.position, manual: manual,
         lastKnown: lastKnown),
       freshness: freshness, now: now,
-      sourceProblem: sources.isEmpty ? noSource : sourceProblem(receiversIdle: receiversIdle))
+      sourceProblem: sources.isEmpty ? noSource : sourceProblem(receiversIdle: receiversIdle), advice: advice)
   }
 
   /// The tier before, when `resolved`'s differs from the one last reported.
@@ -238,6 +247,9 @@ struct PositionMachine: EngineMachine {
       }.joined(separator: "; ")
     }
     guard let first = snapshots.first else { return nil }
+    if case .waiting = first.state, first.heldForSubscriber {
+      return "the replay waits for the first subscriber (a watch, a locate or a wait starts it)"
+    }
     if case .waiting = first.state {
       return "no gpsd on this machine yet (locd connects to \(first.uri) when it starts)"
     }

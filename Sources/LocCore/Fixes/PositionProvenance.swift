@@ -16,4 +16,12 @@ public enum PositionProvenance: String, Sendable, Hashable, CaseIterable {
   case manual
   /// A measured position no longer fresh: the last known one.
   case cached
+
+  /// The word with its article, for sentences: "an ip position", "a wifi position".
+  public var withArticle: String {
+    switch self {
+    case .ip: "an ip"
+    default: "a \(rawValue)"
+    }
+  }
 }

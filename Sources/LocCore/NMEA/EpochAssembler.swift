@@ -24,8 +24,11 @@
 /// **GPS week rollover.** A receiver with the 10-bit week bug reports a date a multiple of
 /// 1024 weeks (19.6 years) too early. When `referenceTime` is set and a fix is more than
 /// 512 weeks before it, the fix is moved forward by whole 1024-week periods to the one
-/// nearest the reference and marked `dateSuspect`. Without a reference nothing can tell a
-/// buggy receiver from an old log, so nothing is changed.
+/// nearest the reference and marked `dateSuspect` — but only when that lands it no later
+/// than `rolloverSlack` after the reference: a buggy receiver's corrected date is the
+/// clock's, while a correction into the future means an old log (a 2014 recording played
+/// in 2026 would become 2034) and the date is kept as it came (`rolloverRefused`). Without
+/// a reference nothing can tell a buggy receiver from an old log, so nothing is changed.
 ///
 /// **Which sentence wins.** Position, quality and altitude come from the best source in the
 /// epoch: a `GN` (combined) talker before single systems, then GGA or GNS, RMC, GLL; ties go
@@ -58,6 +61,9 @@ public struct EpochAssembler: Sendable {
 
   /// 1024 GPS weeks in microseconds: the period of the 10-bit week number (IS-GPS-200, 20.3.3.3.1.1).
   public static let weekRolloverPeriodMicroseconds: Int64 = 1024 * 7 * 86_400 * 1_000_000
+  /// How far after the reference a corrected date may land: a day, for a clock a little
+  /// behind (a machine without a real-time clock that booted with the time it last saved).
+  public static let rolloverSlackMicroseconds: Int64 = 86_400 * 1_000_000
 
   /// How many consecutive epochs must end with the same sentence before it is taken as the end
   /// of every cycle. Three rather than two, so that a receiver that varies its sentences
@@ -80,6 +86,8 @@ public struct EpochAssembler: Sendable {
     public var lateSentences = 0
     /// Fixes moved forward by 1024-week periods.
     public var rolloverCorrections = 0
+    /// Fixes left as they came because the move would put them in the future.
+    public var rolloverRefused = 0
     /// Values dropped for lying outside `FixPlausibility`'s bounds (a speed of 1e200 knots).
     public var implausibleValues = 0
 
@@ -352,9 +360,16 @@ public struct EpochAssembler: Sendable {
       let period = EpochAssembler.weekRolloverPeriodMicroseconds
       if behind > period / 2 {
         let periods = (behind + period / 2) / period
-        time = time.adding(microseconds: periods * period)
-        suspect = true
-        counters.rolloverCorrections += 1
+        let moved = time.adding(microseconds: periods * period)
+        if moved.microsecondsSinceEpoch - reference.microsecondsSinceEpoch
+          <= EpochAssembler.rolloverSlackMicroseconds
+        {
+          time = moved
+          suspect = true
+          counters.rolloverCorrections += 1
+        } else {
+          counters.rolloverRefused += 1
+        }
       }
     }
     if let last = lastFixTime, time < last { counters.timeWentBackwards += 1 }

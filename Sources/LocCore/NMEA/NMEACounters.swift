@@ -30,6 +30,9 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
   public var lateSentences = 0
   /// Fixes moved by 1024-week periods (GPS week rollover).
   public var rolloverCorrections = 0
+  /// Fixes more than 512 weeks behind the clock left as they came: moved by 1024-week
+  /// periods they would lie in the future (an old log, not the week bug).
+  public var rolloverRefused = 0
   /// gpsd JSON reports decoded.
   public var gpsdReports = 0
   /// Fix values dropped for lying outside `FixPlausibility`'s bounds.
@@ -56,6 +59,7 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
     timeWentBackwards += other.timeWentBackwards
     lateSentences += other.lateSentences
     rolloverCorrections += other.rolloverCorrections
+    rolloverRefused += other.rolloverRefused
     gpsdReports += other.gpsdReports
     implausibleValues += other.implausibleValues
   }
@@ -72,6 +76,7 @@ public struct NMEACounters: Hashable, Sendable, CustomStringConvertible {
       ("truncated lines", truncatedLines), ("unterminated lines", unterminatedLines), ("comments", comments),
       ("undated epochs", undatedEpochs), ("time went backwards", timeWentBackwards),
       ("late sentences", lateSentences), ("rollover corrections", rolloverCorrections),
+      ("rollovers refused", rolloverRefused),
       ("implausible values", implausibleValues),
     ]
     for (name, value) in optional where value != 0 { parts.append("\(name) \(value)") }

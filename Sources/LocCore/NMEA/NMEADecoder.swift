@@ -57,6 +57,7 @@ public struct NMEADecoder: Sendable {
     c.timeWentBackwards = a.timeWentBackwards
     c.lateSentences = a.lateSentences
     c.rolloverCorrections = a.rolloverCorrections
+    c.rolloverRefused = a.rolloverRefused
     c.implausibleValues += a.implausibleValues
     return c
   }

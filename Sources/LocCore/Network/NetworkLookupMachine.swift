@@ -33,6 +33,7 @@ struct NetworkLookupMachine: EngineMachine {
   private var failures = 0
   private var retryAt: Instant?
   private var lastProblem: String?
+  private var scanProblem: String?
   private var counts = NetworkReport.Counts()
   /// The Wi-Fi scan: asked for and not yet answered (since when), and the query made of the
   /// last one that came back, with when.
@@ -40,6 +41,22 @@ struct NetworkLookupMachine: EngineMachine {
   private var scanned: (query: GeolocateQuery, at: Instant)?
   /// The cells each modem source is registered with now (kept only while the switch is on).
   private var cells: [SourceID: [CellTower]] = [:]
+  /// Following the Wi-Fi scene (decision 0066): what the shell was last told (nil: nothing
+  /// yet), since when it follows, when the devices last published a scene (or a scan of
+  /// locd's own ended), the scene of the lookup the network position stands for, and whether
+  /// the scene seen since moved away from it.
+  private var follow = SceneFollow()
+
+  /// What following the scene keeps.
+  private struct SceneFollow: Sendable, Hashable {
+    var told: Bool?
+    var since: Instant?
+    var lastScan: Instant?
+    var lastPublished: Instant?
+    var lookedUp: WifiScene?
+    var seen: WifiScene?
+    var moved = false
+  }
 
   init(settings: NetworkSettings) { self.settings = settings }
 
@@ -61,16 +78,75 @@ struct NetworkLookupMachine: EngineMachine {
     if let since = scanning, now < since.adding(settings.timeout) { return false }
     if let last = scanned?.at, now < last.adding(settings.minInterval) { return false }
     scanning = now
+    follow.lastScan = now
     counts.scans += 1
     return true
   }
 
+  /// The earliest a scan may be asked for (`scanDue`): after the one under way gives up,
+  /// `MinInterval=` after the last one; nil: now.
+  var nextScanAllowed: Instant? {
+    [scanning?.adding(settings.timeout), scanned?.at.adding(settings.minInterval)].compactMap { $0 }.max()
+  }
+
   /// A scan came back with `accessPoints` (none when it could not be made; `unread` more
   /// published than were read): what may be sent of it is the query of the next lookups.
-  mutating func scanned(_ accessPoints: [WifiAccessPoint], unread: Int = 0, at now: Instant) {
+  mutating func scanned(
+    _ accessPoints: [WifiAccessPoint], unread: Int = 0, problem: String? = nil, at now: Instant
+  ) {
     scanning = nil
+    scanProblem = problem
     counts.unreadAccessPoints += unread
+    see(accessPoints, at: now)
+  }
+
+  /// The Wi-Fi devices published a scene locd did not ask for (access points came or went,
+  /// the connected one changed, a scan another program asked for ended), read while
+  /// following: the query of the next lookups, as a scan's; a move when it differs enough
+  /// from the scene the position stands for. Ignored while not following (nothing of it is
+  /// kept).
+  mutating func published(_ accessPoints: [WifiAccessPoint], unread: Int = 0, at now: Instant) {
+    guard settings.enabled, follow.told == true else { return }
+    counts.published += 1
+    counts.unreadAccessPoints += unread
+    scanProblem = nil
+    see(accessPoints, at: now)
+  }
+
+  private mutating func see(_ accessPoints: [WifiAccessPoint], at now: Instant) {
     scanned = (GeolocateQuery.wifi(accessPoints), now)
+    let scene = WifiScene(accessPoints)
+    follow.lastPublished = now
+    follow.seen = scene
+    if let before = follow.lookedUp, !follow.moved, scene.moved(from: before) {
+      follow.moved = true
+      counts.moves += 1
+    }
+  }
+
+  /// Whether the scene is to be followed now (`wanted`: network positioning is on and
+  /// something holds acquisition open); the change to tell the shell, nil when none.
+  mutating func following(_ wanted: Bool, at now: Instant) -> Bool? {
+    let wanted = wanted && settings.enabled
+    guard follow.told != wanted else { return nil }
+    let first = follow.told == nil
+    follow.told = wanted
+    follow.since = wanted ? now : nil
+    if !wanted { follow.lastPublished = nil }
+    // Nothing to take back at the start.
+    return first && !wanted ? nil : wanted
+  }
+
+  /// Whether the scene moved away from the one the network position stands for (the next
+  /// lookup is wanted now, however fresh the position is).
+  var sceneMoved: Bool { follow.moved }
+
+  /// While following: when a scan of locd's own is due because the devices published
+  /// nothing (and locd asked for no scan) for `RescanAfter=`; nil while not following.
+  var quietScanAt: Instant? {
+    guard follow.told == true, let since = follow.since else { return nil }
+    return [since, follow.lastPublished ?? since, follow.lastScan ?? since].max()!.adding(
+      settings.rescanAfter)
   }
 
   /// A modem source's serving cells now (none: unregistered, or the modem gone). Dropped
@@ -99,8 +175,11 @@ struct NetworkLookupMachine: EngineMachine {
       return .off
     }
     if let kept = cache[query.cacheKey], now < kept.at.adding(settings.cacheFor) {
-      counts.cacheHits += 1
+      lookedUp(query)
+      // A remembered 'not found' answers nothing: status's 'from memory' counts positions
+      // (it climbed with every event after a 404; issue 43, item 10).
       guard let located = kept.located else { return .cachedNotFound }
+      counts.cacheHits += 1
       return .cached(located, query.origin)
     }
     guard inFlight == nil else { return .later(nil) }
@@ -111,7 +190,14 @@ struct NetworkLookupMachine: EngineMachine {
     inFlight = query
     lastAsked = now
     counts.requests += 1
+    lookedUp(query)
     return .send(query)
+  }
+
+  /// The network position will stand for `query`'s scene: a move is measured from it.
+  private mutating func lookedUp(_ query: GeolocateQuery) {
+    follow.moved = false
+    follow.lookedUp = query.considerIp ? nil : follow.seen
   }
 
   /// The lookup under way ended with `outcome` at `now`: what kind of lookup it was, and the
@@ -180,9 +266,12 @@ struct NetworkLookupMachine: EngineMachine {
   /// What `status` shows: the switch, the service, when it last asked, how often; never
   /// the networks.
   var report: NetworkReport {
-    NetworkReport(
+    var r = NetworkReport(
       enabled: settings.enabled, ipLookup: settings.ipLookup, service: settings.url, asking: inFlight != nil,
       lastAsked: lastAsked, lastAnswered: lastAnswered, retryAt: retryAt, lastProblem: lastProblem,
       counts: counts)
+    r.following = follow.told == true
+    r.scanProblem = settings.enabled ? scanProblem : nil
+    return r
   }
 }

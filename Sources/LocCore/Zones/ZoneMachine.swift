@@ -153,7 +153,8 @@ struct ZoneMachine: EngineMachine {
     switch resolved.tier {
     case .manual:
       if let c = resolved.position?.coordinate, let z = zoneAt(c) {
-        return ZoneReport(id: z, origin: .position, reason: "\(z) at the manual location")
+        let place = resolved.position?.origin == .staticFile ? "static location" : "manual location"
+        return ZoneReport(id: z, origin: .position, reason: "\(z) at the \(place)")
       }
     case .fix, .cached:
       if let z = hysteresis.adopted {

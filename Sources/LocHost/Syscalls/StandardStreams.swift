@@ -46,6 +46,14 @@ public enum StandardStreams {
     try FileDescriptor.writeAll(bytes, to: STDOUT_FILENO)
   }
 
+  /// Standard output's terminal width in columns (ioctl(2) TIOCGWINSZ); nil when it is no
+  /// terminal or says no width.
+  public static var outputColumns: Int? {
+    var size = winsize()
+    guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return nil }
+    return Int(size.ws_col)
+  }
+
   /// Whether standard output is a terminal (isatty(3)).
   public static var outputIsTerminal: Bool { isatty(STDOUT_FILENO) == 1 }
 

@@ -19,7 +19,14 @@ public struct NetworkStatusView: WireCodable {
   public var retryAt: Instant?
   /// Why the last lookup gave no position.
   public var lastProblem: String?
-  /// requests, answers, cacheHits, skipped, and one counter per failure kind.
+  /// Whether the Wi-Fi scene is followed now: a client follows the position, and locd reads
+  /// what NetworkManager or wpa_supplicant publish (since 1.10; false from older daemons).
+  public var following: Bool
+  /// Why the last Wi-Fi scan read nothing (no NetworkManager nor wpa_supplicant on the bus,
+  /// no Wi-Fi device), since 1.10.
+  public var scanProblem: String?
+  /// requests, answers, cacheHits, skipped, scans, unreadAccessPoints, published, moves, and
+  /// one counter per failure kind.
   public var counters: [Counter]
 
   /// The wire form of `r`.
@@ -32,6 +39,8 @@ public struct NetworkStatusView: WireCodable {
     lastAnswered = r.lastAnswered.map { WireFormat.truncate($0, 3) }
     retryAt = r.retryAt.map { WireFormat.truncate($0, 3) }
     lastProblem = r.lastProblem
+    following = r.following
+    scanProblem = r.scanProblem
     counters = r.counts.list
   }
 
@@ -45,6 +54,8 @@ public struct NetworkStatusView: WireCodable {
     lastAnswered = try o.optionalInstant("lastAnswered")
     retryAt = try o.optionalInstant("retryAt")
     lastProblem = try o.optionalString("lastProblem")
+    following = try o.optionalBool("following") ?? false
+    scanProblem = try o.optionalString("scanProblem")
     counters = try o.counters("counters")
   }
 
@@ -65,6 +76,8 @@ extension NetworkStatusView: JSONWritable {
     s.member("lastAnswered", WireFormat.time(lastAnswered, 3))
     s.member("retryAt", WireFormat.time(retryAt, 3))
     s.member("lastProblem", .optional(lastProblem))
+    s.member("following", .bool(following))
+    if let scanProblem { s.member("scanProblem", .string(scanProblem)) }
     s.key("counters")
     s.counters(counters)
     s.closeObject()

@@ -136,7 +136,7 @@ public struct WireObject {
     return b
   }
 
-  /// A boolean member that may be null or missing.
+  /// A boolean member that may be null or missing (one a later version added).
   public func optionalBool(_ key: String) throws(WireDecodingError) -> Bool? {
     guard value(key) != nil else { return nil }
     return try bool(key)

@@ -73,6 +73,12 @@ extension Daemon {
       scanner.scan { [unowned self] outcome in
         self.feed(.wifiScanned(outcome.accessPoints, problem: outcome.problem, unread: outcome.unread))
       }
+    case .followWifi(let on):
+      let scanner = actions.wifi ?? WifiScanner(loop: loop)
+      actions.wifi = scanner
+      scanner.follow(on) { [unowned self] outcome in
+        self.feed(.wifiPublished(outcome.accessPoints, unread: outcome.unread))
+      }
     case .persist, .persistTimers, .persistApps:
       break  // kept by `files.batch` and written at the end of the iteration
     case .notifyStatus(let line):

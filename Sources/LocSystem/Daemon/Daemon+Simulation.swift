@@ -16,23 +16,25 @@ extension Daemon {
   func holdSources() {
     replay.holding = true
     for (index, uri) in config.effectiveSources.enumerated() {
+      // Waiting, not failing (issue 43, item 5): no error, so no fault.
       let waiting = SourceSnapshot(
-        id: SourceID(index), uri: uri.description, state: .starting,
-        lastError: "waits for the first subscriber (locctl watch) to start")
+        id: SourceID(index), uri: uri.description, state: .waiting(retryAt: nil), heldForSubscriber: true)
       feed(.sourceUpdated(waiting, restarted: true))
     }
     logger.info("replay clock: sources wait for a subscriber (e.g. 'locctl watch --json')")
   }
 
   /// What `request` does to a held replay (`--clock replay`), nil for nothing: a client
-  /// listening starts it, a registration starts it once registrations settle. An app's
+  /// listening starts it, and so does one that asks for a position or waits for a moment of
+  /// simulated time (`locate`, `wait`: they would otherwise wait on a clock that does not
+  /// move; issue 43, item 2); a registration starts it once registrations settle. An app's
   /// subscription to its own authorization alone (what the LocationManager library sends
   /// with its hello) is neither, so an app can be authorized before the replay starts.
   static func startsReplay(_ request: Request) -> ReplayStart? {
     switch request {
     case .subscribe(let kinds):
       return kinds.subtracting([.authorization, .agentPrompt]).isEmpty ? nil : .listening
-    case .rangeBeacons, .startUpdates: return .listening
+    case .rangeBeacons, .startUpdates, .locate, .wait: return .listening
     case .monitorBeacons, .monitorVisits(true), .registerRegion: return .registered
     default: return nil
     }
@@ -40,7 +42,8 @@ extension Daemon {
 
   /// What starts held replay sources.
   enum ReplayStart {
-    /// The client listens now (`subscribe`, `start-updates`, `range-beacons`): at once.
+    /// The client listens now (`subscribe`, `start-updates`, `range-beacons`) or waits for a
+    /// position or a moment (`locate`, `wait`): at once.
     case listening
     /// An app registered something to be told about (`register-region`, `monitor-visits`,
     /// `monitor-beacons`): once no registration has come for `replaySettle`, so that what an app
@@ -58,7 +61,12 @@ extension Daemon {
   /// requests, a `status` poll say, neither start nor hold the drive).
   func replayRequest(_ request: Request) {
     switch Daemon.startsReplay(request) {
-    case .listening?: releaseSources("a client subscribed")
+    case .listening?:
+      switch request {
+      case .locate: releaseSources("a client asked for a position")
+      case .wait: releaseSources("a client waits for a moment of simulated time")
+      default: releaseSources("a client subscribed")
+      }
     case .registered?: settleReplayStart()
     case nil: break
     }

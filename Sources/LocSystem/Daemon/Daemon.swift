@@ -251,10 +251,18 @@ public final class Daemon {
     }
   }
 
+  /// Arms `which` on the wall clock. With the replay clock the driver's simulated clock
+  /// keeps it, once the first fix has started that clock; before, the engine runs on the
+  /// wall clock (`now`), and so do its deadlines: status's 'gives up at' comes when it says
+  /// (issue 43, item 2). Such a timer firing after simulated time started is dropped: the
+  /// clock step at the start planned again what is still wanted.
   func arm(_ which: EngineTimer, at: Instant) {
-    if clock == .replay { return }  // the driver's simulated clock keeps it
+    if clock == .replay && driver.simulated.now != nil { return }
     do {
-      try clocks.arm(which, at: at) { [unowned self] in self.feed(.timerFired(which)) }
+      try clocks.arm(which, at: at) { [unowned self] in
+        if self.clock == .replay && self.driver.simulated.now != nil { return }
+        self.feed(.timerFired(which))
+      }
     } catch {
       logger.error("cannot create a timer: \(error)")
     }

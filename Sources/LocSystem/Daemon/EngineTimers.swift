@@ -2,7 +2,8 @@ import LocCore
 
 /// The engine's timers on the system clock (`.arm`/`.disarm` effects), and the watch for
 /// clock steps and resumes from suspend that make the engine re-plan them. With the replay
-/// clock the driver's simulated clock keeps the timers instead, and nothing is armed here.
+/// clock the driver's simulated clock keeps the timers once the first fix started it;
+/// before, they are armed here like the system clock's.
 final class EngineTimers {
   private let loop: any Scheduler
   private var timers: [EngineTimer: any LoopTimer] = [:]

@@ -33,6 +33,11 @@ extension WifiScanner {
         }
         round.peer = reply.sender
         for interface in (try? reply.readVariantObjectPaths(limit: Self.deviceLimit)) ?? [] {
+          if round.readOnly {
+            round.toRead.append(interface)
+            round.scanned.insert(interface)
+            continue
+          }
           self.watchScanEnd(interface, round)
           try? self.call(
             interface, Self.supplicantInterface, "Scan",

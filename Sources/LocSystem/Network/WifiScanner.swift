@@ -30,10 +30,10 @@ final class WifiScanner {
   /// answer, so a peer that answers none would hold the scan for minutes).
   static let readTimeout: Duration = .seconds(30)
 
-  private let loop: EventLoop
+  let loop: EventLoop
   /// The longest wait for a scan whose end is not signalled (`[Network] ScanWait=`).
   var settle: Duration
-  private var bus: BusConnection?
+  var bus: BusConnection?
   /// The scan under way: what it found so far and its callback.
   private(set) var round: Round?
   private var timer: Timer?
@@ -44,6 +44,8 @@ final class WifiScanner {
   final class Round {
     /// Whom it asks: NetworkManager, or wpa_supplicant where NetworkManager is absent.
     var supplicant = false
+    /// Only reads what the devices publish, asking no scan (following the scene).
+    var readOnly = false
     /// The unique name of the service that answered (the only sender of its end signals).
     var peer: String?
     var pending = 0
@@ -72,10 +74,15 @@ final class WifiScanner {
     self.settle = settle
   }
 
-  /// Scans; `done` is called once on the loop.
-  func scan(_ done: @escaping (WifiScanOutcome) -> Void) {
+  /// What following the scene keeps (WifiScanner+Follow.swift).
+  var follower: Follower?
+
+  /// Scans; `done` is called once on the loop. `readOnly`: asks no scan, reads what the
+  /// devices publish now.
+  func scan(readOnly: Bool = false, _ done: @escaping (WifiScanOutcome) -> Void) {
     guard round == nil else { return }
     let round = Round(done)
+    round.readOnly = readOnly
     self.round = round
     do {
       if bus == nil { bus = try BusConnection.system(on: loop) }
@@ -130,7 +137,13 @@ final class WifiScanner {
           self?.settleIfDone(round)
           return
         }
-        self?.requestScan(path, round)
+        if round.readOnly {
+          round.toRead.append(path)
+          round.scanned.insert(path)
+          self?.settleIfDone(round)
+        } else {
+          self?.requestScan(path, round)
+        }
       }
     }
     settleIfDone(round)
@@ -295,7 +308,10 @@ final class WifiScanner {
     timer = nil
     scanEnds = []
     let outcome = WifiScanOutcome(accessPoints: round.found, problem: problem, unread: round.unread)
-    loop.soon { round.done(outcome) }
+    loop.soon { [weak self] in
+      round.done(outcome)
+      self?.roundEnded()
+    }
   }
 
   /// An AccessPoint's properties as locd reads them: the BSSID, the signal in dBm (from

@@ -61,13 +61,18 @@ final class LiveDecoder {
     }
   }
 
-  /// A silence in words, as the log and the `silent` fault say it: "sent nothing for 10 s".
+  /// A silence in words, as the log says it where it begins: "sent nothing for 10 s".
   static let silenceReason = "sent nothing for \(SilenceWatch.limitMicroseconds / 1_000_000) s"
+
+  /// The `silent` fault's reason: it is dated from where the silence was noticed, so status
+  /// reads "silent for 3 s (since 14:03:07): nothing came in the 10 s before" (it read
+  /// "silent for 3 s ...: sent nothing for 10 s"; issue 43, item 10).
+  static let silenceFaultReason = "nothing came in the \(SilenceWatch.limitMicroseconds / 1_000_000) s before"
 
   /// The `silent` fault while the stream is silent (dated `now`: the engine keeps the date
   /// it began), else nil.
   var fault: SourceFault? {
-    silent ? SourceFault(kind: .silent, reason: LiveDecoder.silenceReason, since: loop.now) : nil
+    silent ? SourceFault(kind: .silent, reason: LiveDecoder.silenceFaultReason, since: loop.now) : nil
   }
 
   /// Logs each silence where it begins (notice: "`who` sent nothing for 10 s") and where it

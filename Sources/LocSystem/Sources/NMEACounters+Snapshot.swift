@@ -10,7 +10,8 @@ extension NMEACounters {
       Counter("junkBytes", junkBytes), Counter("truncatedLines", truncatedLines),
       Counter("unterminatedLines", unterminatedLines), Counter("timeWentBackwards", timeWentBackwards),
       Counter("lateSentences", lateSentences), Counter("undatedEpochs", undatedEpochs),
-      Counter("rolloverCorrections", rolloverCorrections), Counter("implausibleValues", implausibleValues),
+      Counter("rolloverCorrections", rolloverCorrections), Counter("rolloverRefused", rolloverRefused),
+      Counter("implausibleValues", implausibleValues),
     ]
   }
 }

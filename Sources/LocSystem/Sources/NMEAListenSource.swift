@@ -154,7 +154,8 @@ public final class NMEAListenSource: FixSource {
   private var silence: SourceFault? {
     guard let first = peers.first?.live.fault, peers.allSatisfy(\.live.silent) else { return nil }
     guard peers.count > 1 else { return first }
-    return SourceFault(kind: .silent, reason: "all \(peers.count) peers \(first.reason)", since: first.since)
+    return SourceFault(
+      kind: .silent, reason: "all \(peers.count) peers silent, \(first.reason)", since: first.since)
   }
 
   public func start() { binding.start() }

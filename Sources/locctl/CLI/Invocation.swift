@@ -23,6 +23,18 @@ struct Invocation: Sendable {
   var json: Bool { flag("json") }
 
   /// The daemon's socket: `--socket`, else `$LOCD_SOCKET`, else the daemon's default.
+  /// The command line that talks to the same locd, for hints: `locctl`, or with `--socket`
+  /// given `locctl --socket PATH` (issue 43, item 8: the demo's "run 'locctl watch'"
+  /// reached no locd).
+  var locctlCommand: String {
+    guard let path = value("socket"), path != DaemonConfig().socketPath else { return "locctl" }
+    // Inside the hint's single quotes: a path with other characters in double quotes.
+    let plain = path.unicodeScalars.allSatisfy {
+      $0.properties.isAlphabetic || "0123456789/._-+".unicodeScalars.contains($0)
+    }
+    return "locctl --socket " + (plain ? path : "\"" + path + "\"")
+  }
+
   var socketPath: String {
     if let path = value("socket") { return path }
     if let value = CurrentProcess.environment("LOCD_SOCKET"), !value.isEmpty { return value }

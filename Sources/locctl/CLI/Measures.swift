@@ -101,10 +101,12 @@ enum Measures {
     return (age < .seconds(1) ? what : "\(what) for \(TimeFormat.duration(age))", rest)
   }
 
-  /// A source's state as `status` and `watch` say it: its name, and for the default source
-  /// waiting for gpsd what that means (it is no fault: there is no receiver yet).
-  static func state(_ s: SourceView) -> String {
+  /// A source's state as `status` and `watch` say it: its name, and for a source waiting
+  /// what it waits for (it is no fault): the default source for gpsd, a replay held by
+  /// `--clock replay` (`replayWaiting`) for the first subscriber.
+  static func state(_ s: SourceView, replayWaiting: Bool = false) -> String {
     guard s.state == .known(.waiting) else { return s.state.word }
+    if replayWaiting { return "waiting for the first subscriber (the replay starts then)" }
     return "waiting: no gpsd on this machine yet (locd connects when it starts)"
   }
 

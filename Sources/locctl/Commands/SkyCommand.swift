@@ -20,7 +20,9 @@ enum SkyCommand {
       draws the sky as a compass card: north up, east right, rings at 0, 30 and 60 degrees of
       elevation, the zenith in the middle, each satellite a mark with its PRN, * for used ones and o
       for the others. --watch draws the plot and draws it again whenever a sky changes (at most once
-      a second), as cgps and xgps do. --json prints the sky method's result (PROTOCOL.md); with
+      a second), as cgps and xgps do; while a source's receiver sleeps (acquisition idle) its plot
+      says "receiver asleep since ...: this sky is from ...", and a source awake that sent no new
+      sky for 5 s gets "no new sky for ...". --json prints the sky method's result (PROTOCOL.md); with
       --watch, each sky event's data on a line of its own.
       """,
     examples: ["locctl sky", "locctl sky --watch", "locctl sky --json | jq '.skies[0].summary'"],
@@ -32,41 +34,112 @@ enum SkyCommand {
     let plot = watch || invocation.flag("plot")
     return withDaemon(invocation) { client throws(ControlClient.Failure) in
       let result = try client.call(.sky)
-      // The skies' times in the zone in effect, as status shows times (asked before
-      // subscribing: events that come while a reply is awaited are not kept).
+      // The skies' times in the zone in effect, as status shows times, and the sources'
+      // states (asked before subscribing: events that come while a reply is awaited are
+      // not kept).
+      let status = invocation.json ? nil : try? client.call(.status)
       let zone =
-        invocation.json
-        ? ScreenZone("UTC")
-        : (try? client.call(.status)).map {
-          ScreenZone($0.timezone.zone.id, fallbackOffset: $0.timezone.zone.offset ?? 0)
-        } ?? ScreenZone("UTC")
+        status.map { ScreenZone($0.timezone.zone.id, fallbackOffset: $0.timezone.zone.offset ?? 0) }
+        ?? ScreenZone("UTC")
+      var watched = Watched(skies: result.skies)
+      for source in status?.sources ?? [] { watched.states[source.uri] = source.state }
       if invocation.json {
         Output.line(result.json.serialized)
       } else {
-        Output.write(plot ? plotScreen(result.skies, zone: zone) : table(result.skies, zone: zone))
+        Output.write(plot ? plotScreen(watched, zone: zone) : table(result.skies, zone: zone))
       }
       Output.flush()
       guard watch else { return ExitStatus.ok }
-      _ = try client.call(.subscribe([.sky]))
-      var skies = result.skies
+      _ = try client.call(.subscribe([.sky, .sourceStatus]))
       while true {
-        let event = try client.nextEvent()
-        guard case .sky(let sky) = event.data else { continue }
-        if invocation.json {
-          Output.line(sky.json.serialized)
-        } else {
-          if let i = skies.firstIndex(where: { $0.source == sky.source }) {
-            skies[i] = sky
-          } else {
-            skies.append(sky)
+        // A receiver that sleeps sends no sky: at most every `Watched.staleAfter` the
+        // screen is drawn again to say how old each sky is (issue 43, item 7).
+        let event: EventMessage
+        do throws(ControlClient.Failure) {
+          event = try client.nextEvent(timeout: Watched.staleAfter)
+        } catch {
+          guard case .timedOut = error else { throw error }
+          if !invocation.json && watched.anyStale { redraw(watched, zone: zone) }
+          continue
+        }
+        switch event.data {
+        case .sky(let sky):
+          watched.update(sky)
+          if invocation.json { Output.line(sky.json.serialized) } else { redraw(watched, zone: zone) }
+        case .sourceStatus(let source):
+          let before = watched.states[source.uri]
+          watched.states[source.uri] = source.state
+          if source.state == .known(.idle) && before != source.state {
+            watched.asleepSince[source.uri] = event.time
           }
-          // Home and clear on a terminal; elsewhere one screen after the other.
-          if StandardStreams.outputIsTerminal { Output.write("\u{1B}[H\u{1B}[2J") }
-          Output.write(plotScreen(skies, zone: zone))
+          if source.state != .known(.idle) { watched.asleepSince[source.uri] = nil }
+          guard !invocation.json, before != source.state, watched.hasSky(source.uri) else { continue }
+          redraw(watched, zone: zone)
+        default: continue
         }
         Output.flush()
       }
     }
+  }
+
+  /// What `sky --watch` knows: each source's latest sky, when it came (locctl's clock), and
+  /// each source's state, to say when a receiver sleeps and its sky no longer changes.
+  struct Watched {
+    /// No new sky for this long from a source that is not asleep: the screen says so.
+    static let staleAfter: Duration = .seconds(5)
+    var skies: [SkyView]
+    var received: [String: ContinuousClock.Instant] = [:]
+    var states: [String: OpenEnum<SourceView.State>] = [:]
+    /// When a source went idle, from its source-status event (nil: before the watch).
+    var asleepSince: [String: Instant] = [:]
+
+    init(skies: [SkyView]) {
+      self.skies = skies
+      let now = ContinuousClock.now
+      for sky in skies { received[sky.source] = now }
+    }
+
+    mutating func update(_ sky: SkyView) {
+      if let i = skies.firstIndex(where: { $0.source == sky.source }) {
+        skies[i] = sky
+      } else {
+        skies.append(sky)
+      }
+      received[sky.source] = .now
+    }
+
+    func hasSky(_ uri: String) -> Bool { skies.contains { $0.source == uri } }
+
+    /// How long since `uri`'s sky came, when longer than `staleAfter`.
+    func silence(_ uri: String) -> Duration? {
+      guard let at = received[uri] else { return nil }
+      let d = ContinuousClock.now - at
+      return d >= Self.staleAfter ? d : nil
+    }
+
+    var anyStale: Bool { skies.contains { states[$0.source] == .known(.idle) || silence($0.source) != nil } }
+
+    /// The line under a sky's heading when the sky is not live: its receiver sleeps, or
+    /// nothing new came for a while; nil while skies come.
+    func note(_ sky: SkyView, zone: ScreenZone) -> String? {
+      let asOf = "this sky is from " + zone.clock(sky.time, seconds: true)
+      if states[sky.source] == .known(.idle) {
+        let since = asleepSince[sky.source].map { " since " + zone.clock($0, seconds: true) } ?? ""
+        return "receiver asleep\(since) (acquisition idle): \(asOf) and changes again when something "
+          + "wants a position ('locctl locate', a client watching)"
+      }
+      guard let quiet = silence(sky.source) else { return nil }
+      let state = states[sky.source].map { " (source \($0.word))" } ?? ""
+      return "no new sky for \(TimeFormat.duration(.seconds(quiet.components.seconds)))\(state): \(asOf)"
+    }
+  }
+
+  /// The watch's screen again: home and clear on a terminal; elsewhere one screen after the
+  /// other.
+  static func redraw(_ watched: Watched, zone: ScreenZone) {
+    if StandardStreams.outputIsTerminal { Output.write("\u{1B}[H\u{1B}[2J") }
+    Output.write(plotScreen(watched, zone: zone))
+    Output.flush()
   }
 
   /// Each source's heading: its URI, when its sky came (in `zone`) and its summary.
@@ -112,13 +185,16 @@ enum SkyCommand {
     return out
   }
 
-  /// The plots, one per source, each under its heading.
-  static func plotScreen(_ skies: [SkyView], zone: ScreenZone) -> String {
+  /// The plots, one per source, each under its heading (and, watching, a line when its
+  /// sky is not live).
+  static func plotScreen(_ watched: Watched, zone: ScreenZone) -> String {
+    let skies = watched.skies
     guard !skies.isEmpty else { return "No satellites: no source has reported a sky yet.\n" }
     var out = ""
     for (i, sky) in skies.enumerated() {
       if i > 0 { out += "\n" }
       out += heading(sky, zone: zone) + "\n"
+      if let note = watched.note(sky, zone: zone) { out += note + "\n" }
       out += SkyPlot.render(sky.satellites).joined(separator: "\n") + "\n"
       let unplaced = sky.satellites.filter { $0.elevation == nil || $0.azimuth == nil }.count
       out += "* used  o not used"

@@ -1,3 +1,4 @@
+import LocCore
 import LocProtocol
 
 extension StatusCommand {
@@ -14,10 +15,20 @@ extension StatusCommand {
     var asked = n.lastAsked.map { "last asked \(zone.dateTime($0))" } ?? "not asked yet"
     asked +=
       "; \(n.count("requests")) sent, \(n.count("answers")) answered, \(n.count("cacheHits")) from memory"
-    let failed = n.counters.dropFirst(5).filter { $0.value > 0 }
+    let kinds = Set(GeolocateFailure.allCases.map(\.rawValue))
+    let failed = n.counters.filter { kinds.contains($0.name) && $0.value > 0 }
     if !failed.isEmpty { asked += "; " + failed.map { "\($0.value) \($0.name)" }.joined(separator: ", ") }
     row("", asked)
     if let problem = n.lastProblem { row("", "last: \(Style.visible(problem))") }
+    if let problem = n.scanProblem { row("", "Wi-Fi: \(Style.visible(problem))") }
+    if n.following {
+      row(
+        "",
+        "following the Wi-Fi scene: \(n.count("published")) published, \(n.count("moves")) moved, "
+          + "\(n.count("scans")) scans of locd's own")
+    }
+    let unread = n.count("unreadAccessPoints")
+    if unread > 0 { row("", "\(unread) access points not read (at most 16384 a scan)") }
     if let retry = n.retryAt { row("", "next lookup not before \(zone.dateTime(retry))") }
   }
 }

@@ -43,21 +43,25 @@ enum StatusCommand {
         Output.write(
           render(
             status, verbose: invocation.flag("verbose"), now: ScreenZone.now(daemon: status.now),
-            lightDark: schedule))
+            lightDark: schedule, locctl: invocation.locctlCommand))
       }
       return ExitStatus.ok
     }
   }
 
   /// The screen: label, value rows.
-  static func render(_ s: StatusView, verbose: Bool, now: Instant, lightDark: LightDarkView? = nil) -> String
-  {
+  /// `locctl` is the command line the hints name: with `--socket PATH` given, the same
+  /// socket (`locctl --socket PATH`).
+  static func render(
+    _ s: StatusView, verbose: Bool, now: Instant, lightDark: LightDarkView? = nil, locctl: String = "locctl"
+  ) -> String {
     var out = ""
     func row(_ label: String, _ value: String) { out += Style.bold(label.padded(13)) + value + "\n" }
     let zone = ScreenZone(s.timezone.zone.id, fallbackOffset: s.timezone.zone.offset ?? 0)
     if s.simulation?.state == .known(.waiting) {
       // No receiver to connect: the replay starts with the first subscriber.
-      position(s.position) { label, value in row(label, label == "To fix:" ? "run 'locctl watch'" : value) }
+      position(s.position) { label, value in row(label, label == "To fix:" ? "run '\(locctl) watch'" : value)
+      }
     } else {
       position(s.position, row)
     }
@@ -99,7 +103,8 @@ enum StatusCommand {
       row("Timers:", text + " (locctl timers)")
     }
     for (i, source) in s.sources.enumerated() {
-      var text = source.uri + "  " + Measures.state(source)
+      var text =
+        source.uri + "  " + Measures.state(source, replayWaiting: s.simulation?.state == .known(.waiting))
       // An outage's fault is the error that began it; the latest attempt's is `lastError`.
       if let err = source.lastError, err != source.fault?.reason { text += " (\(err))" }
       if let trust = source.trust { text += ", trust \(trust.word)" }
@@ -134,8 +139,11 @@ enum StatusCommand {
     if let r = s.regions { row("Regions:", describe(regions: r, zone: zone, verbose: verbose)) }
     if let h = s.heading, h.sessions > 0 || s.sources.contains(where: { $0.uri.hasPrefix("compass:") }) {
       let wanting = h.sessions == 1 ? "1 session wants heading" : "\(h.sessions) sessions want heading"
-      row(
-        "Heading:", "compass \(h.claimed ? "claimed" : "not claimed"), \(wanting), \(h.eligible) may have it")
+      // The engine's claim is a wish; without a compass: source nothing is claimed (issue 43).
+      let compass =
+        s.sources.contains(where: { $0.uri.hasPrefix("compass:") })
+        ? "compass \(h.claimed ? "claimed" : "not claimed")" : "no compass source (Source=compass: reads one)"
+      row("Heading:", "\(compass), \(wanting), \(h.eligible) may have it")
     }
     if verbose {
       row("Rejected:", counters(s.rejectedFixes))
@@ -147,7 +155,8 @@ enum StatusCommand {
     if let g = s.geoclue { row("GeoClue2:", describe(geoclue: g, verbose: verbose)) }
     if let c = s.chrony { row("Time:", describe(chrony: c, zone: zone)) }
     if let g = s.gpsd { row("gpsd face:", describe(gpsd: g)) }
-    if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone)) }
+    if let n = s.nmeaOut { row("NMEA out:", describe(nmeaOut: n)) }
+    if let sim = s.simulation { row("Replay:", describe(simulation: sim, zone: zone, locctl: locctl)) }
     if let problem = s.daemon.stateProblem { row("State:", Style.yellow(problem)) }
     if let f = s.daemon.stateFilesFault {
       row(
@@ -201,9 +210,8 @@ enum StatusCommand {
     }
     var text = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
     if let acc = position.accuracy { text += " " + Measures.accuracy(acc) }
-    let tierText = p.tier == .fix ? Style.green("fix") : Style.yellow(p.tier.rawValue)
-    var detail = [tierText]
-    if let provenance = p.provenance?.word, provenance != p.tier.rawValue { detail.append(provenance) }
+    let words = PositionWords.words(tier: p.tier, provenance: p.provenance)
+    var detail = [p.tier == .fix ? Style.green(words[0]) : Style.yellow(words[0])] + words.dropFirst()
     if let age = p.age { detail.append(age < .seconds(1) ? "<1 s old" : "\(TimeFormat.duration(age)) old") }
     if let name = position.name { detail.append("\"\(Style.visible(name))\"") }
     text += "  (" + detail.joined(separator: ", ") + ")"
@@ -376,6 +384,17 @@ extension StatusCommand {
     }
   }
 
+  /// "/run/locd/nmea0 -> /dev/pts/3, read; 120 sentences (36 relayed, 0 dropped)", or that
+  /// the pty could not be made (`[NMEAOut] Enable=yes`, docs/NMEAOUT.md; issue 43, item 10:
+  /// it was only in --json).
+  static func describe(nmeaOut n: NMEAOutStatusView) -> String {
+    guard let pty = n.pty else { return Style.yellow("\(n.link): no pseudo-terminal (see the log)") }
+    func count(_ name: String) -> Int { n.counters.first { $0.name == name }?.value ?? 0 }
+    let state = n.reading ? "read" : "not read"
+    return "\(n.link) -> \(pty), \(state); \(count("sentences")) sentences written, "
+      + "\(count("relayed")) relayed, \(count("dropped")) dropped"
+  }
+
   /// "on /run/locd/gpsd.sock, 127.0.0.1:2947: 3 clients (2 watching)", or that it listens
   /// nowhere (`[Gpsd] Enable=yes`, docs/GPSD.md).
   static func describe(gpsd g: GpsdStatusView) -> String {
@@ -408,9 +427,10 @@ extension StatusCommand {
 
   /// "playing, simulated time 2026-06-21 21:57:05 WEST; paused 3 time(s) ...": the replay
   /// clock's simulation (`locd --clock replay`), in the screen's zone.
-  static func describe(simulation sim: SimulationView, zone: ScreenZone) -> String {
+  static func describe(simulation sim: SimulationView, zone: ScreenZone, locctl: String = "locctl") -> String
+  {
     var parts = [sim.state.word]
-    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('locctl watch' starts it)" }
+    if sim.state == .known(.waiting) { parts[0] += " for the first subscriber ('\(locctl) watch' starts it)" }
     if let t = sim.time { parts.append("simulated time \(zone.dateTime(t))") }
     if sim.pauses > 0 {
       parts.append(

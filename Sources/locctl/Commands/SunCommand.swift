@@ -206,7 +206,7 @@ enum SunCommand {
   /// `Europe/Oslo at 59.9139, 10.7522 (locd's position (fix, ±4 m)), 30 m up`.
   static func header(_ place: Place, height: Meters) -> String {
     let c = place.coordinate
-    var out = "\(place.zone.name) at \(c.latitude.value), \(c.longitude.value)"
+    var out = "\(place.zone.name) at " + Measures.coordinate(c, accuracy: nil)
     if let source = place.source { out += ", " + source }
     if height.value > 0 { out += ", \(Numbers.short(height.value, 1)) m up" }
     return out

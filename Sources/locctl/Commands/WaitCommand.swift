@@ -23,8 +23,12 @@ enum WaitCommand {
       moves, zone changes, daylight-saving nights and clock steps. Event names take - or _
       (civil-dusk, civil_dusk); an offset needs its unit (sunset-30m, not sunset-30).
       'timezone-changed' returns when the zone in effect or its UTC offset changes. With locd in
-      --clock replay the wait is in simulated time. Prints when it happened (--json: the wait
-      result of the protocol); exit status 0, or 1 at --timeout or when locd goes away.
+      --clock replay the wait is in simulated time. Says first, on standard error, what it waits
+      for and until when, as planned then at locd's position, zone and clock ("waiting for sunset
+      until 2026-12-08 17:41 CET, tomorrow (...)"). Prints when it happened (--json: the wait
+      result of the protocol); at --timeout, that it did not happen and when it was expected
+      (--json: {"target", "timedOut": true, "timeout", "expected"}). Exit status 0, or 1 at
+      --timeout or when locd goes away.
       """,
     examples: [
       "locctl wait sunset-30m && notify-send 'sunset in 30 minutes'", "locctl wait civil-dusk Mon-Fri",
@@ -43,12 +47,26 @@ enum WaitCommand {
     let target: WaitTarget = zoneWords.contains(text) ? .timezoneChange : .rule(try RuleText.rule(text))
     let timeout = try invocation.duration("timeout", in: .milliseconds(1)...forever)
     return withDaemon(invocation) { client throws(ControlClient.Failure) in
+      // What it waits for and until when, as planned now at locd's position, zone and clock
+      // (issue 43, item 7: after today's sunset, 'wait sunset' means tomorrow's).
+      let expected = expectation(client, target: target, text: text)
+      if !invocation.json { printError("locctl wait: \(expected.words)") }
       let result: WaitResult
       do throws(ControlClient.Failure) {
         result = try client.call(.wait(target), timeout: timeout ?? forever)
       } catch {
         guard case .timedOut = error, let timeout else { throw error }
-        printError("locctl wait: \(text) did not happen within \(TimeFormat.duration(timeout))")
+        if invocation.json {
+          var o: JSONObject = [
+            "target": .string(text), "timedOut": .bool(true), "timeout": .number(timeout.seconds),
+          ]
+          o["expected"] = expected.at.map { .string($0.iso8601()) } ?? .null
+          Output.line(JSON.object(o).serialized)
+        } else {
+          var line = "\(text): did not happen within \(TimeFormat.duration(timeout))"
+          if let at = expected.at, let zone = expected.zone { line += "; expected \(zone.dateTime(at))" }
+          Output.line(line)
+        }
         return ExitStatus.failure
       }
       if invocation.json {
@@ -77,6 +95,37 @@ enum WaitCommand {
     var text = "timezone changed: \(c.from?.id ?? "none") -> \(c.to.id)"
     if let o = c.to.offset { text += " (UTC\(TimeFormat.utcOffset(seconds: o)))" }
     return text + " [\(c.reason.word)]"
+  }
+
+  /// What a wait is for, in words, and when it is expected (nil: a zone change, or no plan).
+  struct Expectation {
+    var words: String
+    var at: Instant?
+    var zone: ScreenZone?
+  }
+
+  /// The next occurrence of `target` as planned now from locd's status: its position, its
+  /// zone and its clock (the simulated one under --clock replay). A move, a zone change or a
+  /// clock step may change it; the wait follows locd, not this plan.
+  static func expectation(_ client: ControlClient, target: WaitTarget, text: String) -> Expectation {
+    guard let s = try? client.call(.status) else { return Expectation(words: "waiting for \(text)") }
+    let now = ScreenZone.now(daemon: s.now)
+    let zoneID = s.timezone.zone.id
+    guard case .rule(let rule) = target else {
+      return Expectation(words: "waiting for the time zone to change (now \(zoneID))")
+    }
+    guard let rules = try? ZoneDatabase().rules(named: zoneID) else {
+      return Expectation(words: "waiting for \(text) (no rules for \(zoneID) here to say when)")
+    }
+    let screen = ScreenZone(zoneID)
+    var planner = TimerPlanner(zone: rules, coordinate: s.position.position?.coordinate)
+    let plan = planner.next(rule, after: now, handledDate: nil)
+    guard let next = plan.next else { return Expectation(words: "waiting for \(text): \(plan.reason)") }
+    let days = next.date.daysSinceEpoch - rules.localDateTime(at: now).date.daysSinceEpoch
+    let when = days == 0 ? "today" : days == 1 ? "tomorrow" : "in \(days) days"
+    return Expectation(
+      words: "waiting for \(text) until \(screen.dateTime(next.instant)), \(when) (\(plan.reason))",
+      at: next.instant, zone: screen)
   }
 
   /// `sunset` of `sunset-30m Mon-Fri`; nil for a wall time.

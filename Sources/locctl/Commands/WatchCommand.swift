@@ -141,9 +141,8 @@ enum WatchCommand {
     case .location(let l):
       let p = l.position
       if let position = p.position {
-        let from = p.provenance.map { "\($0.word) " } ?? ""
-        var t =
-          "\(p.tier.rawValue) \(from)" + Measures.coordinate(position.coordinate, accuracy: position.accuracy)
+        let words = PositionWords.words(tier: p.tier, provenance: p.provenance).joined(separator: " ")
+        var t = "\(words) " + Measures.coordinate(position.coordinate, accuracy: position.accuracy)
         if let a = position.accuracy { t += " " + Measures.accuracy(a) }
         if let speed = l.fix?.speed, speed.value >= 0.5 { t += ", " + Measures.speed(speed) }
         text = t
