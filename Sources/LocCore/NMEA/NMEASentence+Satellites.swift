@@ -1,7 +1,8 @@
 extension NMEASentence {
   /// GSA: selection mode, fix type, twelve satellite id fields, PDOP, HDOP, VDOP and (NMEA
-  /// 4.10+) the system id.
-  static func parseGSA(_ r: inout NMEAFieldReader) throws(NMEAFieldError) -> GSA {
+  /// 4.10+) the system id. `ids: false` counts the id fields without reading them
+  /// (`satelliteIDs` empty), for a reader that wants only fixes.
+  static func parseGSA(_ r: inout NMEAFieldReader, ids wanted: Bool = true) throws(NMEAFieldError) -> GSA {
     r.skip(1)  // selection mode, A or M
     let modeField = r.next()
     var fixMode: FixMode? = nil
@@ -17,6 +18,7 @@ extension NMEASentence {
       let field = r.next()
       guard !field.isEmpty else { continue }
       used += 1
+      guard wanted else { continue }
       // An id that is not a number still counts as used (as before), but names nobody.
       if let id = (try? field.unsignedInteger()).flatMap({ $0 }) { ids.append(id) }
     }
