@@ -57,7 +57,7 @@ extension NMEASentence {
       case SentenceType.gga: content = .gga(try parseGGA(&fields))
       case SentenceType.gll: content = .gll(try parseGLL(&fields))
       case SentenceType.gns: content = .gns(try parseGNS(&fields))
-      case SentenceType.gsa: content = .gsa(try parseGSA(&fields, ids: satellites))
+      case SentenceType.gsa: content = .gsa(try satellites ? parseGSA(&fields) : parseGSACount(&fields))
       case SentenceType.gsv: content = .gsv(try parseGSV(&fields, blocks: satellites))
       case SentenceType.vtg: content = .vtg(try parseVTG(&fields))
       case SentenceType.zda: content = .zda(try parseZDA(&fields))
