@@ -192,11 +192,15 @@ import Testing
   }
 
   /// `line` with its checksum, parsed.
-  static func parse(_ line: String) -> NMEASentence? {
+  static func parse(_ line: String, satellites: Bool = true) -> NMEASentence? {
     var sum: UInt8 = 0
     for b in line.utf8.dropFirst() { sum ^= b }
     let full = line + "*" + (sum < 16 ? "0" : "") + String(sum, radix: 16, uppercase: true)
-    guard case .sentence(let s) = Array(full.utf8).withUnsafeBytes({ NMEASentence.parse($0) }) else {
+    guard
+      case .sentence(let s) = Array(full.utf8).withUnsafeBytes({
+        NMEASentence.parse($0, satellites: satellites)
+      })
+    else {
       return nil
     }
     return s
@@ -222,6 +226,24 @@ import Testing
     }
     #expect(Array(a.satelliteIDs) == [5, 12])
     #expect(a.satellitesUsed == 3 && a.systemID == 3)
+  }
+
+  /// Parsed for fixes only, a GSA is the same GSA without its ids: the same count of filled
+  /// id fields (3, the "x" counts as in the full parse above), fix type, DOPs and system id.
+  @Test func aGSAForFixesOnlyKeepsAllButTheIDs() throws {
+    let line = "$GNGSA,A,3,05,x,12,,,,,,,,,,1.5,0.9,1.2,3"
+    let full = try #require(Self.parse(line))
+    let counted = try #require(Self.parse(line, satellites: false))
+    guard case .gsa(let a) = full.content, case .gsa(let b) = counted.content else {
+      Issue.record("not GSAs: \(full), \(counted)")
+      return
+    }
+    #expect(Array(a.satelliteIDs) == [5, 12] && b.satelliteIDs.isEmpty)
+    #expect(b.satellitesUsed == 3 && b.fixMode == .threeD && b.systemID == 3)
+    #expect(b.pdop == 1.5 && b.hdop == 0.9 && b.vdop == 1.2)
+    var withoutIDs = a
+    withoutIDs.satelliteIDs = NMEASentence.SatelliteIDs()
+    #expect(withoutIDs == b)
   }
 
   @Test func aDecoderForFixesOnlyMakesNoSky() {

@@ -73,6 +73,9 @@ public enum FixPlausibility {
       fix.course = nil
       found.append(OutOfBounds(.course, c.value, bound: c.value < 0 ? 0 : 360, .refused))
     }
+    // Nearly every fix is within bounds: then nothing is appended (appending even nothing to
+    // an empty array allocates a buffer, once per fix).
+    guard !found.isEmpty else { return 0 }
     fix.outOfBounds += found
     return found.filter { $0.action == .refused }.count
   }

@@ -80,6 +80,8 @@ public struct NMEADecoder: Sendable {
   /// Decodes one line that arrived at `arrival` (the caller's clock); `onCycle` gets each fix
   /// with the arrival of its cycle's first sentence where the cycle's start is known
   /// (`EpochAssembler.add(_:arrivedAt:_:)`), for a gpsd TPV the arrival of its line.
+  /// Inlined into `feed`'s per-line closure, as it was before it took the arrival.
+  @inline(__always)
   public mutating func decodeLine(
     _ line: UnsafeRawBufferPointer, arrivedAt arrival: Instant?,
     _ onCycle: (Fix, _ cycleStart: Instant?) -> Void
@@ -139,7 +141,7 @@ public struct NMEADecoder: Sendable {
 
   /// Takes the assembler's sky when it has a new one.
   private mutating func takeAssembledSky() {
-    guard assembler.skyCount != assembledSkies else { return }
+    guard assemblesSkies, assembler.skyCount != assembledSkies else { return }
     assembledSkies = assembler.skyCount
     sky = assembler.sky
     skyCount += 1

@@ -1,9 +1,13 @@
 extension NMEASentence {
   /// The used satellite ids of one GSA (at most 12), stored inline: parsing allocates nothing.
+  /// Three groups of four rather than one `SIMD16`: a `SIMD16<UInt16>` is aligned to 16 bytes,
+  /// which padded every sentence to 16 (see `GSA`).
   public struct SatelliteIDs: Hashable, Sendable, RandomAccessCollection {
     /// GSA has twelve id fields.
     public static let capacity = 12
-    private var ids = SIMD16<UInt16>()
+    private var first = SIMD4<UInt16>()
+    private var second = SIMD4<UInt16>()
+    private var third = SIMD4<UInt16>()
     private var stored: UInt8 = 0
 
     /// No ids.
@@ -17,7 +21,12 @@ extension NMEASentence {
     /// Adds `id` when there is room and it fits.
     mutating func append(_ id: Int) {
       guard Int(stored) < SatelliteIDs.capacity, id > 0, id <= Int(UInt16.max) else { return }
-      ids[Int(stored)] = UInt16(id)
+      let i = Int(stored)
+      switch i {
+      case 0..<4: first[i] = UInt16(id)
+      case 4..<8: second[i - 4] = UInt16(id)
+      default: third[i - 8] = UInt16(id)
+      }
       stored += 1
     }
 
@@ -26,7 +35,13 @@ extension NMEASentence {
     /// How many ids there are.
     public var endIndex: Int { Int(stored) }
     /// The id at `position`.
-    public subscript(position: Int) -> Int { Int(ids[position]) }
+    public subscript(position: Int) -> Int {
+      switch position {
+      case 0..<4: Int(first[position])
+      case 4..<8: Int(second[position - 4])
+      default: Int(third[position - 8])
+      }
+    }
   }
 
   /// The satellite blocks of one GSV part (at most four, as NMEA 0183 allows), stored inline

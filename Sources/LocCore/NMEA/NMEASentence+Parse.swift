@@ -7,8 +7,9 @@ extension NMEASentence {
   /// a checksum; any other sentence without one is `.badChecksum` (NMEA 0183 makes it
   /// mandatory); then the address must be two talker letters and a three-letter type.
   ///
-  /// `satellites: false` leaves GSV's satellite blocks unread (empty), for a reader that
-  /// wants only fixes: reading them is most of a GSV's cost.
+  /// `satellites: false` leaves GSV's satellite blocks and GSA's ids unread (empty), for a
+  /// reader that wants only fixes: reading them is most of a GSV's cost, and GSA counts its
+  /// used satellites without them.
   public static func parse(_ line: UnsafeRawBufferPointer, satellites: Bool = true) -> NMEAParseResult {
     guard let base = line.baseAddress else { return .malformed(NMEAFieldError(field: 0, reason: .missing)) }
     var n = line.count
@@ -56,7 +57,7 @@ extension NMEASentence {
       case SentenceType.gga: content = .gga(try parseGGA(&fields))
       case SentenceType.gll: content = .gll(try parseGLL(&fields))
       case SentenceType.gns: content = .gns(try parseGNS(&fields))
-      case SentenceType.gsa: content = .gsa(try parseGSA(&fields))
+      case SentenceType.gsa: content = .gsa(try satellites ? parseGSA(&fields) : parseGSACount(&fields))
       case SentenceType.gsv: content = .gsv(try parseGSV(&fields, blocks: satellites))
       case SentenceType.vtg: content = .vtg(try parseVTG(&fields))
       case SentenceType.zda: content = .zda(try parseZDA(&fields))

@@ -161,6 +161,13 @@ public struct NMEASentence: Hashable, Sendable {
 
   /// GSA fields.
   public struct GSA: Hashable, Sendable {
+    // The ids first and the fix type right after them: stored in this order, a GSA (97 bytes)
+    // is no larger than an RMC, so a sentence stays 108 bytes, which the compiler copies
+    // without calling memcpy (with the ids last it was 130, a memcpy per sentence).
+    /// 3-14: the ids of the satellites used, as numbered by the talker (see
+    /// `SatelliteNumbering`); ids that are not integers are left out. Empty when the sentence
+    /// was parsed without its satellites (`NMEASentence.parse(_:satellites:)`).
+    public var satelliteIDs: SatelliteIDs
     /// 2: fix type, 1 (none), 2 (2D) or 3 (3D).
     public var fixMode: FixMode?
     /// 3-14: how many satellite id fields are filled in.
@@ -173,9 +180,6 @@ public struct NMEASentence: Hashable, Sendable {
     public var vdop: Double?
     /// 18 (NMEA 4.10+): GNSS system id (1 GPS, 2 GLONASS, 3 Galileo, 4 BeiDou, 5 QZSS, 6 NavIC).
     public var systemID: Int?
-    /// 3-14: the ids of the satellites used, as numbered by the talker (see
-    /// `SatelliteNumbering`); ids that are not integers are left out.
-    public var satelliteIDs: SatelliteIDs
 
     /// A GSA from its fields.
     public init(
