@@ -58,10 +58,11 @@ import Testing
     }
   }
 
-  static func locd(_ standIn: StandIn, enable: Bool = true, staticFile: String = "", extra: String = "")
-    throws
-    -> LocdProcess
-  {
+  /// `ipLookup`: the line `IPLookup=` with that value, none when nil (the default).
+  static func locd(
+    _ standIn: StandIn, enable: Bool = true, ipLookup: String? = "yes", staticFile: String = "",
+    extra: String = ""
+  ) throws -> LocdProcess {
     let dir = LocdProcess.makeDirectory()
     FileManager.default.createFile(atPath: dir + "/empty.nmea", contents: Data())
     return try LocdProcess(
@@ -71,7 +72,7 @@ import Testing
         StaticFile=\(staticFile)
         [Network]
         Enable=\(enable ? "yes" : "no")
-        IPLookup=yes
+        \(ipLookup.map { "IPLookup=\($0)" } ?? "")
         URL=\(standIn.url)
         MinInterval=1s
         Timeout=2s
@@ -104,6 +105,33 @@ import Testing
     let text = try locd.locctl(["status"]).stdout
     #expect(text.contains("Network:") && text.contains("1 sent, 1 answered"), "\(text)")
     #expect(locd.stop() == 0)
+  }
+
+  /// Issue 43, item 4 (decision 0068): the one switch turns on every network tier, IP the
+  /// last. With `Enable=yes` alone and no Wi-Fi to look up (no NetworkManager nor
+  /// wpa_supplicant: this locd reaches no system bus), locd sent nothing and had no position
+  /// (IP lookups were a second opt-in); now it asks an IP-only lookup. `IPLookup=no` still
+  /// leaves it out: after a locate (the moment a lookup would go out) nothing was sent.
+  @Test(.enabled(if: noTunnel, "the default route goes through a VPN here: IP lookups are not sent"))
+  func theOneSwitchAloneFallsBackToAnIPLookup() throws {
+    let standIn = try StandIn(mode: "ok")
+    let locd = try Self.locd(standIn, ipLookup: nil)
+    let s = try locd.waitForStatus { $0.position.provenance == .known(.ip) }
+    #expect(s.network?.ipLookup == true)
+    let body = try #require(
+      (standIn.requests.first?["body"] as? String).flatMap { try? JSON.parse($0) }, "\(standIn.requests)")
+    #expect(body.object?.keys == ["considerIp"], "\(body)")
+    #expect(locd.stop() == 0)
+
+    let off = try StandIn(mode: "ok")
+    let quiet = try Self.locd(off, ipLookup: "no")
+    _ = try quiet.waitForStatus { $0.network?.scanProblem != nil }
+    _ = try quiet.locctl(["locate", "--timeout", "1s"])
+    let t = try quiet.status()
+    #expect(t.network?.ipLookup == false && t.network?.count("requests") == 0, "\(off.requests)")
+    #expect(off.requests.isEmpty, "\(off.requests)")
+    #expect(try quiet.locctl(["status"]).stdout.contains("IPLookup=yes"))
+    #expect(quiet.stop() == 0)
   }
 
   /// Issue 43, item 8: a lookup was sent at start although a valid static file was in use;

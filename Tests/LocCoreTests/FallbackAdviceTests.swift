@@ -21,9 +21,10 @@ import Testing
     #expect(!r.contains("connect a GPS receiver"), "\(r)")
   }
 
-  @Test func withNoWifiToLookUpTheRemedyNamesIPLookup() {
+  @Test func withNoWifiToLookUpAndIPLookupsOffTheRemedyNamesIPLookup() {
     var c = DaemonConfig()
     c.network.enabled = true
+    c.network.ipLookup = false
     var h = EngineHarness(config: c, at: Self.t0)
     h.handle(.wifiScanned([], problem: "neither NetworkManager nor wpa_supplicant is on the bus"))
     let r = Self.remedy(h)
@@ -31,6 +32,22 @@ import Testing
     #expect(
       h.engine.status(at: h.now).network?.scanProblem
         == "neither NetworkManager nor wpa_supplicant is on the bus")
+  }
+
+  /// Decision 0068: with the one switch on and IPLookup= left alone, no Wi-Fi to look up is
+  /// not a dead end: the engine asks an IP-only lookup (the last network tier) at once.
+  @Test func withNoWifiToLookUpTheOneSwitchMakesAnIPLookup() {
+    var c = DaemonConfig()
+    c.network.enabled = true
+    var h = EngineHarness(config: c, at: Self.t0)
+    let effects = h.handle(
+      .wifiScanned([], problem: "neither NetworkManager nor wpa_supplicant is on the bus"))
+    let asked = effects.compactMap { effect -> GeolocateQuery? in
+      if case .geolocate(let q, _, _) = effect { return q }
+      return nil
+    }
+    #expect(asked == [.ipOnly], "\(effects)")
+    #expect(!Self.remedy(h).contains("IPLookup=yes"), "\(Self.remedy(h))")
   }
 
   @Test func whenTheServiceFailsTheRemedyNamesWhatIsLeft() {

@@ -3,9 +3,12 @@
 public struct NetworkSettings: Sendable, Hashable {
   /// `Enable=`: the one switch; with it off no lookup is ever sent.
   public var enabled = false
-  /// `IPLookup=`: IP-only lookups (`considerIp`, no networks), city level, also needing
-  /// `Enable=yes`; never while a VPN-like interface carries the default route.
-  public var ipLookup = false
+  /// `IPLookup=`: IP-only lookups (`considerIp`, no networks), city level: the last network
+  /// tier under the one switch (`Enable=yes`), made when no Wi-Fi or cell may be sent; never
+  /// while a VPN-like interface carries the default route. On by default (decision 0068:
+  /// it was a second opt-in, so a laptop without Wi-Fi to look up had no position where
+  /// geoclue falls back by itself); `IPLookup=no` leaves it out.
+  public var ipLookup = true
   /// `URL=`: the service's geolocate endpoint (beaconDB's public one by default).
   public var url = "https://api.beacondb.net/v1/geolocate"
   /// `MinInterval=`: at least this long between two lookups.

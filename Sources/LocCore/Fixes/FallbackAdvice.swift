@@ -46,7 +46,8 @@ public struct FallbackAdvice: Sendable, Hashable {
       ].compactMap { $0 }.joined(separator: ", or ")
     }
     if let scanProblem, !ipLookup {
-      return "no Wi-Fi to look up (\(scanProblem)): [Network] IPLookup=yes places this machine by its "
+      return
+        "no Wi-Fi to look up (\(scanProblem)) and IP lookups are off: [Network] IPLookup=yes places this machine by its "
         + "address (city level), or " + [receiver, places].compactMap { $0 }.joined(separator: ", or ")
     }
     if let lookupProblem {
