@@ -115,8 +115,9 @@ final class Child {
 
 /// Polls `path` until its text satisfies `condition` (10 s at most); the text. For children
 /// whose output goes to a file (a watch, a daemon's log).
-func waitForFile(_ path: String, _ condition: (String) -> Bool) throws -> String {
-  let deadline = Date().addingTimeInterval(10)
+func waitForFile(_ path: String, within seconds: Double = 10, _ condition: (String) -> Bool) throws -> String
+{
+  let deadline = Date().addingTimeInterval(seconds)
   var text = ""
   while Date() < deadline {
     text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
