@@ -76,19 +76,32 @@ import Testing
         print(name, json.dumps(talk(int(port))), flush=True)
     """
 
+  /// Starts the feeder with its output in `dir`; returns it and the two pseudo-terminals it
+  /// printed (gpsd's, then locd's).
+  static func startFeeder(_ dir: String) throws -> (Child, [String]) {
+    let feederOut = dir + "/feeder.out"
+    let out = open(feederOut, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let feeder = try Child("/usr/bin/python3", ["-c", feeder], stdoutFD: out)
+    close(out)
+    do {
+      let text = try waitForFile(feederOut) { $0.split(separator: "\n").count == 2 }
+      return (feeder, text.split(separator: "\n").map(String.init))
+    } catch {
+      stop(feeder)
+      throw error
+    }
+  }
+
+  static func stop(_ feeder: Child) {
+    kill(feeder.pid, SIGTERM)
+    feeder.wait(timeout: 5)
+  }
+
   @Test(.enabled(if: getuid() == 0, "gpsd -n opens the pty as root"))
   func answersAboutTheDaemonAsGpsdDoes() throws {
     let dir = LocdProcess.makeDirectory()
-    let feederOut = dir + "/feeder.out"
-    let out = open(feederOut, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    let feeder = try Child("/usr/bin/python3", ["-c", Self.feeder], stdoutFD: out)
-    close(out)
-    defer {
-      kill(feeder.pid, SIGTERM)
-      feeder.wait(timeout: 5)
-    }
-    let ptys = try waitForFile(feederOut) { $0.split(separator: "\n").count == 2 }.split(separator: "\n").map(
-      String.init)
+    let (feeder, ptys) = try Self.startFeeder(dir)
+    defer { Self.stop(feeder) }
     let gpsdPort = freePort()
     let gpsdLog = open(dir + "/gpsd.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     let gpsd = try Child(
@@ -151,15 +164,9 @@ import Testing
   /// fixed speed (gpsd's for a tty, the test above).
   @Test func aHuntedSpeedIsTheOneFound() throws {
     let dir = LocdProcess.makeDirectory()
-    let feederOut = dir + "/feeder.out"
-    let out = open(feederOut, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-    let feeder = try Child("/usr/bin/python3", ["-c", Self.feeder], stdoutFD: out)
-    close(out)
-    defer {
-      kill(feeder.pid, SIGTERM)
-      feeder.wait(timeout: 5)
-    }
-    let pty = try waitForFile(feederOut) { $0.split(separator: "\n").count == 2 }.split(separator: "\n")[1]
+    let (feeder, ptys) = try Self.startFeeder(dir)
+    defer { Self.stop(feeder) }
+    let pty = ptys[1]
     let port = freePort()
     let daemon = try LocdProcess(
       arguments: ["--source", "serial:\(pty)?baud=auto"], directory: dir,
