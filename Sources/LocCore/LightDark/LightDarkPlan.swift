@@ -43,8 +43,10 @@ struct LightDarkPlan: Sendable, Hashable {
     guard planner.coordinate != nil else {
       return LightDarkPlan(
         scheduled: nil, since: nil, transitions: [],
-        note:
-          "no position: locd needs one to know when the Sun sets (connect a receiver or run 'locctl set-location')",
+        // The way to a position is status's "To fix" (FallbackAdvice), which knows what this
+        // machine has; a fixed remedy here said "connect a receiver" while the demo's
+        // receiver waited for its first subscriber.
+        note: "no position: locd needs one to know when the Sun sets (see 'To fix' in 'locctl status')",
         madeAt: t)
     }
     let lastDark = latest(rules.dark, with: &planner, upTo: t)

@@ -115,7 +115,7 @@ public struct TimerPlanner: Sendable {
     if rule.solarEvent != nil, coordinate == nil {
       return TimerPlan(
         next: nil,
-        reason: "no position: solar timers need one (connect a receiver or run 'locctl set-location')")
+        reason: "no position: solar timers need one (see 'To fix' in 'locctl status')")
     }
     // An occurrence of the day before can still be ahead (offsets reach 12 hours).
     var date = zone.localDate(at: instant).adding(days: -1)
