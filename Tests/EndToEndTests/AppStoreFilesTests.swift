@@ -58,9 +58,9 @@ import Testing
   /// at once, uses none of it, says why, counts it, sets it aside, and root's own file (next to
   /// the user's) is still used. A FIFO that still blocked would fail `waitUntilServing`
   /// after 10 s, and the process is killed at the end of the test either way.
-  @Test(arguments: Plant.allCases, [true, false])
+  @Test(
+    .enabled(if: getuid() == 0, "files of uid 65534 need root"), arguments: Plant.allCases, [true, false])
   func aPlantedStoreFileIsNotTrusted(_ plant: Plant, legacy: Bool) throws {
-    guard getuid() == 0 else { return }  // files of uid 65534 need root
     let dir = LocdProcess.makeDirectory()
     let state = dir + "/state"
     #expect(mkdir(state, 0o700) == 0)
@@ -194,8 +194,8 @@ import Testing
   /// MaxStoreBytesPerUser= (64 KiB here) is refused when it is registered
   /// (`too-many-regions`, naming the key), so every region an app was told it has is
   /// written, and there after a restart.
-  @Test func aRegionPastTheStoreLimitIsRefusedWhenRegistered() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aRegionPastTheStoreLimitIsRefusedWhenRegistered() throws {
     let config = "[Apps]\nMaxStoreBytesPerUser=65536\n"
     var daemon = try LocdProcess(config: config)
     #expect(

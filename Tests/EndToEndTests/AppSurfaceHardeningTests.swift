@@ -19,8 +19,8 @@ import Testing
 
   /// Finding 1: a dwell no `Duration` can hold (the value was converted before its range
   /// check: SIGILL) is refused with invalid-params, counted, and locd keeps serving.
-  @Test func aDwellBeyondAnyDurationIsRefusedAndLocdKeepsServing() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aDwellBeyondAnyDurationIsRefusedAndLocdKeepsServing() throws {
     let daemon = try LocdProcess()
     let clients = try ForeignClients(daemon, count: 1)
     try clients.helloAll(app: "org.example.Prober")
@@ -84,8 +84,8 @@ import Testing
   /// the background and the always app its user denied after it registered read `unknown`;
   /// the always app in the foreground, in the same run, reads the real states (so the fixes
   /// did decide them).
-  @Test func regionStateTellsNothingToAppsThatMayNotHaveThePosition() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func regionStateTellsNothingToAppsThatMayNotHaveThePosition() throws {
     // The drive of Tests/Fixtures/regions at 50× (18 s; it starts once the registrations
     // settle): it ends parked at 59.93, 10.80.
     let fixture = Binaries.fixture("regions/drive-oslo-30kmh.nmea").path
@@ -191,8 +191,8 @@ import Testing
   /// Finding 4: ten never-authorized apps of uid 65534 took all 100,000 region slots and
   /// locked root's app out. Now an app without the location registers nothing, and one
   /// user's apps together stop at MaxRegionsPerUser (here 5 of 20), so root still can.
-  @Test func oneUserCannotTakeEveryRegionSlot() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func oneUserCannotTakeEveryRegionSlot() throws {
     let daemon = try LocdProcess(config: "[Regions]\nMaxRegions=20\nMaxRegionsPerUser=5\n")
     #expect(
       try daemon.locctl(["apps", "grant", "org.example.Greedy", "--user", "nobody", "--always"]).status == 0)
@@ -309,8 +309,8 @@ import Testing
     #expect(!claimantRefused(), "a reset decision binds to nothing")
   }
 
-  @Test func helloStormsLeaveNoLineAtInfo() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func helloStormsLeaveNoLineAtInfo() throws {
     let daemon = try LocdProcess(arguments: ["--log-level", "info"])
     let clients = try ForeignClients(daemon, count: 50)
     for i in 0..<50 {

@@ -14,8 +14,8 @@ import Testing
       ?? .infinity
   }
 
-  @Test func anotherUserGetsNoPositionUntilGrantedThenTheReducedOne() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func anotherUserGetsNoPositionUntilGrantedThenTheReducedOne() throws {
     let rig = try GpsdFaceRig()
     // root (admin) sees the fixes flow the whole time nobody is refused them.
     let root = try rig.gpspipe(["-w"], name: "root")
@@ -179,8 +179,8 @@ import Testing
     #expect(try daemon.status().gpsd == nil)
   }
 
-  @Test func aWatcherWakesTheReceiverAndTheLastOneLeavingLetsItSleep() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aWatcherWakesTheReceiverAndTheLastOneLeavingLetsItSleep() throws {
     // A fix is fresh for 1 s, so the settled receiver is released soon after the start.
     let rig = try GpsdFaceRig(extraConfig: "[Position]\nFreshFor=1s\n[Acquisition]\nRefreshInterval=1h\n")
     _ = try rig.daemon.waitForStatus(timeout: 30) { $0.acquisition?.receiversActive == false }
@@ -200,8 +200,8 @@ import Testing
     #expect(s.gpsd?.watchers == 0 && s.acquisition?.subscribers == 0)
   }
 
-  @Test func aUnixSocketClientIsTheAppItsProgramIs() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func aUnixSocketClientIsTheAppItsProgramIs() throws {
     let rig = try GpsdFaceRig()
     // A program of its own on the Unix socket (libgps 3.22 opens TCP only): python3, whose
     // /proc/PID/comm names the app.

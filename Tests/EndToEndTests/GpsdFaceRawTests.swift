@@ -168,8 +168,8 @@ import Testing
     _ = daemon
   }
 
-  @Test func rawWatchersWithoutFullAccuracyNeverGetTheReceiversSentences() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func rawWatchersWithoutFullAccuracyNeverGetTheReceiversSentences() throws {
     let rig = try GpsdFaceRig()
     let log = Set(try Self.sentences(ofLog: rig.log))
     let root = try rig.gpspipe(["-r"], name: "root-raw")

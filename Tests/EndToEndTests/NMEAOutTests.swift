@@ -210,8 +210,8 @@ import Testing
     _ = daemon
   }
 
-  @Test func itsModeIsItsPolicy() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func itsModeIsItsPolicy() throws {
     let dir = LocdProcess.makeDirectory()
     let link = dir + "/nmea0"
     let daemon = try LocdProcess(
@@ -247,8 +247,8 @@ import Testing
       path: path)
   }
 
-  @Test func theTCPPortStreamsTheReceiversSentencesToWhoMayHaveThem() throws {
-    guard getuid() == 0 else { return }  // setpriv to another uid needs root
+  @Test(.enabled(if: getuid() == 0, "setpriv to another uid needs root"))
+  func theTCPPortStreamsTheReceiversSentencesToWhoMayHaveThem() throws {
     let dir = LocdProcess.makeDirectory()
     let port = freePort()
     let (daemon, log) = try GpsdFaceRig.nmeaOutReplay(dir: dir, port: port)
