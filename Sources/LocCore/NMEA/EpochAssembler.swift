@@ -59,12 +59,6 @@ public struct EpochAssembler: Sendable {
   /// and 7 m. It is pessimistic for DGPS and RTK fixes, which is the safe side.
   public static let userEquivalentRangeError = Meters(5.0)
 
-  /// 1024 GPS weeks in microseconds: the period of the 10-bit week number (IS-GPS-200, 20.3.3.3.1.1).
-  public static let weekRolloverPeriodMicroseconds: Int64 = 1024 * 7 * 86_400 * 1_000_000
-  /// How far after the reference a corrected date may land: a day, for a clock a little
-  /// behind (a machine without a real-time clock that booted with the time it last saved).
-  public static let rolloverSlackMicroseconds: Int64 = 86_400 * 1_000_000
-
   /// How many consecutive epochs must end with the same sentence before it is taken as the end
   /// of every cycle. Three rather than two, so that a receiver that varies its sentences
   /// (one GSA every few seconds, one sentence type per second) is less often misread.
@@ -355,22 +349,13 @@ public struct EpochAssembler: Sendable {
     guard let timeOfDay = e.time else { return }
     var time = timeOfDay.instant(on: date)
     var suspect = false
-    if let reference = referenceTime {
-      let behind = reference.microsecondsSinceEpoch - time.microsecondsSinceEpoch
-      let period = EpochAssembler.weekRolloverPeriodMicroseconds
-      if behind > period / 2 {
-        let periods = (behind + period / 2) / period
-        let moved = time.adding(microseconds: periods * period)
-        if moved.microsecondsSinceEpoch - reference.microsecondsSinceEpoch
-          <= EpochAssembler.rolloverSlackMicroseconds
-        {
-          time = moved
-          suspect = true
-          counters.rolloverCorrections += 1
-        } else {
-          counters.rolloverRefused += 1
-        }
-      }
+    switch EpochAssembler.rollover(time, reference: referenceTime) {
+    case .none: break
+    case .corrected(let moved):
+      time = moved
+      suspect = true
+      counters.rolloverCorrections += 1
+    case .refused: counters.rolloverRefused += 1
     }
     if let last = lastFixTime, time < last { counters.timeWentBackwards += 1 }
     lastFixTime = time
@@ -398,20 +383,7 @@ public struct EpochAssembler: Sendable {
       date = EpochAssembler.date(of: timeOfDay, near: last, at: lastDateTime)
     }
     if date == nil, let reference = referenceTime {
-      // The day (of the reference's, the one before or after) that puts the time nearest it.
-      let referenceDay = reference.utcDate
-      var best = referenceDay
-      var bestDistance = Int64.max
-      for offset in -1...1 {
-        let candidate = referenceDay.adding(days: offset)
-        let distance = abs(
-          timeOfDay.instant(on: candidate).microsecondsSinceEpoch - reference.microsecondsSinceEpoch)
-        if distance < bestDistance {
-          best = candidate
-          bestDistance = distance
-        }
-      }
-      date = best
+      date = EpochAssembler.date(of: timeOfDay, nearest: reference)
     }
     if let date {
       lastDate = date
