@@ -11,34 +11,6 @@ import Testing
 @Suite struct DefaultSourceDaemonTests {
   static let gpsd = "/usr/sbin/gpsd"
 
-  /// `locctl watch` (text, every kind but sky) running into a file.
-  final class TextWatch {
-    let child: Child
-    let path: String
-    init(_ daemon: LocdProcess) throws {
-      path = daemon.directory + "/watch.txt"
-      let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-      defer { close(fd) }
-      child = try Child(
-        "/usr/bin/setpriv",
-        ["--pdeathsig", "KILL", "--", Binaries.locctl.path, "--socket", daemon.socketPath, "watch"],
-        stdoutFD: fd)
-    }
-    var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
-    /// Waits until the text holds `line` (the deadline fails the test; it is no timing).
-    func wait(for line: String, timeout: Double = 30) throws {
-      let deadline = Date().addingTimeInterval(timeout)
-      while !text.contains(line) {
-        guard Date() < deadline else { throw HarnessError("'\(line)' not in the watch: \(text.suffix(800))") }
-        usleep(50_000)
-      }
-    }
-    deinit {
-      kill(child.pid, SIGTERM)
-      child.wait(timeout: 5)
-    }
-  }
-
   @Test(
     .enabled(if: getuid() == 0, "needs root: a private network and mount namespace"),
     .enabled(if: PrivateHost.installed, "needs unshare, nsenter, ip and mount"),
@@ -50,7 +22,7 @@ import Testing
     let daemon = try LocdProcess(
       environment: ["NOTIFY_SOCKET": notify.path], directory: dir, launcher: PrivateHost.launcher)
     // A watch keeps the receiver wanted (its location subscription), so locd keeps trying.
-    let watch = try TextWatch(daemon)
+    let watch = try FixWatcher(daemon, json: false)
 
     // Nothing listens on 127.0.0.1:2947 there: waiting, which is no fault.
     let waiting = try daemon.waitForStatus { $0.sources.first?.state == .known(.waiting) }

@@ -185,19 +185,33 @@ func epochs(_ count: Int, endingSecondsAgo: Double = 1, firstIndex: Int = 0) -> 
   .joined()
 }
 
-/// `locctl watch --json` running in the background into a file: the fixes locd accepted.
+/// `locctl watch --json` (or, with `json: false`, the text watch) running in the background
+/// into a file: the fixes locd accepted, or the lines it printed.
 final class FixWatcher {
   let child: Child
   let path: String
 
-  init(_ daemon: LocdProcess) throws {
-    path = daemon.directory + "/watch-\(UUID().uuidString).jsonl"
+  init(_ daemon: LocdProcess, json: Bool = true) throws {
+    path = daemon.directory + "/watch-\(UUID().uuidString)" + (json ? ".jsonl" : ".txt")
     let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
     defer { close(fd) }
     child = try Child(
       "/usr/bin/setpriv",
-      ["--pdeathsig", "KILL", "--", Binaries.locctl.path, "--socket", daemon.socketPath, "watch", "--json"],
+      ["--pdeathsig", "KILL", "--", Binaries.locctl.path, "--socket", daemon.socketPath, "watch"]
+        + (json ? ["--json"] : []),
       stdoutFD: fd)
+  }
+
+  /// What the watch printed so far.
+  var text: String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
+
+  /// Waits until the text holds `line` (the deadline fails the test; it is no timing).
+  func wait(for line: String, timeout: Double = 30) throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    while !text.contains(line) {
+      guard Date() < deadline else { throw HarnessError("'\(line)' not in the watch: \(text.suffix(800))") }
+      usleep(50_000)
+    }
   }
 
   deinit { stop() }
