@@ -8,8 +8,6 @@ public struct FallbackAdvice: Sendable, Hashable {
   public var receiverConnected = false
   /// The connected receiver's fixes are being dropped (status says why).
   public var receiverDropping = false
-  /// The only source is the default one, with no gpsd on this machine (no receiver set up).
-  public var noReceiverSetUp = false
   /// `[Network] Enable=`.
   public var networkEnabled = false
   /// `[Network] IPLookup=`.

@@ -187,25 +187,28 @@ struct PositionMachine: EngineMachine {
   }
 
   /// The resolver's answer at `now`. `receiversIdle` says acquisition let the receivers sleep;
-  /// `noSource` why no source is in effect, if that is so.
+  /// `noSource` why no source is in effect, if that is so; `advice` what the engine knows of
+  /// the fallback tiers. Both are worked out only when needed (no source; no position): a
+  /// position is resolved at least twice an event.
   func resolve(
-    at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool, noSource: String? = nil,
-    advice: FallbackAdvice? = nil
+    at now: Instant, freshness: PositionResolver.Freshness, receiversIdle: Bool,
+    noSource: @autoclosure () -> String? = nil, advice: @autoclosure () -> FallbackAdvice? = nil
   ) -> ResolvedPosition {
-    var advice = advice
-    if advice != nil {
-      let live = sortedSources.filter { $0.givesFixes && ($0.state == .connected || $0.state == .idle) }
-      advice?.receiverConnected = !live.isEmpty
-      advice?.receiverDropping = live.contains { reports[$0.id]?.dropping != nil }
-      if let path = staticRead.path { advice?.staticFile = path }
-      advice?.staticProblem = staticRead.problem
-    }
-    return PositionResolver.resolve(
+    var resolved = PositionResolver.resolve(
       PositionCandidates(
         fix: latest?.position, network: network, staticFile: staticRead.position, manual: manual,
         lastKnown: lastKnown),
       freshness: freshness, now: now,
-      sourceProblem: sources.isEmpty ? noSource : sourceProblem(receiversIdle: receiversIdle), advice: advice)
+      sourceProblem: sources.isEmpty ? noSource() : sourceProblem(receiversIdle: receiversIdle))
+    if resolved.tier == .none, var advice = advice() {
+      let live = sortedSources.filter { $0.givesFixes && ($0.state == .connected || $0.state == .idle) }
+      advice.receiverConnected = !live.isEmpty
+      advice.receiverDropping = live.contains { reports[$0.id]?.dropping != nil }
+      if let path = staticRead.path { advice.staticFile = path }
+      advice.staticProblem = staticRead.problem
+      resolved.remedy = advice.remedy
+    }
+    return resolved
   }
 
   /// The tier before, when `resolved`'s differs from the one last reported.

@@ -49,8 +49,7 @@ public enum PositionResolver {
 
   /// Resolves `candidates` at `now`. `sourceProblem` explains why fixes are not coming, if known.
   public static func resolve(
-    _ candidates: PositionCandidates, freshness: Freshness, now: Instant, sourceProblem: String?,
-    advice: FallbackAdvice? = nil
+    _ candidates: PositionCandidates, freshness: Freshness, now: Instant, sourceProblem: String?
   ) -> ResolvedPosition {
     let ranked = rank(candidates, freshness: freshness, now: now)
     guard var winner = ranked.first else {
@@ -58,8 +57,7 @@ public enum PositionResolver {
       return ResolvedPosition(
         tier: .none, position: nil, age: nil,
         reason: "\(why), no last known position and no manual location",
-        remedy: advice?.remedy
-          ?? "connect a GPS receiver (see 'locctl status' sources), or run 'locctl set-location LAT LON'")
+        remedy: "connect a GPS receiver (see 'locctl status' sources), or run 'locctl set-location LAT LON'")
     }
     for holder in ranked.dropFirst() where holds(holder, against: winner) {
       winner = holder

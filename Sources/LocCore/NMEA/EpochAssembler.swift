@@ -139,11 +139,6 @@ public struct EpochAssembler: Sendable {
   /// Whether `flush` would do anything: an epoch begun, or an undated one kept.
   public var holdsEpoch: Bool { epoch.time != nil || epoch.lastKey != 0 || undated != nil }
 
-  /// Adds one sentence; calls `onFix` for an epoch it completes.
-  public mutating func add(_ sentence: NMEASentence, _ onFix: (Fix) -> Void) {
-    add(sentence, arrivedAt: nil) { fix, _ in onFix(fix) }
-  }
-
   /// Adds one sentence that arrived at `arrival` (this machine's clock, when the caller keeps
   /// one); calls `onCycle` for an epoch it completes, with the arrival of the cycle's first
   /// sentence when the cycle's start is known: the epoch began right after a cycle closed on

@@ -50,11 +50,7 @@ public enum NMEAWriter {
   /// fewest its dimension needs (NMEA readers take no fix from fewer): 3 for 2D, 4 for 3D.
   static func usedCount(_ fix: Fix, sky: Sky?) -> Int {
     if let n = fix.satellitesUsed, n > 0 { return n }
-    var seen = Set<Int64>()
-    for s in sky?.satellites ?? [] where s.used {
-      seen.insert(Int64(s.constellation.rawValue) << 32 | Int64(s.svid))
-    }
-    if !seen.isEmpty { return seen.count }
+    if let used = sky?.summary.used, used > 0 { return used }
     return fix.mode == .threeD ? 4 : 3
   }
 

@@ -72,20 +72,12 @@ public struct WifiAccessPoint: Sendable, Hashable {
   public static func bssid(parsing text: String) -> [UInt8]? {
     let bytes = Array(text.utf8)
     guard bytes.count == 17 else { return nil }
-    func digit(_ b: UInt8) -> UInt8? {
-      switch b {
-      case 0x30...0x39: return b - 0x30
-      case 0x41...0x46: return b - 0x41 + 10
-      case 0x61...0x66: return b - 0x61 + 10
-      default: return nil
-      }
-    }
     var out: [UInt8] = []
     out.reserveCapacity(6)
     for i in 0..<6 {
       let at = i * 3
       if i > 0, bytes[at - 1] != UInt8(ascii: ":") { return nil }
-      guard let high = digit(bytes[at]), let low = digit(bytes[at + 1]) else { return nil }
+      guard let high = hexValue(bytes[at]), let low = hexValue(bytes[at + 1]) else { return nil }
       out.append(high << 4 | low)
     }
     return out

@@ -89,7 +89,6 @@ public enum ClockSampleRule {
   ) -> Verdict {
     guard trusts(writer) else { return .untrusted(writer) }
     guard clock == .synchronised, let bound = maxDisagreement else { return .send }
-    let limit = Double(bound.components.seconds) + Double(bound.components.attoseconds) / 1e18
-    return abs(seconds) > limit ? .disagrees(seconds: seconds) : .send
+    return abs(seconds) > bound.seconds ? .disagrees(seconds: seconds) : .send
   }
 }

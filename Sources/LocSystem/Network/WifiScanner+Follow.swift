@@ -23,7 +23,6 @@ extension WifiScanner {
     var timer: Timer?
     var dirty = false
     var lastRead: UInt64?
-    var signals = 0
     let published: (WifiScanOutcome) -> Void
     init(_ published: @escaping (WifiScanOutcome) -> Void) { self.published = published }
   }
@@ -80,7 +79,6 @@ extension WifiScanner {
       }
       guard relevant else { return }
     }
-    follower.signals += 1
     follower.dirty = true
     armFollowRead(after: Self.followSettle)
   }

@@ -17,11 +17,6 @@ final class ModeScripts {
   private var current: (mode: LightDarkMode, rest: [String], pid: Int32?)?
   /// The mode to run once the current run is over.
   private var waiting: LightDarkMode?
-  /// Scripts started and ended badly, for the log and the tests.
-  private(set) var started = 0
-  private(set) var failed = 0
-  /// Runs completed (every script of one mode ended), and the last mode they were for.
-  private(set) var runs = 0
 
   /// Most scripts read from one directory; more are left out (and logged).
   static let maxPerDirectory = 256
@@ -96,16 +91,13 @@ final class ModeScripts {
         run.pid = try ChildProcess.spawn(
           path: path, arguments: [path], environment: environment + ["LOCD_MODE=\(run.mode.rawValue)"],
           identity: nil)
-        started += 1
         current = run
         return
       } catch {
-        failed += 1
         log(.warning, "\(path): cannot start: \(error)")
       }
     }
     current = nil
-    runs += 1
     if let mode = waiting {
       waiting = nil
       self.run(mode)
@@ -118,7 +110,6 @@ final class ModeScripts {
     let signal = status & 0x7F
     let code = (status >> 8) & 0xFF
     if signal != 0 || code != 0 {
-      failed += 1
       log(
         .warning,
         "script (pid \(pid)) " + (signal != 0 ? "killed by signal \(signal)" : "exited with status \(code)"))

@@ -3,8 +3,6 @@ import LocHost
 /// The help texts, made from the command table: the overview (`locctl --help`) and one
 /// command's help (`locctl help CMD`, `locctl CMD --help`).
 enum HelpText {
-  /// `usage: locctl [OPTIONS] COMMAND [ARGS]`, the commands grouped by whether they need
-  /// locd, the global options and where to read more.
   /// The width help is wrapped to: the terminal's, or 80 columns when standard output is no
   /// terminal (issue 43, item 10: `help status` had lines of 170 columns).
   static let width = StandardStreams.outputColumns.map { max($0, 40) } ?? 80
@@ -52,6 +50,8 @@ enum HelpText {
     return out + line + "\n"
   }
 
+  /// `usage: locctl [OPTIONS] COMMAND [ARGS]`, the commands grouped by whether they need
+  /// locd, the global options and where to read more.
   static func overview(_ table: [CommandSpec]) -> String {
     var out = "usage: locctl [OPTIONS] [COMMAND] [ARGS...]\n\n"
     out += wrap(

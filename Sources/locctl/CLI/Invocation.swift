@@ -22,7 +22,6 @@ struct Invocation: Sendable {
   /// Whether `--json` was given.
   var json: Bool { flag("json") }
 
-  /// The daemon's socket: `--socket`, else `$LOCD_SOCKET`, else the daemon's default.
   /// The command line that talks to the same locd, for hints: `locctl`, or with `--socket`
   /// given `locctl --socket PATH` (issue 43, item 8: the demo's "run 'locctl watch'"
   /// reached no locd).
@@ -35,6 +34,7 @@ struct Invocation: Sendable {
     return "locctl --socket " + (plain ? path : "\"" + path + "\"")
   }
 
+  /// The daemon's socket: `--socket`, else `$LOCD_SOCKET`, else the daemon's default.
   var socketPath: String {
     if let path = value("socket") { return path }
     if let value = CurrentProcess.environment("LOCD_SOCKET"), !value.isEmpty { return value }

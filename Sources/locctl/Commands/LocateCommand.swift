@@ -53,8 +53,13 @@ enum LocateCommand {
     guard let position = p.position else { return "" }
     var line = Measures.coordinate(position.coordinate, accuracy: position.accuracy)
     if let acc = position.accuracy { line += " " + Measures.accuracy(acc) }
-    // The static file is no manual location (issue 43, item 5): its own words, as status says.
-    var detail = [p.provenance == .known(.staticFile) ? "static file" : a.provenance.rawValue]
+    // A configured place in status's words (the static file is no manual location, issue 43,
+    // item 5); otherwise how fresh the answer is.
+    var detail = [
+      a.provenance == .manual
+        ? PositionWords.words(tier: p.tier, provenance: p.provenance).joined(separator: " ")
+        : a.provenance.rawValue
+    ]
     if a.provenance == .fresh {
       if a.waited >= .milliseconds(500) { detail.append("waited \(TimeFormat.duration(a.waited))") }
     } else if let age = p.age {
