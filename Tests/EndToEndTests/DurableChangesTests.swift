@@ -191,7 +191,6 @@ import Testing
           }
         },
         until: { acknowledgedNow() >= target })
-      kill(daemon.pid, SIGKILL)
       _ = daemon.stop(signal: SIGKILL)
       kills += 1
       try PipelinedLane.drain(lanes)

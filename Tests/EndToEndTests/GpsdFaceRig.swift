@@ -76,7 +76,6 @@ final class GpsdFaceRig {
     try GpsdFaceRig.decode(try String(contentsOfFile: log, encoding: .isoLatin1))
   }
 
-  /// Fixes of NMEA text, by time (locd's decoder).
   /// locd replaying the BU-353S4 log at 4x, looped, with NMEA out's pty in `dir` and its
   /// TCP port on `port` (Group= empty: the daemon's); the daemon once NMEA out is up, and the
   /// log's path.
@@ -89,6 +88,7 @@ final class GpsdFaceRig {
     return (daemon, log)
   }
 
+  /// Fixes of NMEA text, by time (locd's decoder).
   static func decode(_ text: String) throws -> [Instant: Fix] {
     var decoder = NMEADecoder(referenceTime: Instant(secondsSinceEpoch: 1_420_000_000))
     var fixes: [Instant: Fix] = [:]

@@ -110,11 +110,6 @@ import Testing
   /// each cycle is a new position for locd's engine. With no GSA, gpsd marks no satellite
   /// used: its SKY says `uSat` 0 and its TPVs carry no count of satellites used.
   static func logWithoutGSA(cycles: Int) -> String {
-    func sentence(_ body: String) -> String {
-      var sum: UInt8 = 0
-      for b in body.utf8 { sum ^= b }
-      return "$" + body + "*" + String(format: "%02X", sum) + "\r\n"
-    }
     let satellites =
       [(3, 67, 41), (6, 23, 300), (9, 44, 97), (14, 12, 210), (17, 58, 152), (19, 31, 12)]
       + [(22, 15, 265), (28, 80, 330)]
@@ -123,14 +118,14 @@ import Testing
       let hms = String(format: "10%02d%02d.00", i / 60, i % 60)
       // 59°54.6000'N + 0.0120' (22.2 m) a second, 10°45.0000'E.
       let lat = String(format: "5954.%06d", 600_000 + 12_000 * i)
-      out += sentence("GPGGA,\(hms),\(lat),N,01045.000000,E,1,08,0.9,20.0,M,40.0,M,,")
-      out += sentence("GPRMC,\(hms),A,\(lat),N,01045.000000,E,43.2,0.0,040925,,,A")
+      out += nmea("GPGGA,\(hms),\(lat),N,01045.000000,E,1,08,0.9,20.0,M,40.0,M,,")
+      out += nmea("GPRMC,\(hms),A,\(lat),N,01045.000000,E,43.2,0.0,040925,,,A")
       for part in 0..<3 {
         var body = "GPGSV,3,\(part + 1),08"
         for (prn, el, az) in satellites.dropFirst(part * 3).prefix(3) {
           body += String(format: ",%02d,%02d,%03d,40", prn, el, az)
         }
-        out += sentence(body)
+        out += nmea(body)
       }
     }
     return out

@@ -87,8 +87,6 @@ extension SupplicantStandIn {
     guard r.status == 0 else { throw HarnessError("SetScene: \(r.stderr)") }
   }
 
-  /// How many scene changes the stand-in published so far.
-  var publications: Int { recorded.split(separator: "\n").filter { $0.hasPrefix("Published") }.count }
   /// How many scans were asked of it so far.
   var scans: Int { recorded.split(separator: "\n").filter { $0.hasPrefix("Scan") }.count }
 }

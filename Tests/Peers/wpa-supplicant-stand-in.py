@@ -106,7 +106,6 @@ def bss_values(b):
 
 pending_scene = None
 next_bss = [0]
-publications = [0]
 
 
 def apply_scene():
@@ -137,7 +136,6 @@ def apply_scene():
     iface.values["CurrentBSS"] = current
     iface.PropertiesChanged(IFACE, {"BSSs": paths, "CurrentBSS": current}, dbus.Array([], signature="s"))
     iface.ScanDone(True)
-    publications[0] += 1
     with open(call_log, "a") as log:
         log.write("Published %d\n" % len(scene))
 
