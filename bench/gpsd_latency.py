@@ -6,14 +6,17 @@ One feeder writes each receiver cycle (RMC, GGA, GSA from a real log of gpsd's p
 Tests/Fixtures/nmea/bu353s4.log, restamped to now, 10 cycles a second) at the same instant
 to a pseudo-terminal that gpsd reads (gpsd -N -n, its receiver) and as a datagram to locd's
 nmea+udp source. WATCHERS clients watch each daemon (?WATCH json on loopback TCP) and note
-when the first TPV of each cycle, with a position, reaches them. Prints per daemon the
-median, p90, p99 and max of arrival minus write, over every watcher and cycle, how many
-watchers were served at all (gpsd 3.22 closes connections past its compiled-in limit of 64
-clients), and the cycles the served ones missed. gpsd sends a TPV per sentence: the first
+when the first TPV of each cycle, with a position, reaches them (each daemon's watchers in a
+process of their own, the time the kernel received each segment, SO_TIMESTAMPNS, so how fast a watcher reads
+does not count). Prints per daemon the median, p90, p99
+and max of arrival minus write, over every watcher and cycle, how many watchers were served
+at all (gpsd 3.22 closes connections past its compiled-in limit of 64 clients), and the
+cycles the served ones missed; when gpsd served fewer, locd's figures again over its first
+that many watchers of each cycle (the same number of writes as gpsd's). gpsd sends a TPV per sentence: the first
 with the cycle's time and a position counts, which comes after the cycle's first sentence
 (GGA); locd sends one when the cycle is complete (after RMC).
 """
-import json, os, select, shutil, socket, subprocess, sys, tempfile, threading, time, tty
+import multiprocessing, os, select, shutil, socket, struct, subprocess, sys, tempfile, time, tty
 
 LOG = os.path.join(os.path.dirname(__file__), "..", "Tests", "Fixtures", "nmea", "bu353s4.log")
 
@@ -47,17 +50,22 @@ def cycles():
     return out
 
 
-def feed(pty_fd, udp_port, stop, sent):
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+def feed(write, start_at, offset, stop, out):
+    """Runs in its own process, one per daemon (a write to a pty can take a millisecond in the
+    kernel: one feeder writing to both daemons in turn held the second back by that much):
+    writes each receiver cycle at its scheduled instant, start_at plus a tenth of a second
+    per cycle, stamped with that instant, plus OFFSET: the two feeders write the same bytes
+    half a cycle apart, so the two daemons do not take the two CPUs from each other (written
+    at the same moment, the second to wake waited for the first one's whole fan-out). Sends back through OUT each cycle's key and the clock just before its write."""
     source = cycles()
+    sent = {}
     i = 0
-    next_at = time.time()
     while not stop.is_set():
         c = source[i % len(source)]
+        at = start_at + 0.1 * i
         i += 1
-        now = time.time() + 0.001
-        stamp = time.gmtime(now)
-        hms = time.strftime("%H%M%S", stamp) + ".%02d" % (int(now * 100) % 100)
+        stamp = time.gmtime(at)
+        hms = time.strftime("%H%M%S", stamp) + ".%02d" % (int(at * 100) % 100)
         text = ""
         for kind in ("GGA", "GSA", "RMC"):
             f = list(c[kind]) if kind in c else None
@@ -70,15 +78,39 @@ def feed(pty_fd, udp_port, stop, sent):
             body = ",".join(f)
             text += "$%s*%s\r\n" % (body, checksum(body))
         data = text.encode()
-        key = time.strftime("%H:%M:%S", stamp) + ".%02d" % (int(now * 100) % 100)
+        key = time.strftime("%H:%M:%S", stamp) + ".%02d" % (int(at * 100) % 100)
+        time.sleep(max(0, at + offset - time.time()))
         sent[key] = time.time()
-        os.write(pty_fd, data)
-        s.sendto(data, ("127.0.0.1", udp_port))
-        next_at += 0.1
-        time.sleep(max(0, next_at - time.time()))
+        write(data)
+    out.send(sent)
 
 
-def watch(port, count, stop, arrivals, ready):
+def pty_writer(fd):
+    return lambda data: os.write(fd, data)
+
+
+def udp_writer(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    return lambda data: s.sendto(data, ("127.0.0.1", port))
+
+
+SO_TIMESTAMPNS = 35  # asm-generic/socket.h; also SCM_TIMESTAMPNS
+
+
+def received_at(ancillary):
+    """The kernel's receive time of the data recvmsg returned (SCM_TIMESTAMPNS), or now."""
+    for level, kind, data in ancillary:
+        if level == socket.SOL_SOCKET and kind == SO_TIMESTAMPNS and len(data) >= 16:
+            seconds, nanoseconds = struct.unpack("qq", data[:16])
+            return seconds + nanoseconds / 1e9
+    return time.time()
+
+
+def watch(port, count, stop, ready, out):
+    """Runs in its own process (one per daemon, so neither daemon's watchers wait for the
+    other's under one interpreter lock): connects COUNT watchers, then notes for each the
+    arrival of the first TPV with a position of each cycle, the clock read right after the
+    kernel's receive time of the segment that brought it. Sends the arrivals back through OUT when STOP is set."""
     socks = []
     for _ in range(count):
         for attempt in range(100):
@@ -89,45 +121,77 @@ def watch(port, count, stop, arrivals, ready):
                 time.sleep(0.05)
         k.sendall(b'?WATCH={"enable":true,"json":true};\n')
         k.setblocking(False)
+        # The kernel's receive time of each segment: when the daemon's write reached this
+        # socket, however long this process takes to come to it.
+        k.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
         socks.append([k, b"", set()])
-    ready.set()
     index = {s[0].fileno(): s for s in socks}
+    poller = select.epoll()
+    for fd in index:
+        poller.register(fd, select.EPOLLIN)
+    arrivals = []
+    ready.set()
     while not stop.is_set():
-        r, _, _ = select.select(list(index), [], [], 0.2)
-        now = time.time()
-        for fd in r:
-            entry = index[fd]
+        for fd, _ in poller.poll(0.2):
+            entry = index.get(fd)
+            if entry is None:
+                continue
             try:
-                chunk = entry[0].recv(65536)
+                chunk, ancillary, _, _ = entry[0].recvmsg(65536, 64)
             except BlockingIOError:
                 continue
             except OSError:
-                chunk = b""  # reset: gpsd closes the connections past its client limit
+                chunk, ancillary = b"", []  # reset: gpsd closes the connections past its client limit
+            now = received_at(ancillary)
             if not chunk:
+                poller.unregister(fd)
                 del index[fd]
                 continue
             entry[1] += chunk
             *lines, entry[1] = entry[1].split(b"\n")
             for line in lines:
+                # No JSON parsing here: a watcher that parsed every line would be slower than
+                # the daemons it measures. The cycle's key is the time's hh:mm:ss.ss.
                 if b'"TPV"' not in line or b'"lat"' not in line:
                     continue
-                t = json.loads(line).get("time", "")
-                key = t[11:22] if len(t) >= 22 else None
-                if key and key not in entry[2]:
+                at = line.find(b'"time":"')
+                key = line[at + 19:at + 30].decode() if at >= 0 else None
+                if key and len(key) == 11 and key not in entry[2]:
                     entry[2].add(key)
                     arrivals.append((key, now, fd))
+    out.send(arrivals)
 
 
 def figures(name, arrivals, sent, watchers, cycles_sent):
-    lat = sorted((now - sent[key]) * 1000 for key, now, _ in arrivals if key in sent)
+    """Prints the figures of ARRIVALS; returns how many watchers were served."""
+    lat = sorted((now - sent[key][name[:4]]) * 1000 for key, now, _ in arrivals if key in sent)
     served = len({fd for _, _, fd in arrivals})
     if not lat:
         print("%-6s no TPV with a position arrived" % name)
-        return
+        return 0
     q = lambda p: lat[min(len(lat) - 1, int(p * len(lat)))]
     missed = served * cycles_sent - len(lat)
-    print("%-6s %d of %d watchers served, %d TPVs: median %.2f ms, p90 %.2f, p99 %.2f, max %.2f; %d missed"
-          % (name, served, watchers, len(lat), q(0.5), q(0.9), q(0.99), lat[-1], max(missed, 0)))
+    # The first watcher of each cycle: how long before the daemon's first write lands.
+    first = {}
+    for key, now, _ in arrivals:
+        if key in sent:
+            first[key] = min(first.get(key, now), now)
+    firsts = sorted((now - sent[key][name[:4]]) * 1000 for key, now in first.items())
+    print("%-6s %d of %d watchers served, %d TPVs: median %.2f ms, p90 %.2f, p99 %.2f, max %.2f; %d missed;"
+          " first of a cycle: median %.2f ms"
+          % (name, served, watchers, len(lat), q(0.5), q(0.9), q(0.99), lat[-1], max(missed, 0),
+             firsts[len(firsts) // 2]))
+    return served
+
+
+def first_of_each_cycle(arrivals, n):
+    """The first N arrivals of each cycle: a daemon's figures for as many watchers as the
+    other one served (each write to a watcher is a syscall done in turn, so a daemon with
+    more watchers to write to has a later median by that alone)."""
+    by_cycle = {}
+    for a in sorted(arrivals, key=lambda a: a[1]):
+        by_cycle.setdefault(a[0], []).append(a)
+    return [a for group in by_cycle.values() for a in group[:n]]
 
 
 def main():
@@ -146,31 +210,45 @@ def main():
     daemon = subprocess.Popen([locd, "--config", conf, "--socket", tmp + "/locd.sock", "--state-dir", tmp + "/state",
                                "--source", "nmea+udp://127.0.0.1:%d" % udp_port, "--log-level", "notice"],
                               stderr=subprocess.DEVNULL)
-    stop = threading.Event()
-    sent = {}
-    results = {"gpsd": [], "locd": []}
-    threads = []
+    watchers_stop = multiprocessing.Event()
+    pipes = {}
+    procs = []
     try:
         for name, port in (("gpsd", gpsd_port), ("locd", locd_port)):
-            ready = threading.Event()
-            t = threading.Thread(target=watch, args=(port, watchers, stop, results[name], ready), daemon=True)
-            t.start()
+            ready = multiprocessing.Event()
+            mine, theirs = multiprocessing.Pipe(duplex=False)
+            p = multiprocessing.Process(target=watch, args=(port, watchers, watchers_stop, ready, theirs), daemon=True)
+            p.start()
             ready.wait(30)
-            threads.append(t)
-        feeder = threading.Thread(target=feed, args=(master, udp_port, stop, sent), daemon=True)
-        feeder.start()
-        time.sleep(2)  # both daemons take up the stream; these cycles are not counted
+            pipes[name] = mine
+            procs.append(p)
+        feeders_stop = multiprocessing.Event()
+        start_at = time.time() + 0.5
+        feeds = {}
+        for name, make, arg, offset in (("gpsd", pty_writer, master, 0), ("locd", udp_writer, udp_port, 0.05)):
+            mine, theirs = multiprocessing.Pipe(duplex=False)
+            p = multiprocessing.Process(
+                target=lambda m=make, a=arg, o=offset, t=theirs: feed(m(a), start_at, o, feeders_stop, t), daemon=True)
+            p.start()
+            feeds[name] = mine
+            procs.append(p)
+        time.sleep(2.5)  # both daemons take up the stream; these cycles are not counted
         start = time.time()
-        warm = set(sent)
-        for name in results:
-            results[name].clear()
         time.sleep(seconds)
-        stop.set()
+        feeders_stop.set()
+        sent_by = {name: pipe.recv() for name, pipe in feeds.items()}
         time.sleep(0.3)
-        counted = {k: v for k, v in sent.items() if k not in warm and v >= start and v < start + seconds - 0.3}
+        watchers_stop.set()
+        results = {name: pipe.recv() for name, pipe in pipes.items()}
+        sent = {k: {"gpsd": v, "locd": sent_by["locd"][k]} for k, v in sent_by["gpsd"].items() if k in sent_by["locd"]}
+        counted = {k: v for k, v in sent.items() if v["gpsd"] >= start and v["gpsd"] < start + seconds - 0.3}
         print("%d watchers each, %d cycles at 10 Hz, %s" % (watchers, len(counted), locd))
-        for name in ("gpsd", "locd"):
-            figures(name, [a for a in results[name] if a[0] in counted], counted, watchers, len(counted))
+        arrivals = {name: [a for a in results[name] if a[0] in counted] for name in results}
+        served = {name: figures(name, arrivals[name], counted, watchers, len(counted)) for name in ("gpsd", "locd")}
+        if 0 < served["gpsd"] < served["locd"]:
+            # As many watchers as gpsd served: locd's first that many of each cycle.
+            figures("locd%d" % served["gpsd"], first_of_each_cycle(arrivals["locd"], served["gpsd"]), counted,
+                    watchers, len(counted))
     finally:
         for p in (daemon, gpsd):
             p.terminate()

@@ -20,9 +20,18 @@ import Testing
         skies: { skies }, sendsSentences: { _ in sendsSentences }))
   }
 
-  static func lines(_ actions: [GpsdFace.Action]) -> [String] {
-    actions.compactMap { if case .send(_, let l) = $0 { return l } else { return nil } }
+  /// Each line written and to whom (a line for several clients once for each).
+  static func sends(_ actions: [GpsdFace.Action]) -> [(to: SessionID, line: String)] {
+    actions.flatMap { action -> [(to: SessionID, line: String)] in
+      switch action {
+      case .send(let id, let l): return [(id, l)]
+      case .sendAll(let ids, let l): return ids.map { ($0, l) }
+      default: return []
+      }
+    }
   }
+
+  static func lines(_ actions: [GpsdFace.Action]) -> [String] { sends(actions).map(\.line) }
 
   static func requests(_ actions: [GpsdFace.Action]) -> [Request] {
     actions.compactMap { if case .request(_, _, let r) = $0 { return r } else { return nil } }
@@ -100,6 +109,28 @@ import Testing
     #expect(abs((tpv["epv"]?.number ?? 0) - 46) < 0.001)
   }
 
+  @Test func aCycleNobodyWatchedCountsForTheNextTPVAsOneThatWasSent() throws {
+    // A cycle with no JSON watcher is not made into a TPV, but gpsd keeps every cycle for the
+    // next one's climb (from two ellipsoid altitudes): 100 m then 101 m MSL a second apart,
+    // each plus the 40 m geoid separation, is 1 m/s whether or not the first was sent.
+    var second = Self.fix
+    second.time = Self.t0.adding(.seconds(1))
+    second.altitudeMSL = Meters(101)
+    var watched = Self.face()
+    _ = watched.connected(Self.s1, peer: Self.peer, access: .admin, standing: .plain, unit: .none)
+    _ = watched.received(Self.s1, line: "?WATCH={\"enable\":true}", at: Self.t0)
+    #expect(Self.lines(watched.cycle(Self.fix, device: Self.device)).count == 1)
+    let sent = try #require(Self.lines(watched.cycle(second, device: Self.device)).first)
+    var unwatched = Self.face()
+    #expect(unwatched.cycle(Self.fix, device: Self.device).isEmpty)
+    _ = unwatched.connected(Self.s1, peer: Self.peer, access: .admin, standing: .plain, unit: .none)
+    _ = unwatched.received(Self.s1, line: "?WATCH={\"enable\":true}", at: Self.t0)
+    let late = try #require(Self.lines(unwatched.cycle(second, device: Self.device)).first)
+    #expect(late == sent)
+    #expect(try JSON.parse(String(late.dropLast(1)))["climb"] == .number(1))
+    #expect(unwatched.counters.tpvReports == 1)
+  }
+
   @Test func withDOPsEphAndEpvAreGpsdsFigures() {
     // gpsd 3.22's own regression file for this receiver (test/daemon/bu353s4.log.chk, whose
     // first cycle is HDOP 1.1, VDOP 1.5): eph 20.900, epv 34.500; with DGPS (GGA quality 2)
@@ -116,6 +147,32 @@ import Testing
     #expect(GpsdErrorEstimate.epv(fix) == nil, "no epv in 2D, as gpsd")
     fix.mode = .noFix
     #expect(GpsdErrorEstimate.eph(fix) == nil)
+  }
+
+  @Test func whetherAnyoneReadsSentencesFollowsTheClients() {
+    // Kept, not worked out per sentence: it must follow every client that comes, changes its
+    // watch, is given full accuracy by the engine, or leaves.
+    var f = Self.face(sendsSentences: true)
+    let plain = SessionID(1)
+    let app = SessionID(2)
+    _ = f.connected(plain, peer: Self.peer, access: .read, standing: .plain, unit: .none)
+    #expect(!f.wantsSentences, "connected, not watching")
+    _ = f.received(plain, line: "?WATCH={\"enable\":true,\"json\":true}", at: Self.t0)
+    #expect(!f.wantsSentences, "watching JSON only")
+    _ = f.received(plain, line: "?WATCH={\"nmea\":true}", at: Self.t0)
+    #expect(f.wantsSentences)
+    _ = f.received(plain, line: "?WATCH={\"enable\":false}", at: Self.t0)
+    #expect(!f.wantsSentences, "the watch stopped")
+    _ = f.connected(app, peer: Self.peer, access: .none, standing: .app(AppID("gpspipe")!), unit: .none)
+    _ = f.received(app, line: "?WATCH={\"enable\":true,\"raw\":1}", at: Self.t0)
+    #expect(!f.wantsSentences, "an app without a decision gets no sentences")
+    let p = Position(
+      coordinate: Self.fix.coordinate!, accuracy: Meters(10), time: Self.t0, receivedAt: Self.t0,
+      source: Self.device)
+    _ = f.located(ResolvedPosition(tier: .fix, position: p), fix: Self.fix, to: [app])
+    #expect(f.wantsSentences, "the engine gave the app a full fix")
+    _ = f.disconnected(app)
+    #expect(!f.wantsSentences, "it left")
   }
 
   static let sentence = "$GPGGA,030719.000,3747.0873,S,17518.8938,E,1,08,1.1,59.9,M,23.7,M,,0000*7D\r\n"
@@ -145,9 +202,7 @@ import Testing
     // A reduced grant gets sentences rebuilt from its cell, never the receiver's.
     #expect(Self.lines(cell).contains { $0.contains("GGA") })
     let a = f.relayed(Self.sentence, device: Self.device)
-    let to = a.compactMap {
-      if case .send(let id, let l) = $0, l == Self.sentence { return id } else { return nil }
-    }
+    let to = Self.sends(a).filter { $0.line == Self.sentence }.map(\.to)
     #expect(Set(to) == [plain, granted])
     #expect(f.counters.relayedSentences == 2)
     // Watching another device: nothing of this one.
@@ -184,12 +239,9 @@ import Testing
     _ = f.connected(Self.s1, peer: Self.peer, access: .read, standing: .plain, unit: .none)
     _ = f.connected(app, peer: Self.peer, access: .none, standing: .app(AppID("cgps")!), unit: .none)
     for id in [Self.s1, app] { _ = f.received(id, line: "?WATCH={\"enable\":true}", at: Self.t0) }
-    let a = f.skyDecoded()
+    let a = Self.sends(f.skyDecoded())
     #expect(a.count == 1, "the app without a decision gets none: \(a)")
-    guard case .send(let to, let line) = try #require(a.first) else {
-      Issue.record("not a line: \(a)")
-      return
-    }
+    let (to, line) = try #require(a.first)
     #expect(to == Self.s1 && line.hasPrefix("{\"class\":\"SKY\"") && line.contains("\"PRN\":5"))
     #expect(f.skyDecoded().isEmpty, "the same sky is not sent twice")
   }

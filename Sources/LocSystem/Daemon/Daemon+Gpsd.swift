@@ -49,7 +49,7 @@ extension Daemon {
     case .close(let session):
       faces.sessions.closed(session)
       feed(.sessionClosed(session))
-    case .send: break
+    case .send, .sendAll: break
     }
   }
 
@@ -57,8 +57,8 @@ extension Daemon {
   /// each, as gpsd does (a lost fix too, and fixes the engine will not take); it goes first,
   /// so a watcher is not kept waiting for the engine's work.
   func gpsdCycle(_ fix: Fix, from id: SourceID) {
-    guard let gpsd = faces.gpsd, config.effectiveSources.indices.contains(id.index) else { return }
-    gpsd.cycle(fix, device: config.effectiveSources[id.index].description)
+    guard let gpsd = faces.gpsd, let device = sourceName(id) else { return }
+    gpsd.cycle(fix, device: device)
   }
 
   /// What `DEVICES` calls a source's driver.

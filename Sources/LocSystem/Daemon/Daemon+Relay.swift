@@ -18,10 +18,8 @@ extension Daemon {
     if let known = faces.nmeaSources[id] {
       uri = known
     } else {
-      // The configuration's URI, as the source's snapshot names it: not the snapshot itself,
-      // which reads the decoder's counters, in use by the read that called here.
-      guard config.effectiveSources.indices.contains(id.index) else { return }
-      uri = config.effectiveSources[id.index].description
+      guard let name = sourceName(id) else { return }
+      uri = name
       faces.nmeaSources[id] = uri
       logger.debug("source \(uri) sends NMEA: its own sentences are passed on")
     }
@@ -30,6 +28,17 @@ extension Daemon {
       faces.nmeaTCP?.relay(text, device: uri)
     }
     if pty { faces.nmeaOut?.0.relay(text) }
+  }
+
+  /// The configuration's URI of source `id`, as the faces name a device (and its snapshot
+  /// does; not the snapshot itself, which reads the decoder's counters, in use by the read
+  /// that asks): made once, for it is asked for every cycle.
+  func sourceName(_ id: SourceID) -> String? {
+    if let known = faces.sourceNames[id] { return known }
+    guard config.effectiveSources.indices.contains(id.index) else { return nil }
+    let name = config.effectiveSources[id.index].description
+    faces.sourceNames[id] = name
+    return name
   }
 
   /// Whether the source of `uri` sends its own sentences (then they are passed on, and its

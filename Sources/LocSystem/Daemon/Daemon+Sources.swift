@@ -38,6 +38,7 @@ extension Daemon {
     sink.suplServer = { [unowned self] in self.config.suplServer }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
+    faces.sourceNames = [:]
     if let face = config.defaultSourceSetAside {
       logger.notice(
         "no source configured, and the default \(SourceURI.defaultSource) would read \(face): it is not "

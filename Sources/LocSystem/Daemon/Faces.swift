@@ -17,6 +17,8 @@ final class Faces {
   var nmeaTCP: GpsdServer?
   /// The URI of each source seen sending its own sentences (`Daemon.relay`).
   var nmeaSources: [SourceID: String] = [:]
+  /// Each source's URI as the faces name it (`Daemon.sourceName`), made once per source set.
+  var sourceNames: [SourceID: String] = [:]
   /// Which face holds each engine session.
   let sessions = SessionRegistry()
   /// Whether locd created the socket file (and so removes it at exit).

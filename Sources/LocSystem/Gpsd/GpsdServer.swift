@@ -285,14 +285,8 @@ final class GpsdServer {
   private func carryOut(_ actions: [GpsdFace.Action]) {
     for action in actions {
       switch action {
-      case .send(let id, let text):
-        guard let c = clients[id] else { continue }
-        // The NMEA port writes sentences only: no VERSION, WATCH, ERROR, TPV or SKY.
-        if flavour == .sentences, text.utf8.first != 0x24, text.utf8.first != 0x21 { continue }
-        if !c.send(Array(text.utf8)) {
-          counters.droppedSlow += 1
-          drop(c, reason: "slow consumer: more than \(limits.maxQueuedBytes) bytes unread", level: .info)
-        }
+      case .send(let id, let text): write(text, to: CollectionOfOne(id))
+      case .sendAll(let ids, let text): write(text, to: ids)
       case .open, .request, .close: handlers.engine(action)
       }
     }
@@ -302,6 +296,19 @@ final class GpsdServer {
   /// changes (a plain session whose user lost read access, or an app whose user gained it)
   /// is told why and dropped, so that it connects again as what it is now; before, a user
   /// taken out of the read group kept reading every fix. The others keep their session.
+  /// Writes one line to these clients, its bytes made once; a client whose queue passes the
+  /// limit is dropped.
+  private func write(_ text: String, to ids: some Sequence<SessionID>) {
+    // The NMEA port writes sentences only: no VERSION, WATCH, ERROR, TPV or SKY.
+    if flavour == .sentences, text.utf8.first != 0x24, text.utf8.first != 0x21 { return }
+    let bytes = Array(text.utf8)
+    for id in ids {
+      guard let c = clients[id], !c.send(bytes) else { continue }
+      counters.droppedSlow += 1
+      drop(c, reason: "slow consumer: more than \(limits.maxQueuedBytes) bytes unread", level: .info)
+    }
+  }
+
   func accessChanged() {
     for c in clients.all {
       guard let standing = face.standing(of: c.id) else { continue }

@@ -28,6 +28,9 @@ extension GpsdFace {
   enum Action: Equatable {
     /// Write a line (a JSON report with its newline, or an NMEA sentence with CR LF).
     case send(SessionID, String)
+    /// Write the same line to each of these clients, in this order (a cycle's TPV to every
+    /// watcher: its bytes are made once, not once a client).
+    case sendAll([SessionID], String)
     /// Open the client's engine session.
     case open(SessionID, SessionHello)
     /// A request of the client's session.
@@ -57,5 +60,8 @@ extension GpsdFace {
     var skySent: [String: Instant] = [:]
     /// The last refusal it was told (said once until it changes).
     var told: String? = nil
+
+    /// Whether it is sent the receiver's sentences: it watches them at full accuracy.
+    var readsSentences: Bool { watch.wantsSentences && accuracy == .full }
   }
 }

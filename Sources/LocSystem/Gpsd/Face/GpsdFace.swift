@@ -28,8 +28,20 @@ struct GpsdFace {
   func standing(of id: SessionID) -> Standing? { clients[id]?.standing }
   /// Clients that watch.
   var watcherCount: Int { clients.values.filter(\.watch.enabled).count }
-  /// Whether a client wants the receiver's sentences and may have them (full accuracy).
-  var wantsSentences: Bool { clients.values.contains { $0.watch.wantsSentences && $0.accuracy == .full } }
+  /// Whether a client wants the receiver's sentences and may have them (full accuracy). Asked
+  /// for every line a receiver sends, so it is kept, not worked out: every change of a client
+  /// goes through `store` (or `disconnected`), which updates it.
+  private(set) var wantsSentences = false
+
+  /// Puts a client's new state in the table.
+  private mutating func store(_ client: Client, as id: SessionID) {
+    let old = clients.updateValue(client, forKey: id)
+    if old?.readsSentences != client.readsSentences { recountSentenceReaders() }
+  }
+
+  private mutating func recountSentenceReaders() {
+    wantsSentences = clients.values.contains(where: \.readsSentences)
+  }
 
   /// A client connected: it is greeted, and its engine session opened.
   mutating func connected(
@@ -37,7 +49,7 @@ struct GpsdFace {
   )
     -> [Action]
   {
-    clients[id] = Client(standing: standing, accuracy: standing == .plain ? .full : nil)
+    store(Client(standing: standing, accuracy: standing == .plain ? .full : nil), as: id)
     let hello: SessionHello
     switch standing {
     case .plain: hello = SessionHello(peer: peer, access: access, client: "gpsd", unit: unit)
@@ -50,7 +62,8 @@ struct GpsdFace {
 
   /// The client left (or was dropped).
   mutating func disconnected(_ id: SessionID) -> [Action] {
-    guard clients.removeValue(forKey: id) != nil else { return [] }
+    guard let gone = clients.removeValue(forKey: id) else { return [] }
+    if gone.readsSentences { recountSentenceReaders() }
     return [.close(id)]
   }
 
@@ -109,7 +122,7 @@ struct GpsdFace {
       var out: [Action] = []
       let was = client.watch.enabled
       if let change { client.watch.apply(change) }
-      clients[id] = client
+      store(client, as: id)
       if change != nil { out.append(.send(id, devicesLine(for: client) + GpsdReport.end)) }
       out.append(.send(id, GpsdReport.watch(client.watch) + GpsdReport.end))
       if client.watch.enabled != was { out += watching(id, client.standing, client.watch.enabled) }
@@ -172,7 +185,7 @@ struct GpsdFace {
     client.accuracy = a.allowsInUse ? a.accuracy : nil
     // Allowed: what it is told next (a refusal later) is news, even in the same words.
     if a.allowsInUse { client.told = nil }
-    clients[id] = client
+    store(client, as: id)
     let who = "locd: \(app) (uid \(report.identity.key.uid))"
     let revoked = had && !a.allowsInUse
     let stop = revoked ? "; its reports stop until it is granted again" : ""
@@ -195,7 +208,7 @@ struct GpsdFace {
   private mutating func tell(_ id: SessionID, _ message: String) -> [Action] {
     guard var client = clients[id], client.told != message else { return [] }
     client.told = message
-    clients[id] = client
+    store(client, as: id)
     counters.refusalsTold += 1
     return [.send(id, GpsdReport.error(message) + GpsdReport.end)]
   }
@@ -204,6 +217,9 @@ struct GpsdFace {
   /// is nil for reduced accuracy).
   mutating func located(_ resolved: ResolvedPosition, fix: Fix?, to ids: [SessionID]) -> [Action] {
     let device = resolved.position?.source ?? "locd"
+    if let fix, resolved.tier == .fix, cycleDevices.contains(device) {
+      return rebuiltSentences(fix, device: device, to: ids)
+    }
     let full: JSONObject?
     let reduced: JSONObject?
     var fixForSentences: Fix? = nil
@@ -234,14 +250,14 @@ struct GpsdFace {
     // A receiver's cycles went to full clients as they came (`cycle`), and so did its sky;
     // what the engine makes of them (a fix it took, a cached position when the fix is lost)
     // would be a second TPV that gpsd never sends.
-    let cyclesSaidIt = full != nil ? cycleDevices.contains(device) : reduced == nil && !cycleDevices.isEmpty
+    let cyclesSaidIt = full == nil && reduced == nil && !cycleDevices.isEmpty
     for id in ids {
       guard var client = clients[id], client.watch.enabled else { continue }
       if let wanted = client.watch.device, wanted != device { continue }
       // The engine's gate decided what this session gets: a fix only at full accuracy.
       if full != nil || reduced != nil { client.accuracy = full != nil ? .full : .reduced }
       if cyclesSaidIt, client.accuracy == .full {
-        clients[id] = client
+        store(client, as: id)
         if client.watch.wantsSentences, let sentences, let sentenceText {
           counters.sentences += sentences.count
           out.append(.send(id, sentenceText))
@@ -255,7 +271,7 @@ struct GpsdFace {
         client.lastSky = skyReport
         sendSky = true
       }
-      clients[id] = client
+      store(client, as: id)
       if client.watch.wantsJSON {
         if sendSky, let skyLine {
           counters.skyReports += 1
@@ -272,6 +288,28 @@ struct GpsdFace {
     return out
   }
 
+  /// A receiver's fix whose cycle went to the full JSON watchers already (`cycle`): every
+  /// session here is given it at full accuracy, so a TPV or SKY of it would repeat what they
+  /// had (none is made); its `nmea` watchers get the sentences rebuilt from it, when the
+  /// receiver sends none of its own.
+  private mutating func rebuiltSentences(_ fix: Fix, device: String, to ids: [SessionID]) -> [Action] {
+    var to: [SessionID] = []
+    for id in ids {
+      guard let client = clients[id], client.watch.enabled else { continue }
+      if let wanted = client.watch.device, wanted != device { continue }
+      if client.accuracy != .full {
+        var granted = client
+        granted.accuracy = .full
+        store(granted, as: id)
+      }
+      if client.watch.wantsSentences { to.append(id) }
+    }
+    guard !to.isEmpty, !environment.sendsSentences(device) else { return [] }
+    let sentences = NMEAWriter.cycle(fix, sky: environment.skies().first { $0.source == device }?.sky)
+    counters.sentences += sentences.count * to.count
+    return [.sendAll(to, sentences.joined())]
+  }
+
   /// A receiver cycle of `device` was decoded (every one, with or without a position, whether
   /// or not the engine takes it): its TPV, as gpsd sends one each cycle, goes to the JSON
   /// watchers of full accuracy (a plain session, an app whose decision is full accuracy), as
@@ -280,32 +318,50 @@ struct GpsdFace {
   mutating func cycle(_ fix: Fix, device: String) -> [Action] {
     cycleDevices.insert(device)
     if fix.coordinate != nil { lastFix[device] = fix }
+    let watchers = fullWatchers(of: device, json: true)
     let sky = environment.skies().first { $0.source == device }?.sky
-    let tpv = cycles.report(fix, device: device, sky: sky)
-    var line: String? = nil
-    var out: [Action] = []
-    for (id, var client) in clients where client.watch.wantsJSON && client.accuracy == .full {
-      if let wanted = client.watch.device, wanted != device { continue }
-      if line == nil { line = JSON.object(tpv).serialized + GpsdReport.end }
-      client.lastTPV = tpv
-      clients[id] = client
-      counters.tpvReports += 1
-      out.append(.send(id, line!))
+    guard !watchers.isEmpty else {
+      cycles.skip(fix, device: device, sky: sky)
+      return []
     }
-    return out
+    let tpv = cycles.report(fix, device: device, sky: sky)
+    var ids: [SessionID] = []
+    ids.reserveCapacity(watchers.count)
+    // Each client's `lastTPV` set in place: a loop over `clients` that wrote back would copy
+    // the whole table every cycle.
+    for index in watchers {
+      clients.values[index].lastTPV = tpv
+      ids.append(clients.keys[index])
+    }
+    counters.tpvReports += ids.count
+    return [.sendAll(ids, JSON.object(tpv).serialized + GpsdReport.end)]
+  }
+
+  /// Where in `clients` the watchers of full accuracy of `device` are: those that want JSON
+  /// (`json`) or sentences (not `json`).
+  private func fullWatchers(of device: String, json: Bool) -> [Dictionary<SessionID, Client>.Index] {
+    var found: [Dictionary<SessionID, Client>.Index] = []
+    var index = clients.startIndex
+    while index != clients.endIndex {
+      let client = clients.values[index]
+      if client.accuracy == .full, json ? client.watch.wantsJSON : client.watch.wantsSentences,
+        client.watch.device.map({ $0 == device }) ?? true
+      {
+        found.append(index)
+      }
+      clients.formIndex(after: &index)
+    }
+    return found
   }
 
   /// One of a receiver's own sentences (checked: `RelayedSentence`), for the `nmea` and `raw`
   /// watchers of full accuracy (a reduced grant gets rebuilt sentences of its cell, an app
   /// without a decision none).
   mutating func relayed(_ sentence: String, device: String) -> [Action] {
-    var out: [Action] = []
-    for (id, client) in clients where client.watch.wantsSentences && client.accuracy == .full {
-      if let wanted = client.watch.device, wanted != device { continue }
-      counters.relayedSentences += 1
-      out.append(.send(id, sentence))
-    }
-    return out
+    let watchers = fullWatchers(of: device, json: false)
+    guard !watchers.isEmpty else { return [] }
+    counters.relayedSentences += watchers.count
+    return [.sendAll(watchers.map { clients.keys[$0] }, sentence)]
   }
 
   /// A source's satellites came (its sky on the engine's board is new): a SKY for each JSON
@@ -314,21 +370,17 @@ struct GpsdFace {
   mutating func skyDecoded() -> [Action] {
     var out: [Action] = []
     for sky in environment.skies() {
-      var line: String? = nil
-      var report: JSONObject? = nil
-      for (id, var client) in clients where client.watch.wantsJSON && client.accuracy == .full {
-        if let wanted = client.watch.device, wanted != sky.source { continue }
-        guard client.skySent[sky.source] != sky.time else { continue }
-        if report == nil {
-          report = GpsdReport.sky(sky, dops: lastFix[sky.source], time: nil)
-          line = JSON.object(report!).serialized + GpsdReport.end
-        }
-        client.skySent[sky.source] = sky.time
-        client.lastSky = report
-        clients[id] = client
-        counters.skyReports += 1
-        out.append(.send(id, line!))
+      let watchers = fullWatchers(of: sky.source, json: true).filter {
+        clients.values[$0].skySent[sky.source] != sky.time
       }
+      guard !watchers.isEmpty else { continue }
+      let report = GpsdReport.sky(sky, dops: lastFix[sky.source], time: nil)
+      for index in watchers {
+        clients.values[index].skySent[sky.source] = sky.time
+        clients.values[index].lastSky = report
+      }
+      counters.skyReports += watchers.count
+      out.append(.sendAll(watchers.map { clients.keys[$0] }, JSON.object(report).serialized + GpsdReport.end))
     }
     return out
   }

@@ -29,6 +29,50 @@ struct GpsdTPV {
   }
 
   private var previous: [String: Previous] = [:]
+  /// A device's last cycle when no TPV was made of it (nobody watched): kept as it came, and
+  /// worked out only if the next TPV needs it, so a cycle nobody reads costs nothing here.
+  private var unreported: [String: (fix: Fix, sky: Sky?)] = [:]
+
+  /// A cycle of `device` that no one is sent: what gpsd keeps of it is kept for the next TPV.
+  mutating func skip(_ fix: Fix, device: String, sky: Sky?) {
+    unreported[device] = (fix, sky)
+    previous[device] = nil
+  }
+
+  /// What gpsd keeps of a cycle (`report` works it out on the way; `skip` leaves it for here).
+  private static func previous(of fix: Fix, sky: Sky?) -> Previous {
+    let e = estimates(fix, sky: sky)
+    return Previous(
+      time: fix.time, mode: fix.coordinate == nil ? .noFix : fix.mode, coordinate: fix.coordinate, epx: e.epx,
+      epy: e.epy, epv: e.epv, altHAE: e.altHAE)
+  }
+
+  /// gpsd's error estimates and ellipsoid altitude of a fix (none without a 2D or 3D position).
+  private static func estimates(_ fix: Fix, sky: Sky?) -> Estimates {
+    var e = Estimates()
+    guard fix.mode >= .twoD, let c = fix.coordinate else { return e }
+    let dgps = status(fix) == 2
+    e.dilution = sky.flatMap(GpsdDilution.init)
+    let axis = dgps ? horizontalPerAxisDOP.differential : horizontalPerAxisDOP.autonomous
+    e.epx = e.dilution.map { $0.x * axis }
+    e.epy = e.dilution.map { $0.y * axis }
+    if fix.mode == .threeD, let vdop = fix.vdop ?? e.dilution?.vertical {
+      e.epv = vdop * (dgps ? verticalPerVDOP.differential : verticalPerVDOP.autonomous)
+    }
+    e.separation = fix.geoidSeparation ?? GeodesyGrid.geoidSeparation(at: c)
+    if let msl = fix.altitudeMSL?.value, let separation = e.separation { e.altHAE = msl + separation.value }
+    return e
+  }
+
+  /// What `estimates` works out.
+  private struct Estimates {
+    var dilution: GpsdDilution? = nil
+    var epx: Double? = nil
+    var epy: Double? = nil
+    var epv: Double? = nil
+    var altHAE: Double? = nil
+    var separation: Meters? = nil
+  }
 
   /// gpsd's `status` for a fix of `quality` (gps.h STATUS_*: 1 a fix, 2 DGPS, 3 RTK fixed, 4
   /// RTK float, 5 dead reckoning, 7 time only or a surveyed position, 8 simulated, 9 PPS); 0
@@ -56,30 +100,20 @@ struct GpsdTPV {
     o["mode"] = .int(fix.mode.rawValue)
     o["time"] = .string(fix.time.iso8601(fractionDigits: 3))
     o["ept"] = .number(GpsdTPV.timeError)
-    let old = previous[device]
+    let old = previous[device] ?? unreported[device].map { GpsdTPV.previous(of: $0.fix, sky: $0.sky) }
+    unreported[device] = nil
     let dt = old.map { fix.time.seconds(since: $0.time) } ?? 0
     let oldFix = old.flatMap { $0.mode >= .twoD && dt > 0 ? $0 : nil }
-    var epx: Double? = nil
-    var epy: Double? = nil
-    var epv: Double? = nil
-    var altHAE: Double? = nil
+    let e = GpsdTPV.estimates(fix, sky: sky)
+    let (epx, epy, epv, altHAE) = (e.epx, e.epy, e.epv, e.altHAE)
     if fix.mode >= .twoD, let c = fix.coordinate {
       let dgps = status == 2
-      let dilution = sky.flatMap(GpsdDilution.init)
-      let hdop = fix.hdop ?? dilution?.horizontal
-      let vdop = fix.vdop ?? dilution?.vertical
-      let pdop = fix.pdop ?? dilution?.position
-      let axis = dgps ? GpsdTPV.horizontalPerAxisDOP.differential : GpsdTPV.horizontalPerAxisDOP.autonomous
-      epx = dilution.map { $0.x * axis }
-      epy = dilution.map { $0.y * axis }
-      if fix.mode == .threeD, let vdop {
-        epv = vdop * (dgps ? GpsdTPV.verticalPerVDOP.differential : GpsdTPV.verticalPerVDOP.autonomous)
-      }
-      let separation = fix.geoidSeparation ?? GeodesyGrid.geoidSeparation(at: c)
+      let hdop = fix.hdop ?? e.dilution?.horizontal
+      let pdop = fix.pdop ?? e.dilution?.position
+      let separation = e.separation
       o["lat"] = .number(GpsdReport.rounded(c.latitude.value, 9))
       o["lon"] = .number(GpsdReport.rounded(c.longitude.value, 9))
       if let msl = fix.altitudeMSL?.value {
-        if let separation { altHAE = msl + separation.value }
         if let altHAE { o["altHAE"] = .number(GpsdReport.rounded(altHAE, 4)) }
         o["altMSL"] = .number(GpsdReport.rounded(msl, 4))
         o["alt"] = .number(GpsdReport.rounded(msl, 4))
