@@ -123,7 +123,7 @@ public final class ControlClient {
 
   /// Sends one request line.
   func send(_ line: String) throws(Failure) {
-    do { try socket.writeAll(Array((line + "\n").utf8)) } catch { throw .protocolError("\(error)") }
+    do { try socket.sendAll(Array((line + "\n").utf8)) } catch { throw .protocolError("\(error)") }
   }
 
   /// The next message, waiting until `deadline` (nil: forever).

@@ -92,7 +92,7 @@ final class Link: Sendable {
     }
     let line = Array((call.request.line(id: id) + "\n").utf8)
     do throws(Errno) {
-      try writing.withLock { _ throws(Errno) in try socket.writeAll(line) }
+      try writing.withLock { _ throws(Errno) in try socket.sendAll(line) }
     } catch {
       deliver(id, .failure(.protocolError("the connection to the daemon broke: \(error)")))
     }

@@ -181,6 +181,25 @@ final class DaemonThread: @unchecked Sendable {
     }
   }
 
+  @Test func aCallAfterLocdDiedIsAnErrorNotASignal() async throws {
+    // An app's request written to a socket whose locd is gone is EPIPE; written with
+    // write(2) it was SIGPIPE, which ended the app (here: the test process) before any error.
+    try await withTaskExecutorPreference(ThreadExecutor()) {
+      let owner = try DaemonThread()
+      defer { owner.release() }
+      let daemon = owner.daemon
+      let manager = try await LocationManager(
+        app: "org.example.Orphan", socketPath: daemon.socketPath, timeout: .seconds(4))
+      daemon.stop(signal: SIGKILL)
+      do {
+        try await manager.setActivity(.foreground)
+        Issue.record("a locd killed with SIGKILL answered")
+      } catch {
+        guard case .protocolError? = error as? ControlClient.Failure else { throw error }
+      }
+    }
+  }
+
   /// allowsBackgroundLocationUpdates: updates started in use with it keep the app in use
   /// after it goes to the background (InUseGrace=0s here); without it the app is not.
   @Test func backgroundUpdatesKeepTheAppInUse() async throws {

@@ -96,6 +96,38 @@ import Testing
     }
   }
 
+  @Test func aDaemonThatStopsReadingIsAnErrorNotASignal() throws {
+    let peer = try Peer()
+    defer { withExtendedLifetime(peer) {} }
+    let stopped = DispatchSemaphore(value: 0)
+    // Greets, answers hello, then stops reading (shutdown SHUT_RD): the client's next write
+    // is EPIPE. Written with write(2), that is SIGPIPE, which ends the process (locctl, or
+    // an app through LocationManager) before any error can be told.
+    peer.serveOnce { c in
+      ControlClientTests.write(c, ServerMessage.greeting(Greeting(serverVersion: "test")).line)
+      var buffer = [UInt8](repeating: 0, count: 4096)
+      _ = read(c, &buffer, buffer.count)
+      ControlClientTests.write(
+        c, ServerMessage.reply(id: .number(1), result: HelloResult(session: 1, access: .read).json).line)
+      shutdown(c, Int32(SHUT_RD))
+      stopped.signal()
+      Thread.sleep(forTimeInterval: 15)
+      close(c)
+    }
+    let client = try ControlClient(path: peer.path, timeout: .seconds(10))
+    #expect(stopped.wait(timeout: .now() + 10) == .success)
+    do {
+      _ = try client.call(.status, timeout: .seconds(5))
+      Issue.record("a status reply came from a peer that reads nothing")
+    } catch {
+      guard case .protocolError(let why) = error else {
+        Issue.record("expected the broken connection, got \(error)")
+        return
+      }
+      #expect(why.contains("Broken pipe") || why.contains("EPIPE"), "\(why)")
+    }
+  }
+
   @Test func anotherMajorIsRefusedAtTheGreeting() throws {
     let peer = try Peer()
     // The listening socket must outlive the client, not only the last use of `peer`.

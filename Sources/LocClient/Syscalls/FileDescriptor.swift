@@ -122,6 +122,24 @@ extension FileDescriptor {
     }
   }
 
+  /// Sends all of `bytes` on a blocking connected socket (send(2) with MSG_NOSIGNAL): short
+  /// sends continue, EINTR is retried, and a peer that went away is EPIPE, thrown, never a
+  /// SIGPIPE (which would end the process: an app that links LocationManager, say).
+  public func sendAll(_ bytes: [UInt8]) throws(Errno) {
+    let outcome = bytes.withUnsafeBytes { raw in
+      Result { () throws(Errno) in
+        var offset = 0
+        while offset < raw.count {
+          let rest = UnsafeRawBufferPointer(rebasing: raw[offset...])
+          offset += try Syscall.retrying("send") {
+            Glibc.send(rawValue, rest.baseAddress, rest.count, Int32(MSG_NOSIGNAL))
+          }
+        }
+      }
+    }
+    try outcome.get()
+  }
+
   /// Writes all of `bytes` (see `writeAll(_:)`).
   public func writeAll(_ bytes: [UInt8]) throws(Errno) {
     let outcome = bytes.withUnsafeBytes { raw in Result { () throws(Errno) in try writeAll(raw) } }

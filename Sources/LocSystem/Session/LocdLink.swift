@@ -6,7 +6,9 @@ import LocProtocol
 /// user's rules), then hand on every schedule locd answers or pushes. Between transitions it
 /// waits on the socket and nothing else: no timer is armed while connected, so the process
 /// is not woken at all. A broken connection (locd restarted, say) is made again after 1 s,
-/// then 2, 4, ... up to a minute.
+/// then 2, 4, ... up to a minute (`ReconnectBackoff`: back to 1 s only after a connection
+/// that followed for 10 s, so a locd that takes the connection and drops it at once is not
+/// asked every second).
 final class LocdLink {
   /// Where it stands.
   enum State: Sendable, Hashable {
@@ -51,14 +53,14 @@ final class LocdLink {
   private var buffer: [UInt8] = []
   private var awaited: [RequestID: Awaited] = [:]
   private var nextID: Int64 = 0
-  /// The next try's timer (made at the first loss) and how long the next wait is.
-  private var retry: (timer: Timer?, wait: UInt64) = (nil, LocdLink.firstRetry)
+  /// The next try's timer (made at the first loss) and the waits between tries.
+  private var retry: Timer?
+  private var backoff = ReconnectBackoff()
+  /// Tries that failed since the link last followed (the first failure is said at warning).
+  private var failedTries = 0
   /// Connections made, for the log and the tests.
   private(set) var connections = 0
 
-  /// The first retry after a loss, in microseconds; each next one doubles, up to `lastRetry`.
-  static let firstRetry: UInt64 = 1_000_000
-  static let lastRetry: UInt64 = 60_000_000
   /// The longest line read from locd (a schedule is about 600 bytes).
   static let maxLine = 1 << 20
 
@@ -78,23 +80,25 @@ final class LocdLink {
     if state == .following { send(.request(.lightDark(rules: rules, follow: true)), awaiting: .follow) }
   }
 
-  /// Asks locd to set the mode; false when not connected (nothing was sent).
+  /// Asks locd to set the mode; false when not connected (nothing was sent, nothing is
+  /// said). Once sent, a refusal reaches `refused` once: locd's answer, a write that failed, or
+  /// the connection lost before the answer.
   @discardableResult
   func setMode(_ change: ModeChange) -> Bool {
     guard state == .following else { return false }
     send(.request(.setMode(change)), awaiting: .setMode)
-    return state == .following
+    return true
   }
 
   // MARK: The connection
 
   private func connect() {
-    retry.timer?.disarm()
+    retry?.disarm()
     let socket: FileDescriptor
     do { socket = try UnixSocket.connect(path: path) } catch {
       lost(
         "cannot connect to \(path): \(error.message)",
-        quietly: connections == 0 && retry.wait > LocdLink.firstRetry)
+        quietly: connections == 0 && failedTries > 0)
       return
     }
     do {
@@ -113,19 +117,19 @@ final class LocdLink {
   private func lost(_ why: String, quietly: Bool = false) {
     watch?.cancel()
     watch = nil
-    let wasUp = state != .down
     state = .down
     for (_, what) in awaited where what == .setMode { handlers.refused("locd went away before it answered") }
     awaited = [:]
-    if wasUp { retry.wait = LocdLink.firstRetry }
-    handlers.log(quietly ? .debug : .warning, "\(why); trying again in \(retry.wait / 1_000_000) s")
-    if retry.timer == nil {
-      retry.timer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
+    failedTries += 1
+    let now = loop.monotonicMicroseconds
+    let wait = backoff.delayAfterFailure(at: now)
+    handlers.log(quietly ? .debug : .warning, "\(why); trying again in \(wait / 1_000_000) s")
+    if retry == nil {
+      retry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
         self.connect()
       }
     }
-    retry.timer?.arm(atMicroseconds: loop.monotonicMicroseconds + retry.wait)
-    retry.wait = min(retry.wait * 2, LocdLink.lastRetry)
+    retry?.arm(atMicroseconds: now + wait)
   }
 
   /// Sends `request`, remembering what its answer is for.
@@ -135,7 +139,7 @@ final class LocdLink {
     nextID += 1
     awaited[id] = what
     let line = request.line(id: id) + "\n"
-    do { try watch.descriptor.writeAll(Array(line.utf8)) } catch { lost("cannot write to locd: \(error)") }
+    do { try watch.descriptor.sendAll(Array(line.utf8)) } catch { lost("cannot write to locd: \(error)") }
   }
 
   private func readable() {
@@ -189,7 +193,8 @@ final class LocdLink {
       switch awaited.removeValue(forKey: id) {
       case .hello?:
         state = .following
-        retry.wait = LocdLink.firstRetry
+        failedTries = 0
+        backoff.connected(at: loop.monotonicMicroseconds)
         handlers.log(.info, "connected to locd (\(path)); following the light/dark schedule, \(rules)")
         send(.request(.lightDark(rules: rules, follow: true)), awaiting: .follow)
       case .follow?, .setMode?:
