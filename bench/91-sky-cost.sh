@@ -8,9 +8,14 @@
 #               bench/52-before-after.sh makes, or the one in /work/wt/gpsd42);
 #   no reader   this build, the replay released by `locctl watch` (locations only): nobody
 #               reads satellites, so no sky is assembled;
-#   skies read  this build, released by `locctl sky --watch`: skies assembled throughout.
+#   skies read  this build, released by `locctl watch` too, with `[NMEAOut] Enable=yes` (a
+#               pty nobody opens): a sky reader from the start, so skies are assembled
+#               throughout, and nothing else differs.
 # Startup (zone data, config) is in every figure, the same for all three; the third column
-# against the second is what a sky reader costs. Needs valgrind.
+# against the second is what a sky reader costs. Acquisition is continuous in all three: the
+# logs' times jump years forward and back, and an on-demand daemon without a location
+# subscriber would replay every 15-minute refresh of those years in simulated time. Needs
+# valgrind.
 set -eu
 cd "$(dirname "$0")/.."
 locd=${LOCD:-.build/release/locd}
@@ -25,7 +30,9 @@ command -v valgrind >/dev/null || { echo "sky-cost: valgrind missing (apt-get in
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat Tests/Fixtures/nmea/*.log > "$tmp/input.nmea"
-fixes=$("$locctl" decode --json "$tmp/input.nmea" | grep -c '"time"' || true)
+printf '[Acquisition]\nPolicy=continuous\n' > "$tmp/plain.conf"
+printf '[Acquisition]\nPolicy=continuous\n[NMEAOut]\nEnable=yes\nLink=%s/nmea\n' "$tmp" > "$tmp/sky.conf"
+fixes=$("$locctl" decode --json "$tmp/input.nmea" 2> /dev/null | grep -c '"time"' || true)
 echo "input: the $(ls Tests/Fixtures/nmea/*.log | wc -l) fixture logs, $(wc -c < "$tmp/input.nmea") bytes," \
   "$fixes fixes (locctl decode)"
 
@@ -39,7 +46,7 @@ instructions() {
   rm -rf "$tmp/state" && mkdir "$tmp/state"
   sock="$tmp/locd.sock"
   rm -f "$sock"
-  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$name" "$tmp/locd.$name" --config /dev/null \
+  valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.$name" "$tmp/locd.$name" --config "$tmp/${CONF:-plain}.conf" \
     --socket "$sock" --state-dir "$tmp/state" --timers-dir "$tmp/state" --log-level warning \
     --clock replay --exit-at-end --source "replay:$tmp/input.nmea?speed=max" > /dev/null 2>&1 &
   pid=$!
@@ -61,8 +68,10 @@ if [ -n "$before" ]; then
 fi
 n=$(instructions "$locd" watch)
 printf '%-12s %16s %12s\n' "no reader" "$n" "$(per_fix "$n")"
-s=$(instructions "$locd" sky --watch)
+s=$(CONF=sky instructions "$locd" watch)
 printf '%-12s %16s %12s\n' "skies read" "$s" "$(per_fix "$s")"
-[ -n "$before" ] && awk -v b="$b" -v n="$n" -v s="$s" \
-  'BEGIN { printf "no reader / before: %.3f; skies read / no reader: %.3f\n", n / b, s / n }'
+awk -v n="$n" -v s="$s" -v f="$fixes" \
+  'BEGIN { printf "a sky reader costs %.0f instructions per fix (%.1f %% of the run)\n", (s - n) / f, 100 * (s - n) / n }'
+[ -n "$before" ] && awk -v b="$b" -v n="$n" -v f="$fixes" \
+  'BEGIN { printf "no reader against before: %+.0f instructions per fix (%+.1f %%)\n", (n - b) / f, 100 * (n - b) / b }'
 [ -n "$before" ] || echo "(no 9f6a2c2 locd: bench/52-before-after.sh builds it, or BEFORE_LOCD=PATH)"
