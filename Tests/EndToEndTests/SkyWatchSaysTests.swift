@@ -22,7 +22,18 @@ import Testing
     let server = try TestServer()
     let daemon = try LocdProcess(arguments: ["--source", "nmea+tcp://127.0.0.1:\(server.port)"])
     let peer = try server.accept()
+    // Nobody reads satellites yet, so the source assembles no sky (decision 0069): a one-shot
+    // `locctl sky` turns skies on for ten minutes and waits for the receiver's first one.
+    _ = try daemon.waitForStatus { $0.sourceState() == .known(.connected) }
+    let once = daemon.directory + "/sky-once.txt"
+    let onceFD = open(once, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+    let asked = try Child(Binaries.locctl.path, ["--socket", daemon.socketPath, "sky"], stdoutFD: onceFD)
+    close(onceFD)
+    _ = try daemon.waitForStatus { $0.skies?.waiting == 1 }
     try writeAll(peer, Self.epochsWithSky(3))
+    #expect(asked.wait(timeout: 10) == 0)
+    let answer = (try? String(contentsOfFile: once, encoding: .utf8)) ?? ""
+    #expect(answer.split(separator: "\n").contains { $0.hasPrefix("GPS ") }, "\(answer)")
     // Settled, then idle: the connection is closed and no sky comes any more.
     _ = try daemon.waitForCounters { $0["releases"] == 1 }
     close(peer)

@@ -32,7 +32,7 @@ import Testing
     "PositionMachine", "AcquisitionMachine", "ZoneMachine", "RegenerationMachine", "TimerMachine",
     "WaitMachine", "SessionMachine", "AppAuthorizationMachine", "AppPromptMachine", "AppDeliveryMachine",
     "StatusLineMachine", "BeaconSessionMachine", "RegionsMachine", "ArmedTimers", "NetworkLookupMachine",
-    "HeadingMachine", "LightDarkMachine",
+    "HeadingMachine", "LightDarkMachine", "SkyDemandMachine",
   ]
 
   /// The machines with one entry shaped like the engine's, `mutating func handle(_ input:

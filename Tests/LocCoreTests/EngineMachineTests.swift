@@ -18,7 +18,7 @@ import Testing
       machines == [
         "positions", "acquisition", "zones", "regeneration", "timers", "waits", "sessions",
         "appAuthorization", "appPrompts", "appDelivery", "statusLine", "beacons", "regions",
-        "armed", "network", "heading", "lightDark",
+        "armed", "network", "heading", "lightDark", "skyDemand",
       ])
   }
 }

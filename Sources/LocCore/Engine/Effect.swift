@@ -43,6 +43,9 @@ public enum Effect: Sendable, Hashable {
   /// Claim the compass (true: a session that may have heading wants it) or release it
   /// (false): iio-sensor-proxy's ClaimCompass and ReleaseCompass (docs/SOURCES.md).
   case compass(claimed: Bool)
+  /// Assemble skies (true: a session reads satellites, decision 0069) or only fixes
+  /// (false); the shell adds its faces' readers before it tells the sources.
+  case skies(wanted: Bool)
   /// Send this lookup to the geolocation service at `url` (POST, JSON), giving up after
   /// `timeout`; answer with `geolocateAnswered`. An IP-only query is not sent while a VPN
   /// carries the default route (the shell answers `skipped`).
@@ -92,6 +95,8 @@ public enum EngineTimer: Hashable, Sendable, CaseIterable {
   case systemZone
   /// A followed light/dark schedule's next transition (or the end of an override).
   case lightDark
+  /// A `sky` request's wait for skies ends, or its window of assembled skies (decision 0069).
+  case skies
 }
 
 extension Effect {

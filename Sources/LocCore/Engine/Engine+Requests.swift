@@ -28,15 +28,17 @@ extension Engine {
     case .status:
       reply(.status(answerStatus(at: now)))
     case .sky:
-      reply(.skies(positions.skies))
+      askSky(ref, at: now, into: &effects)
     case .subscribe(let kinds):
       reply(.subscriptions(sessions.subscribe(ref.session, to: kinds)))
+      if kinds.contains(.sky) { settleSkyDemand(at: now, into: &effects) }
       if kinds.contains(.location) {
         // A new subscriber gets the current answer at once instead of waiting for a fix.
         effects.append(.push([ref.session], .location(resolve(at: now), fix: positions.latest?.fix), at: now))
       }
     case .unsubscribe(let kinds):
       reply(.subscriptions(sessions.unsubscribe(ref.session, from: kinds)))
+      if kinds.contains(.sky) { settleSkyDemand(at: now, into: &effects) }
     case .setLocation(let coordinate, let name, let accuracy):
       if let accuracy, let off = PositionBounds.accuracy(accuracy.value, of: .manual).outOfBounds {
         // A statement below what any place can be known to (0, 1e-300): refused, as the static

@@ -78,6 +78,7 @@ extension Engine {
       beacons: beacons.report)
     report.sourceFixes = positions.reports
     report.satellites = positions.newestSky?.sky.summary
+    report.skies = skyDemand.report(subscribers: sessions.recipients(of: .sky).count, at: now)
     report.now = now
     report.manual = positions.manualLocation
     report.network = network.report

@@ -43,6 +43,8 @@ public struct Engine {
   var heading = HeadingMachine()
   /// The users' light/dark schedules, their overrides and followers.
   var lightDark = LightDarkMachine()
+  /// Who reads satellites: whether the sources should assemble skies, `sky` requests waiting.
+  var skyDemand = SkyDemandMachine()
 
   /// An engine with a configuration and its data.
   public init(config: DaemonConfig, environment: EngineEnvironment = EngineEnvironment()) {
@@ -90,6 +92,7 @@ public struct Engine {
         effects.append(.log(.debug, "sky from \(positions.uri(of: source)): \(s.used) of \(s.inView) used"))
       }
       if let due = positions.sky(sky, from: source, at: now) { publish(.sky(due), at: now, into: &effects) }
+      skyCame(from: source, into: &effects)
     case .sourceUpdated(let snapshot, let restarted):
       if let news = positions.sourceUpdated(snapshot, restarted: restarted, at: now) {
         publish(.sourceStatus(news), at: now, into: &effects)
@@ -110,6 +113,8 @@ public struct Engine {
       headingClosed(id, at: now, into: &effects)
       lightDark.closed(id)
       waits.drop(id)
+      skyDemand.drop(id)
+      settleSkyDemand(at: now, into: &effects)
       let transitions = acquisition.drop(id, at: now)
       announce(transitions, into: &effects)
     case .timerFired(let timer):
@@ -230,6 +235,7 @@ public struct Engine {
         effects.append(.setSystemTimeZone(zone))
       }
     case .lightDark: lightDarkDue(at: now, into: &effects)
+    case .skies: skiesDue(at: now, into: &effects)
     }
   }
 

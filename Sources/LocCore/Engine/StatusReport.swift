@@ -158,8 +158,12 @@ public struct StatusReport: Sendable, Hashable {
   /// The engine's now when the report was made: the clock every time in it is on (simulated
   /// under `--clock replay`); nil only in reports made outside the engine.
   public var now: Instant? = nil
-  /// The latest sky's summary (of whichever source reported one last); nil before any.
+  /// The latest sky's summary (of whichever source reported one last); nil before any, and
+  /// while skies are not assembled (the shell drops it then: it would be an old sky).
   public var satellites: Sky.Summary? = nil
+  /// Whether skies are assembled and who reads them (the engine's readers; the shell adds
+  /// its faces' and says whether the sources assemble them).
+  public var skies: SkiesReport? = nil
   /// The static location file as last read (nil: none configured).
   public var staticFile: StaticFileState? = nil
   /// Network positioning: on or off, the service, when it asked and how often.

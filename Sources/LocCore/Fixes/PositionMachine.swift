@@ -75,6 +75,14 @@ struct PositionMachine: EngineMachine {
   /// The latest sky of any source.
   var newestSky: SourceSky? { skyBoard.newest }
 
+  /// The connected receivers (sources giving fixes) without a sky since `since`.
+  func receivers(withoutSkySince since: Instant) -> Set<SourceID> {
+    Set(
+      sources.values.filter { s in
+        s.givesFixes && s.state == .connected && (skyBoard.time(of: s.id).map { $0 < since } ?? true)
+      }.map(\.id))
+  }
+
   /// What the state file should hold now.
   var storedState: StoredState { StoredState(lastKnown: persisted, manual: manual) }
 

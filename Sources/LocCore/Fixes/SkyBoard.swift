@@ -44,6 +44,9 @@ struct SkyBoard: Sendable, Hashable {
   /// Every source's latest sky, by source.
   var skies: [SourceSky] { latest.sorted { $0.key < $1.key }.map(\.value) }
 
+  /// When `source`'s latest sky came (nil: none yet).
+  func time(of source: SourceID) -> Instant? { latest[source]?.time }
+
   /// The sky that came last, of whichever source.
   var newest: SourceSky? { latest.values.max { $0.time < $1.time } }
 }

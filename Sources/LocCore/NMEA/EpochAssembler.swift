@@ -111,8 +111,22 @@ public struct EpochAssembler: Sendable {
   private var afterCycleEnd = false
   /// The GSV and GSA of the cycles, joined into skies (unless `assemblesSkies` is off).
   private var skies = SkyAssembler()
-  /// Whether skies are assembled at all.
-  private let assemblesSkies: Bool
+  /// Whether skies are assembled: it can change between sentences (the daemon turns it on
+  /// while someone reads satellites, decision 0069). Turned off, the sets half collected and
+  /// `sky` are dropped, so turning it on again starts from the next complete GSV set; the
+  /// fix's counts and DOPs come from the GGA, GSA and GSV headers either way.
+  public var assemblesSkies: Bool {
+    didSet {
+      guard assemblesSkies != oldValue else { return }
+      skies = SkyAssembler()
+      // Turned on inside a cycle, the sky starts with the next one: this cycle's GSA may
+      // have gone by, and its sky would show no satellite used.
+      skiesFromNextCycle = assemblesSkies && epoch.begun
+      if !assemblesSkies { sky = nil }
+    }
+  }
+  /// Whether the current cycle began before skies were turned on (it gives no sky).
+  private var skiesFromNextCycle = false
 
   /// The sky of the latest cycle that completed a GSV set (see `SkyAssembler`), `nil`
   /// before one did. It is set when that cycle ends, before its fix is emitted.
@@ -281,14 +295,14 @@ public struct EpochAssembler: Sendable {
       epoch.hasStatus = true
       if g.valid, timed { offerPosition(g.coordinate, rank: 1 + combined, quality: g.mode?.quality ?? .gps) }
     case .gsa(let a):
-      if assemblesSkies { skies.add(a, from: s.talker) }
+      if assemblesSkies, !skiesFromNextCycle { skies.add(a, from: s.talker) }
       if let m = a.fixMode, epoch.gsaMode.map({ m > $0 }) ?? true { epoch.gsaMode = m }
       epoch.gsaUsed = (epoch.gsaUsed ?? 0) + a.satellitesUsed
       if epoch.pdop == nil { epoch.pdop = a.pdop }
       if epoch.gsaHDOP == nil { epoch.gsaHDOP = a.hdop }
       if epoch.vdop == nil { epoch.vdop = a.vdop }
     case .gsv(let v):
-      if assemblesSkies { skies.add(v, from: s.talker) }
+      if assemblesSkies, !skiesFromNextCycle { skies.add(v, from: s.talker) }
       if let n = v.satellitesInView {
         let slot = s.talker.systemSlot
         epoch.inView[slot] = max(epoch.inView[slot], Int32(clamping: n))
@@ -320,7 +334,9 @@ public struct EpochAssembler: Sendable {
   private mutating func close(_ onFix: (Fix, Instant?) -> Void, onCycleEnd: Bool) {
     let e = epoch
     epoch = Epoch()
-    if assemblesSkies, let newSky = skies.closeEpoch() {
+    if skiesFromNextCycle {
+      skiesFromNextCycle = false
+    } else if assemblesSkies, let newSky = skies.closeEpoch() {
       sky = newSky
       skyCount += 1
     }

@@ -12,7 +12,6 @@ public struct NMEADecoder: Sendable {
   private var lastSky: GpsdMessage.SKY?
   private var lastGpsdFix: Fix?
   private var assembledSkies = 0
-  private let assemblesSkies: Bool
 
   /// The latest sky: of the latest NMEA cycle that completed a GSV message, or of the latest
   /// gpsd `SKY` that listed satellites; `nil` before either.
@@ -30,7 +29,21 @@ public struct NMEADecoder: Sendable {
     framer = NMEAFramer(
       maxLineLength: maxLineLength, maxJSONLineLength: gpsdJSON ? NMEAFramer.defaultMaxJSONLineLength : 0)
     assembler = EpochAssembler(referenceTime: referenceTime, skies: skies)
-    assemblesSkies = skies
+  }
+
+  /// Whether skies are assembled (NMEA's GSV and GSA into `sky`, gpsd's `SKY` into `sky`):
+  /// it can change between lines (`EpochAssembler.assemblesSkies`). Turned off, `sky` is
+  /// dropped and GSV's and GSA's satellite ids are no longer read; fixes are the same either
+  /// way (their counts and DOPs come from the sentences' headers and gpsd's `SKY` counts).
+  public var assemblesSkies: Bool {
+    get { assembler.assemblesSkies }
+    set {
+      guard newValue != assembler.assemblesSkies else { return }
+      assembler.assemblesSkies = newValue
+      // The assembler's count stays; only a new one after this is taken.
+      assembledSkies = assembler.skyCount
+      if !newValue { sky = nil }
+    }
   }
 
   /// The caller's clock, for dating a stream that has not yet given a date and for the GPS

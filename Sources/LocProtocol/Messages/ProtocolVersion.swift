@@ -13,7 +13,7 @@ public struct ProtocolVersion: Hashable, Sendable, Comparable, CustomStringConve
   }
 
   /// The version this build speaks: 1.10 (see the changelog in docs/PROTOCOL.md).
-  public static let current = ProtocolVersion(major: 1, minor: 10)
+  public static let current = ProtocolVersion(major: 1, minor: 11)
 
   /// The major version this build speaks.
   public static var major: Int { current.major }

@@ -142,3 +142,46 @@ public struct SkyResult: WireCodable {
 
   public var json: JSON { .object(["skies": .array(skies.map(\.json))]) }
 }
+
+/// Whether the sources assemble skies and who reads them: `status`'s `skies` (since 1.11,
+/// decision 0069).
+public struct SkiesStatusView: WireCodable {
+  /// Whether skies are assembled now.
+  public var assembled: Bool
+  /// Who reads them (`SkyReader`'s names, an open enumeration); empty while they are not
+  /// assembled.
+  public var readers: [OpenEnum<SkyReader>]
+  /// Skies the sources assembled since start.
+  public var built: Int
+  /// Until when the last `sky` request keeps them assembled, to the second (absent: none).
+  public var askedUntil: Instant?
+  /// `sky` requests waiting for the receivers' first skies.
+  public var waiting: Int
+
+  /// The wire form of `r`.
+  public init(_ r: SkiesReport) {
+    assembled = r.assembled
+    readers = r.readers.map(OpenEnum.known)
+    built = r.built
+    askedUntil = r.askedUntil.map { WireFormat.truncate($0, 0) }
+    waiting = r.waiting
+  }
+
+  public init(json: JSON, path: WirePath) throws(WireDecodingError) {
+    let o = try WireObject(json, path: path)
+    assembled = try o.bool("assembled")
+    readers = try o.strings("readers").map { OpenEnum($0) }
+    built = try o.int("built")
+    askedUntil = try o.optionalInstant("askedUntil")
+    waiting = try o.int("waiting")
+  }
+
+  public var json: JSON {
+    var o: JSONObject = [
+      "assembled": .bool(assembled), "readers": .array(readers.map { .string($0.word) }),
+      "built": .int(built), "waiting": .int(waiting),
+    ]
+    if let askedUntil { o["askedUntil"] = WireFormat.time(askedUntil, 0) }
+    return .object(o)
+  }
+}

@@ -53,8 +53,10 @@ public struct StatusView: WireCodable {
   /// `locd --clock replay`); absent before protocol 1.6.
   public var now: Instant?
   /// The latest sky's summary (of whichever source reported one last): absent before any
-  /// sky, and from a daemon before protocol 1.7.
+  /// sky, from a daemon before protocol 1.7, and since 1.11 while skies are not assembled.
   public var satellites: SatellitesSummaryView?
+  /// Whether skies are assembled and who reads them (absent before protocol 1.11).
+  public var skies: SkiesStatusView?
   /// The static location file (since 1.8; present while `[Position] StaticFile=` names one).
   public var staticFile: StaticFileStatusView?
   /// Network positioning (since 1.8).
@@ -90,6 +92,7 @@ public struct StatusView: WireCodable {
     nmeaOut = r.nmeaOut.map(NMEAOutStatusView.init)
     now = r.now
     satellites = r.satellites.map(SatellitesSummaryView.init)
+    skies = r.skies.map(SkiesStatusView.init)
     staticFile = r.staticFile.flatMap { s in s.path.map { StaticFileStatusView(s, path: $0) } }
     network = r.network.map(NetworkStatusView.init)
     outOfBounds = r.outOfBounds.map(OutOfBoundsStatusView.init)
@@ -122,6 +125,7 @@ public struct StatusView: WireCodable {
     nmeaOut = try o.optionalDecode("nmeaOut")
     now = try o.optionalInstant("now")
     satellites = try o.optionalDecode("satellites")
+    skies = try o.optionalDecode("skies")
     staticFile = try o.optionalDecode("staticFile")
     network = try o.optionalDecode("network")
     outOfBounds = try o.optionalDecode("outOfBounds")
@@ -161,6 +165,7 @@ extension StatusView: JSONWritable {
     if let nmeaOut { s.member("nmeaOut", nmeaOut.json) }
     if let now { s.member("now", WireFormat.time(now, 6)) }
     if let satellites { s.member("satellites", satellites.json) }
+    if let skies { s.member("skies", skies.json) }
     if let staticFile { s.member("staticFile", staticFile) }
     if let network { s.member("network", network) }
     if let outOfBounds { s.member("outOfBounds", outOfBounds) }

@@ -33,6 +33,7 @@ extension Daemon {
         Counter("tcpPortInUse", tcp.server.portInUse),
       ]
     }
+    completeSkies(&completed)
     completed.stateFiles = files.counters.all
     completed.stateFilesFault = files.fault
     return .success(.status(completed))
@@ -120,6 +121,8 @@ extension Daemon {
       sources.setScanning(active)
     case .compass(let claimed):
       sources.setCompass(claimed: claimed)
+    case .skies(let wanted):
+      engineWantsSkies(wanted)
     case .setSystemTimeZone(let zone):
       actions.bus.setTimezone(zone) { [unowned self] problem in
         if let problem {

@@ -51,6 +51,8 @@ extension Daemon {
       feed(.sessionClosed(session))
     case .send, .sendAll: break
     }
+    // A watch began or ended (each comes with a request or a close): skies follow.
+    updateSkies()
   }
 
   /// Every cycle a source decoded, before the engine sees it: the gpsd face sends a TPV for
@@ -82,6 +84,7 @@ extension Daemon {
   func stopGpsd() {
     faces.gpsd?.stop()
     faces.gpsd = nil
+    updateSkies()
   }
 
   /// A reload turned the face on or off, or changed where it listens.

@@ -19,6 +19,7 @@ extension Daemon {
         sendsSentences: { [unowned self] uri in self.sendsSentences(uri) },
         log: { [unowned self] level, message in self.logger.log(level, message) }))
     faces.nmeaOut = (pty, session)
+    updateSkies()
     faces.sessions.opened(session, on: .nmeaOut)
     let me = Peer(pid: 0, uid: CurrentProcess.userID, gid: 0)
     feed(.sessionOpened(session, me, .read, client: "nmea-pty"))
@@ -44,6 +45,7 @@ extension Daemon {
     faces.nmeaTCP = nil
     guard let (pty, session) = faces.nmeaOut else { return }
     faces.nmeaOut = nil
+    updateSkies()
     pty.stop()
     faces.sessions.closed(session)
     feed(.sessionClosed(session))

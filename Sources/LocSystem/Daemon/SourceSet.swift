@@ -14,6 +14,11 @@ final class SourceSet {
   private(set) var beaconScanning = false
   /// Whether the engine wants the compass claimed (its last `compass(claimed:)`).
   private(set) var compassClaimed = false
+  /// Whether someone reads satellites, so the sources assemble skies (`Daemon.updateSkies`,
+  /// decision 0069).
+  private(set) var skiesWanted = false
+  /// Whether the engine's sessions read them (its last `skies(wanted:)`).
+  var skiesWantedByEngine = false
   /// The static location file, watched (`[Position] StaticFile=`).
   var staticFile: StaticFileWatch?
 
@@ -28,6 +33,7 @@ final class SourceSet {
     if !receiversActive { source.setActive(false) }
     source.setScanning(beaconScanning)
     if compassClaimed { source.setHeadingWanted(true) }
+    source.setSkiesWanted(skiesWanted)
   }
 
   /// Every source stopped and let go.
@@ -68,6 +74,16 @@ final class SourceSet {
     loop.soon { [weak self] in
       guard let self, self.compassClaimed == claimed else { return }
       for source in self.all { source.setHeadingWanted(claimed) }
+    }
+  }
+
+  /// Skies assembled or not, on the next iteration for the same reason (a decoder's switch
+  /// is not flipped inside its own feed).
+  func setSkies(wanted: Bool) {
+    skiesWanted = wanted
+    loop.soon { [weak self] in
+      guard let self, self.skiesWanted == wanted else { return }
+      for source in self.all { source.setSkiesWanted(wanted) }
     }
   }
 }

@@ -58,6 +58,8 @@ public final class ModemSource: FixSource {
   var counters = ModemCounters()
   /// Whether acquisition wants fixes.
   var active = true
+  /// Whether the modems' decoders assemble skies (`setSkiesWanted`).
+  var skiesWanted = true
   /// GetLocation for modems that do not signal, and the assistance file's download.
   var helpers = ModemHelpers()
   var pollTimer: Timer? {
@@ -103,6 +105,11 @@ public final class ModemSource: FixSource {
     teardown()
     presence.stopped = true
     phase = .off
+  }
+
+  public func setSkiesWanted(_ wanted: Bool) {
+    skiesWanted = wanted
+    for modem in modems.values { modem.live.assemblesSkies = wanted }
   }
 
   public func setActive(_ active: Bool) {

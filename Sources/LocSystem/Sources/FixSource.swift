@@ -23,12 +23,16 @@ public protocol FixSource: AnyObject {
   /// Claims the compass (true: a session wants heading) or releases it (false); the default
   /// does nothing (every source but `compass:`).
   func setHeadingWanted(_ wanted: Bool)
+  /// Assembles skies (true: someone reads satellites, decision 0069) or only fixes (false),
+  /// before or after `start`; the default does nothing (sources that decode no satellites).
+  func setSkiesWanted(_ wanted: Bool)
 }
 
 extension FixSource {
   public func setActive(_ active: Bool) {}
   public func setScanning(_ scanning: Bool) {}
   public func setHeadingWanted(_ wanted: Bool) {}
+  public func setSkiesWanted(_ wanted: Bool) {}
 }
 
 /// Where sources report.

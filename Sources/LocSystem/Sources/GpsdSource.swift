@@ -91,6 +91,8 @@ public final class GpsdSource: FixSource {
     }
   }
 
+  public func setSkiesWanted(_ wanted: Bool) { live.assemblesSkies = wanted }
+
   public func setActive(_ active: Bool) {
     setWatching(active)
     if active { connection.resume() } else { connection.pause() }

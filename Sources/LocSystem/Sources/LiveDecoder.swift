@@ -52,6 +52,12 @@ final class LiveDecoder {
   var ignoredBytes: Int { gate.ignoredBytes }
   /// Line ends among the ignored bytes: about one per sentence not decoded.
   var ignoredLines: Int { gate.ignoredLines }
+  /// Whether the decoder assembles skies (`NMEADecoder.assemblesSkies`): the daemon turns it
+  /// on while someone reads satellites (decision 0069); fixes are the same either way.
+  var assemblesSkies: Bool {
+    get { decoder.assemblesSkies }
+    set { decoder.assemblesSkies = newValue }
+  }
   /// Whether silence is watched for (gpsd with its watch off is silent by request).
   var watchesSilence: Bool {
     get { silence.watching }

@@ -70,6 +70,8 @@ public final class NMEAListenSource: FixSource {
   /// The decoders' counts of peers that left.
   private var ended = DecoderTotals()
   var active = true
+  /// Whether the peers' decoders assemble skies (`setSkiesWanted`).
+  var skiesWanted = true
   /// Peers accepted, refused, evicted and gone, and their bytes.
   var tally = ListenCounters()
   /// One buffer for every peer: they are read one at a time.
@@ -159,6 +161,11 @@ public final class NMEAListenSource: FixSource {
   }
 
   public func start() { binding.start() }
+
+  public func setSkiesWanted(_ wanted: Bool) {
+    skiesWanted = wanted
+    for peer in peers { peer.live.assemblesSkies = wanted }
+  }
 
   public func setActive(_ active: Bool) {
     self.active = active

@@ -51,6 +51,8 @@ public final class NMEATCPSource: FixSource {
 
   public func start() { connection.start() }
 
+  public func setSkiesWanted(_ wanted: Bool) { live.assemblesSkies = wanted }
+
   public func setActive(_ active: Bool) {
     if active {
       live.resume()

@@ -72,6 +72,8 @@ public final class NMEAUDPSource: FixSource {
 
   public func start() { binding.start() }
 
+  public func setSkiesWanted(_ wanted: Bool) { live.assemblesSkies = wanted }
+
   public func setActive(_ active: Bool) {
     if active { live.resume() } else { live.pause() }
   }

@@ -34,6 +34,8 @@ public final class ReplaySource: FixSource, PacedPlayback {
   /// Rounds so far, their day shift and their counters.
   var rounds: ReplayRounds
   var decoder = NMEADecoder(gpsdJSON: true)
+  /// Whether the decoder assembles skies (`setSkiesWanted`); each round's decoder is told.
+  var skiesWanted = true
   var state: SourceState = .starting
   var lastError: String?
   var timer: Timer?
@@ -100,6 +102,11 @@ public final class ReplaySource: FixSource, PacedPlayback {
 
   public func stop() { stopPlaying() }
 
+  public func setSkiesWanted(_ wanted: Bool) {
+    skiesWanted = wanted
+    decoder.assemblesSkies = wanted
+  }
+
   /// Whole days, at least one, covering a round of `span` microseconds and the pause after it.
   static func roundShift(span: Int64) -> Int64 {
     let length = span + Int64(loopPause)
@@ -115,6 +122,7 @@ public final class ReplaySource: FixSource, PacedPlayback {
     tape.next = 0
     rounds.begin(after: decoder.counters)
     decoder = NMEADecoder(gpsdJSON: true)
+    decoder.assemblesSkies = skiesWanted
     pace.start(at: loop.monotonicMicroseconds)
     state = .connected
     lastError = nil

@@ -81,6 +81,8 @@ public final class SerialSource: FixSource {
     }
   }
 
+  public func setSkiesWanted(_ wanted: Bool) { live.assemblesSkies = wanted }
+
   public func setActive(_ active: Bool) {
     guard active != self.active else { return }
     self.active = active

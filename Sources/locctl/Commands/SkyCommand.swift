@@ -23,7 +23,9 @@ enum SkyCommand {
       a second), as cgps and xgps do; while a source's receiver sleeps (acquisition idle) its plot
       says "receiver asleep since ...: this sky is from ...", and a source awake that sent no new
       sky for 5 s gets "no new sky for ...". --json prints the sky method's result (PROTOCOL.md); with
-      --watch, each sky event's data on a line of its own.
+      --watch, each sky event's data on a line of its own. locd assembles skies only while someone
+      reads them: asked while nobody did, sky waits for each receiver's first sky (at most 5 s), and
+      keeps them coming for 10 minutes; --watch keeps them coming while it runs.
       """,
     examples: ["locctl sky", "locctl sky --watch", "locctl sky --json | jq '.skies[0].summary'"],
     needsDaemon: true, run: run)
