@@ -5,7 +5,7 @@
 # --exit-at-end`, replay:...?speed=max), from start to exit, divided by the fixes the input
 # decodes to (`locctl decode`). Three daemons on the same input:
 #   before      9f6a2c2, before the sky view (BEFORE_LOCD=PATH, default the build
-#               bench/52-before-after.sh makes, or the one in /work/wt/gpsd42);
+#               bench/52-before-after.sh makes in .build/before/9f6a2c2);
 #   no reader   this build, the replay released by `locctl watch` (locations only): nobody
 #               reads satellites, so no sky is assembled;
 #   skies read  this build, released by `locctl watch` too, with `[NMEAOut] Enable=yes` (a
@@ -21,9 +21,7 @@ cd "$(dirname "$0")/.."
 locd=${LOCD:-.build/release/locd}
 locctl=${LOCCTL:-.build/release/locctl}
 before=${BEFORE_LOCD:-}
-for d in .build/before/9f6a2c2 /work/wt/gpsd42/.build/before/9f6a2c2; do
-  [ -z "$before" ] && [ -x "$d/.build/release/locd" ] && before="$d/.build/release/locd"
-done
+[ -z "$before" ] && [ -x .build/before/9f6a2c2/.build/release/locd ] && before=.build/before/9f6a2c2/.build/release/locd
 command -v valgrind >/dev/null || { echo "sky-cost: valgrind missing (apt-get install valgrind)"; exit 0; }
 [ -x "$locd" ] && [ -x "$locctl" ] || { echo "sky-cost: build first: swift build -c release"; exit 1; }
 

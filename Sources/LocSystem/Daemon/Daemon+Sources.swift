@@ -34,8 +34,9 @@ extension Daemon {
       heading: { [unowned self] degrees, id in self.feed(.headingMeasured(degrees, source: id)) },
       admission: admission)
     sink.cells = { [unowned self] cells, id in self.feed(.cellsSeen(cells, source: id)) }
-    sink.networkOn = { [unowned self] in self.config.network.enabled }
-    sink.suplServer = { [unowned self] in self.config.suplServer }
+    sink.now.networkOn = { [unowned self] in self.config.network.enabled }
+    sink.now.suplServer = { [unowned self] in self.config.suplServer }
+    sink.now.skiesWanted = { [unowned self] in self.sources.skiesWanted }
     // Source ids are indices of this configuration: which sent sentences is learnt again.
     faces.nmeaSources = [:]
     faces.sourceNames = [:]

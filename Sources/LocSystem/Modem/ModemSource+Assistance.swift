@@ -13,7 +13,9 @@ extension ModemSource {
 
   /// Whether `modem` is to be assisted before its GPS starts now.
   func wantsAssistance(_ modem: ModemGNSS) -> Bool {
-    guard sink.networkOn(), sink.suplServer() != nil || modem.identity.xtraServer != nil else { return false }
+    guard sink.now.networkOn(), sink.now.suplServer() != nil || modem.identity.xtraServer != nil else {
+      return false
+    }
     let now = loop.monotonicMicroseconds
     switch modem.progress.assistance {
     case .notTried: return true
@@ -25,7 +27,7 @@ extension ModemSource {
   /// Starts the assistance of `modem`; Setup follows its end (`assisted`).
   func assist(_ modem: ModemGNSS) {
     modem.phase = .assisting
-    if let server = sink.suplServer() {
+    if let server = sink.now.suplServer() {
       call(modem, "SetSuplServer", [.string(server)], what: "SUPL server \(server)")
     } else if let url = modem.identity.xtraServer {
       let download = helpers.download ?? AssistanceDownload(loop: loop)
@@ -88,7 +90,7 @@ extension ModemSource {
 
   /// A SUPL server is set for A-GPS: the MSB source goes with GPS NMEA where the modem has it.
   func agpsWanted(_ modem: ModemGNSS) -> Bool {
-    sink.networkOn() && sink.suplServer() != nil && modem.capabilities.contains(.agpsMSB)
+    sink.now.networkOn() && sink.now.suplServer() != nil && modem.capabilities.contains(.agpsMSB)
   }
 }
 

@@ -89,7 +89,7 @@ extension ModemSource {
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
     ) { [unowned self] fix, start in self.sink.fix(fix, self.id, nil, start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
-    live.assemblesSkies = skiesWanted
+    live.assemblesSkies = sink.now.skiesWanted()
     let modem = ModemGNSS(path: path, serial: counters.nextSerial, live: live)
     live.logSilences(of: "source \(uri) \(modem.name)", to: sink.log) { [unowned self] in self.report() }
     return modem

@@ -12,7 +12,7 @@ extension ModemSource {
 
   /// Whether locd wants the modems' serving cells now: network positioning on (they go to
   /// its lookups), whether or not fixes are wanted.
-  var wantsCells: Bool { !presence.stopped && phase == .ready && sink.networkOn() }
+  var wantsCells: Bool { !presence.stopped && phase == .ready && sink.now.networkOn() }
 
   /// Setup for each modem whose GNSS (or 3GPP source) is not as wanted; the poll timer
   /// armed while a running modem does not signal.

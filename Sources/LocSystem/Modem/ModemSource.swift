@@ -59,7 +59,6 @@ public final class ModemSource: FixSource {
   /// Whether acquisition wants fixes.
   var active = true
   /// Whether the modems' decoders assemble skies (`setSkiesWanted`).
-  var skiesWanted = true
   /// GetLocation for modems that do not signal, and the assistance file's download.
   var helpers = ModemHelpers()
   var pollTimer: Timer? {
@@ -108,7 +107,6 @@ public final class ModemSource: FixSource {
   }
 
   public func setSkiesWanted(_ wanted: Bool) {
-    skiesWanted = wanted
     for modem in modems.values { modem.live.assemblesSkies = wanted }
   }
 

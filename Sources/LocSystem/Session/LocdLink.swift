@@ -53,11 +53,11 @@ final class LocdLink {
   private var buffer: [UInt8] = []
   private var awaited: [RequestID: Awaited] = [:]
   private var nextID: Int64 = 0
-  /// The next try's timer (made at the first loss) and the waits between tries.
-  private var retry: Timer?
-  private var backoff = ReconnectBackoff()
-  /// Tries that failed since the link last followed (the first failure is said at warning).
-  private var failedTries = 0
+  /// The next try: its timer (made at the first loss), the waits between tries, and the
+  /// tries that failed since the link last followed (the first failure is said at warning).
+  private var retry: (timer: Timer?, backoff: ReconnectBackoff, failedTries: Int) = (
+    nil, ReconnectBackoff(), 0
+  )
   /// Connections made, for the log and the tests.
   private(set) var connections = 0
 
@@ -93,12 +93,12 @@ final class LocdLink {
   // MARK: The connection
 
   private func connect() {
-    retry?.disarm()
+    retry.timer?.disarm()
     let socket: FileDescriptor
     do { socket = try UnixSocket.connect(path: path) } catch {
       lost(
         "cannot connect to \(path): \(error.message)",
-        quietly: connections == 0 && failedTries > 0)
+        quietly: connections == 0 && retry.failedTries > 0)
       return
     }
     do {
@@ -120,16 +120,16 @@ final class LocdLink {
     state = .down
     for (_, what) in awaited where what == .setMode { handlers.refused("locd went away before it answered") }
     awaited = [:]
-    failedTries += 1
+    retry.failedTries += 1
     let now = loop.monotonicMicroseconds
-    let wait = backoff.delayAfterFailure(at: now)
+    let wait = retry.backoff.delayAfterFailure(at: now)
     handlers.log(quietly ? .debug : .warning, "\(why); trying again in \(wait / 1_000_000) s")
-    if retry == nil {
-      retry = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
+    if retry.timer == nil {
+      retry.timer = try? loop.timer(clock: .monotonic, accuracyMicroseconds: 100_000) { [unowned self] in
         self.connect()
       }
     }
-    retry?.arm(atMicroseconds: now + wait)
+    retry.timer?.arm(atMicroseconds: now + wait)
   }
 
   /// Sends `request`, remembering what its answer is for.
@@ -193,8 +193,8 @@ final class LocdLink {
       switch awaited.removeValue(forKey: id) {
       case .hello?:
         state = .following
-        failedTries = 0
-        backoff.connected(at: loop.monotonicMicroseconds)
+        retry.failedTries = 0
+        retry.backoff.connected(at: loop.monotonicMicroseconds)
         handlers.log(.info, "connected to locd (\(path)); following the light/dark schedule, \(rules)")
         send(.request(.lightDark(rules: rules, follow: true)), awaiting: .follow)
       case .follow?, .setMode?:

@@ -64,11 +64,24 @@ public struct SourceSink {
   public var admission: PeerAdmission
   /// A modem source's serving cells now (none: unregistered or gone); never logged above debug.
   public var cells: ([CellTower], SourceID) -> Void = { _, _ in }
-  /// Whether network positioning is on now (`[Network] Enable=`): only then may a source
-  /// read what would go to the geolocation service (cells) or fetch assistance data.
-  public var networkOn: () -> Bool = { false }
-  /// `[Modem] SuplServer=` now (nil: none).
-  public var suplServer: () -> String? = { nil }
+  /// What the daemon's settings and readers are now, asked by a source when it acts.
+  public var now = Now()
+
+  /// What a source asks of the daemon when it acts (each read at that moment: a reload or a
+  /// new reader changes it between two calls).
+  public struct Now {
+    /// Whether network positioning is on (`[Network] Enable=`): only then may a source read
+    /// what would go to the geolocation service (cells) or fetch assistance data.
+    public var networkOn: () -> Bool = { false }
+    /// `[Modem] SuplServer=` (nil: none).
+    public var suplServer: () -> String? = { nil }
+    /// Whether anyone reads satellites (decision 0069): what a decoder a source makes later
+    /// (a replay's next round, a listener's new peer, a modem found) starts with; a change
+    /// reaches the decoders that exist through `FixSource.setSkiesWanted`.
+    public var skiesWanted: () -> Bool = { true }
+
+    public init() {}
+  }
 
   /// A sink; `sky` defaults to dropping skies, `admission` defaults to no list, root and this process's uid privileged.
   public init(

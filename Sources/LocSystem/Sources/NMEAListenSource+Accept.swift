@@ -98,7 +98,7 @@ extension NMEAListenSource {
       loop: loop, gpsdJSON: false, onSky: { [unowned self] sky in self.sink.sky(sky, self.id) }
     ) { [unowned self] fix, start in self.sink.fix(fix, self.id, writer, start) }
     live.relay = { [unowned self] line in self.sink.sentence(line, self.id) }
-    live.assemblesSkies = skiesWanted
+    live.assemblesSkies = sink.now.skiesWanted()
     let peer = Peer(
       label: newcomer.label, uid: newcomer.uid, privileged: standing == .privileged, live: live,
       at: loop.monotonicMicroseconds)

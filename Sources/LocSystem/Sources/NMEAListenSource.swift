@@ -71,7 +71,6 @@ public final class NMEAListenSource: FixSource {
   private var ended = DecoderTotals()
   var active = true
   /// Whether the peers' decoders assemble skies (`setSkiesWanted`).
-  var skiesWanted = true
   /// Peers accepted, refused, evicted and gone, and their bytes.
   var tally = ListenCounters()
   /// One buffer for every peer: they are read one at a time.
@@ -163,7 +162,6 @@ public final class NMEAListenSource: FixSource {
   public func start() { binding.start() }
 
   public func setSkiesWanted(_ wanted: Bool) {
-    skiesWanted = wanted
     for peer in peers { peer.live.assemblesSkies = wanted }
   }
 

@@ -35,7 +35,6 @@ public final class ReplaySource: FixSource, PacedPlayback {
   var rounds: ReplayRounds
   var decoder = NMEADecoder(gpsdJSON: true)
   /// Whether the decoder assembles skies (`setSkiesWanted`); each round's decoder is told.
-  var skiesWanted = true
   var state: SourceState = .starting
   var lastError: String?
   var timer: Timer?
@@ -103,7 +102,6 @@ public final class ReplaySource: FixSource, PacedPlayback {
   public func stop() { stopPlaying() }
 
   public func setSkiesWanted(_ wanted: Bool) {
-    skiesWanted = wanted
     decoder.assemblesSkies = wanted
   }
 
@@ -122,7 +120,7 @@ public final class ReplaySource: FixSource, PacedPlayback {
     tape.next = 0
     rounds.begin(after: decoder.counters)
     decoder = NMEADecoder(gpsdJSON: true)
-    decoder.assemblesSkies = skiesWanted
+    decoder.assemblesSkies = sink.now.skiesWanted()
     pace.start(at: loop.monotonicMicroseconds)
     state = .connected
     lastError = nil
