@@ -42,6 +42,16 @@ import Testing
     deinit { unlink(path) }
   }
 
+  /// Plays locd's side of the handshake on `c`: the greeting, then the answer to the client's
+  /// hello (request `id`) once it is read. Returns a read buffer for what follows.
+  static func greet(_ c: Int32, answeringHello id: RequestID) -> [UInt8] {
+    write(c, ServerMessage.greeting(Greeting(serverVersion: "test")).line)
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    _ = read(c, &buffer, buffer.count)
+    write(c, ServerMessage.reply(id: id, result: HelloResult(session: 1, access: .read).json).line)
+    return buffer
+  }
+
   static func write(_ fd: Int32, _ line: String) {
     let bytes = Array((line + "\n").utf8)
     _ = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
@@ -75,11 +85,7 @@ import Testing
     defer { withExtendedLifetime(peer) {} }
     // Greets and answers hello, then reads requests and never answers them.
     peer.serveOnce { c in
-      ControlClientTests.write(c, ServerMessage.greeting(Greeting(serverVersion: "test")).line)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      _ = read(c, &buffer, buffer.count)
-      ControlClientTests.write(
-        c, ServerMessage.reply(id: .number(1), result: HelloResult(session: 1, access: .read).json).line)
+      var buffer = ControlClientTests.greet(c, answeringHello: .number(1))
       while read(c, &buffer, buffer.count) > 0 {}
       close(c)
     }
@@ -104,11 +110,7 @@ import Testing
     // is EPIPE. Written with write(2), that is SIGPIPE, which ends the process (locctl, or
     // an app through LocationManager) before any error can be told.
     peer.serveOnce { c in
-      ControlClientTests.write(c, ServerMessage.greeting(Greeting(serverVersion: "test")).line)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      _ = read(c, &buffer, buffer.count)
-      ControlClientTests.write(
-        c, ServerMessage.reply(id: .number(1), result: HelloResult(session: 1, access: .read).json).line)
+      _ = ControlClientTests.greet(c, answeringHello: .number(1))
       shutdown(c, Int32(SHUT_RD))
       stopped.signal()
       Thread.sleep(forTimeInterval: 15)

@@ -24,11 +24,7 @@ import Testing
     // reading: shutdown(SHUT_RD) makes the link's next write fail (EPIPE) while nothing
     // comes for it to read, so the failure is met by the write, not by a read.
     peer.serveOnce { c in
-      ControlClientTests.write(c, ServerMessage.greeting(Greeting(serverVersion: "test")).line)
-      var buffer = [UInt8](repeating: 0, count: 4096)
-      _ = read(c, &buffer, buffer.count)
-      ControlClientTests.write(
-        c, ServerMessage.reply(id: .number(0), result: HelloResult(session: 1, access: .read).json).line)
+      var buffer = ControlClientTests.greet(c, answeringHello: .number(0))
       _ = read(c, &buffer, buffer.count)
       shutdown(c, Int32(SHUT_RD))
       followed.signal()
