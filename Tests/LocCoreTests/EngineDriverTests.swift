@@ -28,6 +28,11 @@ import Testing
     .sessionOpened(admin, Peer(pid: 3, uid: 0, gid: 0), .admin, client: nil),
   ]
 
+  static func isSubscription(_ event: EngineEvent) -> Bool {
+    if case .requestReceived(_, _, .subscribe) = event { return true }
+    return false
+  }
+
   /// What the shell was given, list by list, and the deepest nesting it saw.
   final class Shell {
     var lists: [[Effect]] = []
@@ -135,6 +140,37 @@ import Testing
     if let since = a.since { #expect(since <= fix.time, "since \(since), simulated now \(fix.time)") }
     if let deadline = a.deadline { #expect(deadline.seconds(since: fix.time) <= 3600, "\(deadline)") }
     if let next = a.nextRefresh { #expect(next.seconds(since: fix.time) <= 86_400, "\(next)") }
+  }
+
+  @Test func aReplayThatLeapsAMonthForwardStepsTheClockInsteadOfLivingThroughIt() {
+    // Recordings played one after another (`cat *.log`): the next fix comes 30 days after the
+    // last. Lived through timer by timer, that month is every refresh, freshness check and
+    // sun event in it, each with its pushes to the watcher: thousands of effects (years
+    // between two logs took locd to 2 GB). A leap past a day is a clock step, as time going
+    // back is: one re-planning, each timer armed again once.
+    let wall = Instant(utc: CivilDate(year: 2030, month: 1, day: 1)!, hour: 0)
+    let driver = EngineDriver(Engine(config: DaemonConfig()), clock: .replay, wallClock: { wall })
+    var effects = 0
+    driver.perform = { list, _ in effects += list.count }
+    // No one subscribed to locations: acquisition on demand wakes the receiver every 15
+    // minutes for a fresh fix (the case that ran away).
+    for event in Self.opening where !Self.isSubscription(event) { driver.submit(event) }
+    let first = Self.fix(0)
+    driver.submit(.fixDecoded(first, source: Self.source), advancingTo: first.time)
+    var later = Self.fix(1)
+    later.time = first.time.adding(seconds: 30 * 86_400)
+    let before = effects
+    driver.submit(.fixDecoded(later, source: Self.source), advancingTo: later.time)
+    #expect(driver.now == later.time)
+    #expect(effects - before < 100, "\(effects - before) effects for the leap")
+    // Under a day is time lived through: three hours at a refresh every 15 minutes is at
+    // least 12 firings, each re-arming the next (one effect at least).
+    var got: [Effect] = []
+    driver.perform = { list, _ in got += list }
+    var next = later
+    next.time = later.time.adding(seconds: 3 * 3600)
+    driver.submit(.fixDecoded(next, source: Self.source), advancingTo: next.time)
+    #expect(got.filter { if case .arm = $0 { true } else { false } }.count >= 12, "\(got.count) effects")
   }
 
   @Test func onTheReplayClockFixesMoveTimeAndTimersFireAsTheHarnessFiresThem() {

@@ -52,6 +52,12 @@ public final class EngineDriver {
     return wallClock()
   }
 
+  /// The longest leap forward of a replay's time, in seconds, that is lived through timer by
+  /// timer; a longer one (recordings played one after another, years apart) is a clock step,
+  /// as time going back is: living through it would be every 15-minute refresh of the years
+  /// between, millions of events.
+  public static let longestReplayLeap = 86_400.0
+
   /// Whether an effect list is being carried out now.
   public var isBusy: Bool { running }
 
@@ -82,10 +88,11 @@ public final class EngineDriver {
       switch step {
       case .event(let event, let time):
         if let time {
-          if simulated.now == nil {
-            perform(simulated.start(&engine, at: time), nil)
-          } else {
+          if let current = simulated.now, time.seconds(since: current) <= EngineDriver.longestReplayLeap {
             perform(simulated.advance(&engine, to: time).map(\.effect), nil)
+          } else {
+            // The first fix, or a leap: simulated time starts (again) there.
+            perform(simulated.start(&engine, at: time), nil)
           }
         }
         let effects = engine.handle(event, at: now)
