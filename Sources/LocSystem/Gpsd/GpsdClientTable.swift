@@ -45,3 +45,28 @@ struct GpsdClientTable {
     return connection
   }
 }
+
+extension GpsdServer {
+  /// The limits on clients.
+  struct Limits {
+    var maxClients: Int
+    /// Of `maxClients`, the slots only peers with admin access get.
+    var reservedAdminClients: Int
+    var maxClientsPerUser: Int
+    var maxQueuedBytes: Int
+    /// The gpsd face's (`[Gpsd]`).
+    init(_ config: DaemonConfig) {
+      maxClients = config.gpsd.maxClients
+      reservedAdminClients = config.gpsd.reservedAdminClients
+      maxClientsPerUser = config.gpsd.maxClientsPerUser
+      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
+    }
+    /// The NMEA output's port's (`[NMEAOut]`; the queue's limit is the gpsd face's).
+    init(nmeaOut config: DaemonConfig) {
+      maxClients = config.nmeaOut.maxClients
+      reservedAdminClients = config.nmeaOut.reservedAdminClients
+      maxClientsPerUser = config.nmeaOut.maxClientsPerUser
+      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
+    }
+  }
+}

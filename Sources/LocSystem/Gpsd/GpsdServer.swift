@@ -5,29 +5,6 @@ import LocCore
 /// NETLINK_SOCK_DIAG for loopback TCP, as the nmea+tcp-listen source does), given a slot,
 /// framed, and handed to `GpsdFace`, whose actions this carries out.
 final class GpsdServer {
-  /// The limits on clients.
-  struct Limits {
-    var maxClients: Int
-    /// Of `maxClients`, the slots only peers with admin access get.
-    var reservedAdminClients: Int
-    var maxClientsPerUser: Int
-    var maxQueuedBytes: Int
-    /// The gpsd face's (`[Gpsd]`).
-    init(_ config: DaemonConfig) {
-      maxClients = config.gpsd.maxClients
-      reservedAdminClients = config.gpsd.reservedAdminClients
-      maxClientsPerUser = config.gpsd.maxClientsPerUser
-      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
-    }
-    /// The NMEA output's port's (`[NMEAOut]`; the queue's limit is the gpsd face's).
-    init(nmeaOut config: DaemonConfig) {
-      maxClients = config.nmeaOut.maxClients
-      reservedAdminClients = config.nmeaOut.reservedAdminClients
-      maxClientsPerUser = config.nmeaOut.maxClientsPerUser
-      maxQueuedBytes = config.gpsd.maxQueuedBytesPerClient
-    }
-  }
-
   /// What the server tells the daemon.
   struct Handlers {
     /// The access level of a peer (the socket's policy).

@@ -65,3 +65,25 @@ extension GpsdFace {
     var readsSentences: Bool { watch.wantsSentences && accuracy == .full }
   }
 }
+
+/// What the face counts (status `gpsd`).
+struct GpsdFaceCounters: Equatable, Sendable {
+  /// Commands read.
+  var commands = 0
+  /// Commands refused with an ERROR (malformed, unknown, too long).
+  var badCommands = 0
+  /// Watches started or stopped.
+  var watchChanges = 0
+  /// ERRORs that told a client why it gets no position.
+  var refusalsTold = 0
+  /// Of them, those that told a client its grant was taken back (its reports stop).
+  var revocationsTold = 0
+  /// TPV reports sent.
+  var tpvReports = 0
+  /// SKY reports sent.
+  var skyReports = 0
+  /// NMEA sentences sent, rebuilt from fixes.
+  var sentences = 0
+  /// The receiver's own sentences passed on.
+  var relayedSentences = 0
+}

@@ -247,23 +247,16 @@ struct GpsdFace {
     let sentences = fixForSentences.map { NMEAWriter.cycle($0, sky: full != nil ? sky?.sky : nil) }
     let sentenceText = sentences?.joined()
     var out: [Action] = []
-    // A receiver's cycles went to full clients as they came (`cycle`), and so did its sky;
-    // what the engine makes of them (a fix it took, a cached position when the fix is lost)
-    // would be a second TPV that gpsd never sends.
+    // A receiver's cycles went to full clients as they came (`cycle`): the engine's cached
+    // position when its fix is lost would be a second TPV that gpsd never sends (and with no
+    // fix there are no sentences to rebuild).
     let cyclesSaidIt = full == nil && reduced == nil && !cycleDevices.isEmpty
     for id in ids {
       guard var client = clients[id], client.watch.enabled else { continue }
       if let wanted = client.watch.device, wanted != device { continue }
+      if cyclesSaidIt, client.accuracy == .full { continue }
       // The engine's gate decided what this session gets: a fix only at full accuracy.
       if full != nil || reduced != nil { client.accuracy = full != nil ? .full : .reduced }
-      if cyclesSaidIt, client.accuracy == .full {
-        store(client, as: id)
-        if client.watch.wantsSentences, let sentences, let sentenceText {
-          counters.sentences += sentences.count
-          out.append(.send(id, sentenceText))
-        }
-        continue
-      }
       client.lastTPV = tpv
       var sendSky = false
       if let sky, let skyReport, client.skySent[sky.source] != sky.time {
@@ -398,26 +391,4 @@ struct GpsdFace {
     lastAltitude[device] = (fix.time, alt, climb)
     return climb
   }
-}
-
-/// What the face counts (status `gpsd`).
-struct GpsdFaceCounters: Equatable, Sendable {
-  /// Commands read.
-  var commands = 0
-  /// Commands refused with an ERROR (malformed, unknown, too long).
-  var badCommands = 0
-  /// Watches started or stopped.
-  var watchChanges = 0
-  /// ERRORs that told a client why it gets no position.
-  var refusalsTold = 0
-  /// Of them, those that told a client its grant was taken back (its reports stop).
-  var revocationsTold = 0
-  /// TPV reports sent.
-  var tpvReports = 0
-  /// SKY reports sent.
-  var skyReports = 0
-  /// NMEA sentences sent, rebuilt from fixes.
-  var sentences = 0
-  /// The receiver's own sentences passed on.
-  var relayedSentences = 0
 }
